@@ -1,0 +1,25 @@
+# CONTACTSIM_WITH_CUDA: AUTO builds the GPU library when a CUDA compiler is found, ON requires one,
+# OFF never builds it. The result is CONTACTSIM_HAVE_CUDA.
+set(CONTACTSIM_HAVE_CUDA OFF)
+if(NOT CONTACTSIM_WITH_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      # The shared GPU machines are H100/H200 (compute capability 9.0).
+      set(CMAKE_CUDA_ARCHITECTURES 90)
+    endif()
+    # CMake 3.25 cannot pass C++20 to nvcc; .cu files see only plain C++17 headers (gpu/include).
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    set(CONTACTSIM_HAVE_CUDA ON)
+  elseif(CONTACTSIM_WITH_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "CONTACTSIM_WITH_CUDA=ON but no CUDA compiler (nvcc) was found")
+  endif()
+endif()
+message(STATUS "ContactSim: CUDA backend ${CONTACTSIM_HAVE_CUDA} (CONTACTSIM_WITH_CUDA=${CONTACTSIM_WITH_CUDA})")

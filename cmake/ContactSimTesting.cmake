@@ -1,0 +1,22 @@
+# contactsim_add_test(NAME SOURCES ... LIBS ...)
+# One GoogleTest binary; its tests are labelled after the folder under tests/ that holds them
+# (core, physics, gpu, server, clients), so `ctest -L core` runs one group.
+include(GoogleTest)
+
+function(contactsim_add_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  file(RELATIVE_PATH rel "${PROJECT_SOURCE_DIR}/tests" "${CMAKE_CURRENT_SOURCE_DIR}")
+  string(REPLACE "/" ";" parts "${rel}")
+  list(GET parts 0 label)
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gmock GTest::gtest_main
+                                        contactsim_warnings)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_compile_definitions(${name} PRIVATE
+    CONTACTSIM_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
+  gtest_discover_tests(${name} PROPERTIES LABELS "${label}" TIMEOUT ${ARG_TIMEOUT}
+                       DISCOVERY_TIMEOUT 60)
+endfunction()

@@ -1,0 +1,16 @@
+// Conservative continuous collision detection between two moving edges (a, b) and (c, d), with
+// linear trajectories over t in [0, 1].
+//
+// The pair collides when there are t in [0,1] and edge parameters s, u in [0, 1] with
+//   F(t, s, u) = [a(t) + s (b(t) - a(t))] - [c(t) + u (d(t) - c(t))]
+// of norm <= d (the minimum separation). Conservative as VertexFaceCcd: no false negatives,
+// including parallel and collinear edges and touching at t = 0 or t = 1.
+#pragma once
+
+#include "core/collision/ccd/ccd_types.h"
+
+namespace contactsim::core {
+
+CcdResult EdgeEdgeCcd(const PairTrajectory& trajectory, const CcdOptions& options = {});
+
+}  // namespace contactsim::core

@@ -1,0 +1,71 @@
+// TriangleMesh: a validated surface mesh (closed or open) with its edges and adjacency derived once.
+//
+// Vertices are rows of an (n x 3) array in metres; faces are counter-clockwise seen from outside
+// (outward normal n = (x1 - x0) x (x2 - x0)). Edges are the unique undirected edges (lo < hi).
+// A TriangleMesh is immutable after Create(): simulation state (moving positions) lives elsewhere
+// and indexes this topology.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/common/eigen_types.h"
+#include "core/geometry/mesh_options.h"
+
+namespace contactsim::core {
+
+class TriangleMesh {
+ public:
+  // Validates (see mesh_validation.h) and derives edges and adjacency. Errors are
+  // absl::InvalidArgument naming the problem and the element, e.g. "face 12: index 40 out of range".
+  static absl::StatusOr<TriangleMesh> Create(Points3 vertices, IndexTriples faces,
+                                             const MeshOptions& options = {});
+
+  int num_vertices() const { return static_cast<int>(vertices_.rows()); }
+  int num_faces() const { return static_cast<int>(faces_.rows()); }
+  int num_edges() const { return static_cast<int>(edges_.rows()); }
+
+  const Points3& vertices() const { return vertices_; }  // [m]
+  const IndexTriples& faces() const { return faces_; }
+  // Unique undirected edges, (lo, hi) with lo < hi.
+  const IndexPairs& edges() const { return edges_; }
+  // For face f, the ids of its edges (x0x1, x1x2, x2x0).
+  const IndexTriples& face_edges() const { return face_edges_; }
+
+  // Faces around edge e: edge_faces(e) is a span of 1 (boundary), 2 (manifold) or more face ids.
+  const int32_t* edge_faces_begin(int e) const { return edge_face_ids_.data() + edge_face_offsets_[e]; }
+  const int32_t* edge_faces_end(int e) const {
+    return edge_face_ids_.data() + edge_face_offsets_[e + 1];
+  }
+  int edge_face_count(int e) const { return edge_face_offsets_[e + 1] - edge_face_offsets_[e]; }
+
+  // Faces incident to vertex v (CSR).
+  const int32_t* vertex_faces_begin(int v) const {
+    return vertex_face_ids_.data() + vertex_face_offsets_[v];
+  }
+  const int32_t* vertex_faces_end(int v) const {
+    return vertex_face_ids_.data() + vertex_face_offsets_[v + 1];
+  }
+
+  // True when every edge has exactly two faces (watertight 2-manifold surface).
+  bool is_closed() const { return is_closed_; }
+
+  // Outward unit normal of face f at rest positions.
+  Vec3 FaceNormal(int f) const;
+
+ private:
+  TriangleMesh() = default;
+
+  Points3 vertices_;
+  IndexTriples faces_;
+  IndexPairs edges_;
+  IndexTriples face_edges_;
+  std::vector<int32_t> edge_face_offsets_;
+  std::vector<int32_t> edge_face_ids_;
+  std::vector<int32_t> vertex_face_offsets_;
+  std::vector<int32_t> vertex_face_ids_;
+  bool is_closed_ = false;
+};
+
+}  // namespace contactsim::core
