@@ -13,8 +13,14 @@
 
 namespace contactsim::core {
 
-// Loads all meshes in the file as one TriangleMesh (polygons triangulated, identical vertices
-// joined). `scale` multiplies coordinates (e.g. 0.001 for files in millimetres).
+// Loads all meshes in the file as one TriangleMesh through assimp. Polygons are triangulated,
+// points and lines dropped; normals, UVs and colours are discarded before assimp's
+// JoinIdenticalVertices so corners join by position alone (an STL cube comes back closed). Each
+// mesh is placed by its node's accumulated transform (node transforms are applied); corners at
+// exactly equal positions are then welded across meshes and unused vertices dropped. `scale`
+// (finite, > 0) multiplies coordinates (e.g. 0.001 for files in millimetres). Errors: NotFound
+// naming the path for a missing file; InvalidArgument with assimp's message when it cannot read
+// the file, or with the validation message (prefixed with the path) for a bad mesh.
 absl::StatusOr<TriangleMesh> ImportTriangleMesh(const std::filesystem::path& path,
                                                 const MeshOptions& options = {},
                                                 double scale = 1.0);
@@ -25,11 +31,17 @@ absl::StatusOr<TriangleMesh> ImportTriangleMeshFromMemory(std::string_view data,
                                                           double scale = 1.0);
 
 // Gmsh ASCII .msh, format 2.2 or 4.1: the 4-node tetrahedra (element type 4); other elements
-// (points, lines, triangles) are ignored. Node tags need not be contiguous.
-absl::StatusOr<TetMesh> ReadGmsh(const std::filesystem::path& path, const MeshOptions& options = {});
+// (points, lines, triangles) are ignored, second-order tets (type 11) refused. Node tags need not
+// be contiguous: the vertices are the nodes the tets use, in increasing tag order. Binary files
+// give InvalidArgument "binary .msh is not supported, save as ASCII"; parse errors start with
+// "line N: "; ReadGmsh prefixes every error with the path (NotFound if the file is missing).
+absl::StatusOr<TetMesh> ReadGmsh(const std::filesystem::path& path,
+                                 const MeshOptions& options = {});
 absl::StatusOr<TetMesh> ParseGmsh(std::string_view text, const MeshOptions& options = {});
 
-// TetGen .node and .ele files (0- or 1-based indices, optional attributes and markers).
+// TetGen .node and .ele files (0- or 1-based indices, optional attributes and markers; 10-node
+// tets refused). Errors start with the file's name (".node"/".ele" when parsing text, the path
+// when reading) and, for parse errors, "line N: ". Tets are validated, never reoriented.
 absl::StatusOr<TetMesh> ReadTetGen(const std::filesystem::path& node_path,
                                    const std::filesystem::path& ele_path,
                                    const MeshOptions& options = {});

@@ -18,8 +18,15 @@ namespace contactsim::core {
 
 class TetMesh {
  public:
-  // Validates (NaN/Inf, indices, degenerate or inverted tets, faces shared by more than two tets,
-  // size limits) and extracts the boundary surface.
+  // Validates and extracts the boundary surface. Errors are absl::InvalidArgument naming the
+  // element, checked in this order: size limits ("12,000,000 tetrahedra exceed the limit of
+  // 10,000,000"), no tets, non-finite coordinates ("vertex 3: coordinate z is NaN"), indices
+  // ("tet 5: index 9 out of range [0, 8)", repeated index), degenerate tets (|V| <
+  // tolerance * mean_edge^3 or 0: "tet 2: degenerate (volume 0 m^3)"), inverted tets ("tet 4:
+  // inverted (volume -0.1 m^3) ..."), faces shared by more than two tets or by two tets on the
+  // same side ("face (1, 2, 3): shared by 3 tetrahedra ..."), and a boundary that is not a
+  // closed 2-manifold ("boundary surface: vertex 7: ..."). options.require_closed is ignored:
+  // the boundary is always required closed.
   static absl::StatusOr<TetMesh> Create(Points3 vertices, IndexQuads tets,
                                         const MeshOptions& options = {});
 

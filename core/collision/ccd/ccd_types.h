@@ -30,11 +30,19 @@ struct CcdOptions {
   // Box evaluations after which the root finder stops and reports the earliest time it could not
   // rule out (still conservative, possibly a false positive). Recorded in CcdResult::status.
   int32_t max_iterations = 100'000;
+  // Run the cheap separating-axis filter (separating_axis_filter.h) before the root finder. It
+  // only ever proves separation, so turning it off changes speed, never a "collides" answer's
+  // conservativeness (tests turn it off to exercise the root finder alone).
+  bool use_separating_axis_filter = true;
 };
 
 enum class CcdStatus : uint8_t {
   kOk = 0,
   kMaxIterationsReached = 1,  // answer is conservative but may be a false positive
+  // A non-finite or out-of-range input: a NaN/inf coordinate or one beyond 1e150 m (where the
+  // rounding bounds could overflow), a NaN/inf/negative separation or tolerance. The result is
+  // reported as colliding at toi = 0 so that a caller that ignores the status stays conservative.
+  kInvalidInput = 2,
 };
 
 // Result of a conservative CCD query.

@@ -1,0 +1,18 @@
+#include "core/collision/ccd/vertex_face.h"
+
+#include "core/collision/ccd/ccd_validation.h"
+#include "core/collision/ccd/inclusion_root_finder.h"
+#include "core/collision/ccd/separating_axis_filter.h"
+
+namespace contactsim::core {
+
+CcdResult VertexFaceCcd(const PairTrajectory& trajectory, const CcdOptions& options) {
+  if (!internal::IsValidCcdInput(trajectory, options)) return internal::InvalidInputResult();
+  if (options.use_separating_axis_filter &&
+      VertexFaceSeparatedOnFixedAxis(trajectory, options.min_separation_m)) {
+    return CcdResult{};
+  }
+  return internal::InclusionTimeOfImpact(internal::InclusionPairKind::kVertexFace, trajectory, options);
+}
+
+}  // namespace contactsim::core

@@ -1,0 +1,388 @@
+#include "core/collision/continuous_broad_phase.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/enumerable_thread_specific.h"
+#include "oneapi/tbb/parallel_for.h"
+
+namespace contactsim::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Features per parallel chunk when computing boxes.
+constexpr int kBoxGrain = 1024;
+// A job is cut into about (primitives / kPrimitivesPerTask) traversal tasks, at most
+// kMaxTasksPerJob: fine enough to balance a 65k-triangle cloth over many cores, coarse enough
+// that a pair of small chain links stays one task.
+constexpr int kPrimitivesPerTask = 2048;
+constexpr int kMaxTasksPerJob = 128;
+
+enum class JobKind : uint8_t {
+  kVertexFace,      // vertices of body a x faces of body b, a != b
+  kVertexFaceSelf,  // vertices x faces of one body, skipping a face's own corners
+  kEdgeEdge,        // edges of body a x edges of body b, a != b, id(a) < id(b)
+  kEdgeEdgeSelf,    // edge pairs of one body, skipping edges with a common endpoint
+};
+
+struct Job {
+  JobKind kind = JobKind::kVertexFace;
+  int32_t body_a = 0;  // index into the bodies span
+  int32_t body_b = 0;
+};
+
+std::string BodyName(int index, const CollisionBody& body) {
+  return absl::StrCat("bodies[", index, "] (id ", body.id, ")");
+}
+
+absl::Status ValidateBodies(absl::Span<const CollisionBody> bodies, double min_separation_m) {
+  if (!std::isfinite(min_separation_m) || min_separation_m < 0.0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("min_separation_m: must be finite and >= 0, got ", min_separation_m));
+  }
+  for (int i = 0; i < static_cast<int>(bodies.size()); ++i) {
+    const CollisionBody& body = bodies[i];
+    if (body.mesh == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(BodyName(i, body), ": mesh is null"));
+    }
+    for (const auto& [name, x] : {std::pair{"x_t0", body.x_t0}, std::pair{"x_t1", body.x_t1}}) {
+      if (x == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(BodyName(i, body), ": ", name, " is null"));
+      }
+      if (x->rows() != body.mesh->num_vertices()) {
+        return absl::InvalidArgumentError(absl::StrCat(BodyName(i, body), ": ", name, " has ",
+                                                       x->rows(), " rows, the mesh has ",
+                                                       body.mesh->num_vertices(), " vertices"));
+      }
+      if (!x->allFinite()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(BodyName(i, body), ": ", name, " has non-finite positions"));
+      }
+    }
+  }
+  std::vector<std::pair<int32_t, int>> ids;
+  ids.reserve(bodies.size());
+  for (int i = 0; i < static_cast<int>(bodies.size()); ++i) ids.emplace_back(bodies[i].id, i);
+  std::sort(ids.begin(), ids.end());
+  for (size_t k = 1; k < ids.size(); ++k) {
+    if (ids[k].first == ids[k - 1].first) {
+      return absl::InvalidArgumentError(absl::StrCat("bodies[", ids[k].second, "].id ",
+                                                     ids[k].first, " duplicates bodies[",
+                                                     ids[k - 1].second, "].id"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+template <typename Fn>
+void ParallelRange(int32_t n, Fn&& fn) {
+  tbb::parallel_for(tbb::blocked_range<int32_t>(0, n, kBoxGrain),
+                    [&](const tbb::blocked_range<int32_t>& r) {
+                      for (int32_t i = r.begin(); i < r.end(); ++i) fn(i);
+                    });
+}
+
+// Merges the per-task outputs into canonical (sorted) order in O(n) rather than O(n log n): a
+// counting sort on the first feature, key = key_base[task] + feature_a, where key_base numbers
+// the features of all bodies in id order, then a sort of each bucket (the few features that
+// overlap one vertex or edge). Candidates are unique, so the order is well defined whatever the
+// scheduling of the parallel scatter.
+template <typename T, typename FeatureA>
+void MergeCanonical(const std::vector<std::vector<T>>& per_task, size_t num_tasks,
+                    const std::vector<int64_t>& key_base, int64_t num_keys, FeatureA feature_a,
+                    std::vector<int64_t>& offsets, std::vector<int64_t>& cursor,
+                    std::vector<T>* out) {
+  offsets.assign(num_keys + 1, 0);
+  const auto for_each_task = [&](auto&& fn) {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, num_tasks, 1),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                        for (size_t t = r.begin(); t < r.end(); ++t) fn(t);
+                      });
+  };
+  for_each_task([&](size_t t) {
+    for (const T& c : per_task[t]) {
+      std::atomic_ref<int64_t>(offsets[key_base[t] + feature_a(c) + 1])
+          .fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  for (int64_t k = 0; k < num_keys; ++k) offsets[k + 1] += offsets[k];
+  out->resize(offsets[num_keys]);
+  cursor.assign(offsets.begin(), offsets.end() - 1);
+  for_each_task([&](size_t t) {
+    for (const T& c : per_task[t]) {
+      const int64_t slot = std::atomic_ref<int64_t>(cursor[key_base[t] + feature_a(c)])
+                               .fetch_add(1, std::memory_order_relaxed);
+      (*out)[slot] = c;
+    }
+  });
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, num_keys, 1024),
+                    [&](const tbb::blocked_range<int64_t>& r) {
+                      for (int64_t k = r.begin(); k < r.end(); ++k) {
+                        std::sort(out->begin() + offsets[k], out->begin() + offsets[k + 1]);
+                      }
+                    });
+}
+
+}  // namespace
+
+struct ContinuousBroadPhase::BodyTrees {
+  explicit BodyTrees(const BvhOptions& options)
+      : vertex_tree(options), edge_tree(options), face_tree(options) {}
+
+  const TriangleMesh* mesh = nullptr;
+  int num_vertices = 0;
+  int num_edges = 0;
+  int num_faces = 0;
+  std::vector<int32_t> surface_vertices;  // vertex-tree primitive -> mesh vertex
+  std::vector<Aabb> vertex_boxes;
+  std::vector<Aabb> edge_boxes;
+  std::vector<Aabb> face_boxes;
+  Bvh vertex_tree;
+  Bvh edge_tree;
+  Bvh face_tree;
+  uint64_t last_seen = 0;
+};
+
+struct ContinuousBroadPhase::Workspace {
+  std::vector<BodyTrees*> trees;  // per body of the current call
+  std::vector<Aabb> body_boxes;
+  std::vector<Job> jobs;
+  std::vector<BvhTraversalTask> tasks;
+  std::vector<std::vector<VertexFaceCandidate>> vertex_face;  // per task
+  std::vector<std::vector<EdgeEdgeCandidate>> edge_edge;      // per task
+  tbb::enumerable_thread_specific<std::vector<BvhNodePair>> stacks;
+  // Canonical merge: bodies in id order, first feature numbers per body and per task, buckets.
+  std::vector<int32_t> order;
+  std::vector<int64_t> vertex_base, edge_base;
+  std::vector<int64_t> task_vertex_base, task_edge_base;
+  std::vector<int64_t> offsets, cursor;
+};
+
+ContinuousBroadPhase::ContinuousBroadPhase(const BvhOptions& bvh_options)
+    : bvh_options_(bvh_options), workspace_(std::make_unique<Workspace>()) {}
+ContinuousBroadPhase::~ContinuousBroadPhase() = default;
+ContinuousBroadPhase::ContinuousBroadPhase(ContinuousBroadPhase&&) noexcept = default;
+ContinuousBroadPhase& ContinuousBroadPhase::operator=(ContinuousBroadPhase&&) noexcept = default;
+
+void ContinuousBroadPhase::Clear() { trees_.clear(); }
+
+absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody> bodies,
+                                                  double min_separation_m, CandidatePairs* out) {
+  const Clock::time_point start = Clock::now();
+  out->vertex_face.clear();
+  out->edge_edge.clear();
+  out->stats = BroadPhaseStats();
+  if (absl::Status status = ValidateBodies(bodies, min_separation_m); !status.ok()) return status;
+
+  // 1. Trees per body: reuse those of the same id and mesh, forget bodies not seen this call.
+  ++call_count_;
+  const int32_t num_bodies = static_cast<int32_t>(bodies.size());
+  Workspace& ws = *workspace_;
+  ws.trees.assign(num_bodies, nullptr);
+  for (int32_t i = 0; i < num_bodies; ++i) {
+    const CollisionBody& body = bodies[i];
+    std::unique_ptr<BodyTrees>& entry = trees_[body.id];
+    const TriangleMesh& mesh = *body.mesh;
+    if (entry == nullptr || entry->mesh != &mesh || entry->num_vertices != mesh.num_vertices() ||
+        entry->num_edges != mesh.num_edges() || entry->num_faces != mesh.num_faces()) {
+      entry = std::make_unique<BodyTrees>(bvh_options_);
+      entry->mesh = &mesh;
+      entry->num_vertices = mesh.num_vertices();
+      entry->num_edges = mesh.num_edges();
+      entry->num_faces = mesh.num_faces();
+      for (int32_t v = 0; v < mesh.num_vertices(); ++v) {
+        if (mesh.vertex_faces_begin(v) != mesh.vertex_faces_end(v)) {
+          entry->surface_vertices.push_back(v);
+        }
+      }
+    }
+    entry->last_seen = call_count_;
+    ws.trees[i] = entry.get();
+  }
+  std::erase_if(trees_, [&](const auto& kv) { return kv.second->last_seen != call_count_; });
+
+  // 2. Swept boxes, then BVH updates, all in parallel.
+  const double margin_m = 0.5 * min_separation_m;
+  tbb::parallel_for(0, num_bodies, [&](int32_t i) {
+    const CollisionBody& body = bodies[i];
+    BodyTrees& t = *ws.trees[i];
+    const Points3& x0 = *body.x_t0;
+    const Points3& x1 = *body.x_t1;
+    const IndexPairs& edges = body.mesh->edges();
+    const IndexTriples& faces = body.mesh->faces();
+    t.vertex_boxes.resize(t.surface_vertices.size());
+    t.edge_boxes.resize(t.num_edges);
+    t.face_boxes.resize(t.num_faces);
+    ParallelRange(static_cast<int32_t>(t.surface_vertices.size()), [&](int32_t k) {
+      t.vertex_boxes[k] = SweptAabb(x0, x1, {t.surface_vertices[k]}, margin_m);
+    });
+    ParallelRange(t.num_edges, [&](int32_t e) {
+      t.edge_boxes[e] = SweptAabb(x0, x1, absl::MakeConstSpan(edges.data() + 2 * e, 2), margin_m);
+    });
+    ParallelRange(t.num_faces, [&](int32_t f) {
+      t.face_boxes[f] = SweptAabb(x0, x1, absl::MakeConstSpan(faces.data() + 3 * f, 3), margin_m);
+    });
+  });
+  std::vector<Bvh::UpdateKind> updates(3 * static_cast<size_t>(num_bodies));
+  tbb::parallel_for(0, 3 * num_bodies, [&](int32_t k) {
+    BodyTrees& t = *ws.trees[k / 3];
+    switch (k % 3) {
+      case 0:
+        updates[k] = t.vertex_tree.Update(t.vertex_boxes);
+        break;
+      case 1:
+        updates[k] = t.edge_tree.Update(t.edge_boxes);
+        break;
+      default:
+        updates[k] = t.face_tree.Update(t.face_boxes);
+        break;
+    }
+  });
+  for (const Bvh::UpdateKind kind : updates) {
+    out->stats.trees_built += kind == Bvh::UpdateKind::kBuilt;
+    out->stats.trees_rebuilt += kind == Bvh::UpdateKind::kRebuilt;
+  }
+  out->stats.boxes_ms = MsSince(start);
+
+  // 3. Body pairs whose swept boxes overlap (a body's box is its face tree's root box), then the
+  //    jobs: per body pair VF both ways and EE; per self-colliding body VF and EE within it.
+  const Clock::time_point traversal_start = Clock::now();
+  ws.body_boxes.resize(num_bodies);
+  for (int32_t i = 0; i < num_bodies; ++i) {
+    const Bvh& faces = ws.trees[i]->face_tree;
+    ws.body_boxes[i] = faces.empty() ? Aabb() : faces.nodes()[0].box;
+  }
+  Bvh body_tree(BvhOptions{.max_leaf_size = 1});
+  body_tree.Build(ws.body_boxes);
+  ws.jobs.clear();
+  for (const auto& [i, j] : FindSelfOverlaps(body_tree)) {
+    if (bodies[i].is_static && bodies[j].is_static) continue;
+    const auto [a, b] = bodies[i].id < bodies[j].id ? std::pair(i, j) : std::pair(j, i);
+    ws.jobs.push_back({JobKind::kVertexFace, a, b});
+    ws.jobs.push_back({JobKind::kVertexFace, b, a});
+    ws.jobs.push_back({JobKind::kEdgeEdge, a, b});
+    ++out->stats.body_pairs;
+  }
+  for (int32_t i = 0; i < num_bodies; ++i) {
+    if (bodies[i].self_collision && !bodies[i].is_static) {
+      ws.jobs.push_back({JobKind::kVertexFaceSelf, i, i});
+      ws.jobs.push_back({JobKind::kEdgeEdgeSelf, i, i});
+    }
+  }
+  ws.tasks.clear();
+  for (int32_t j = 0; j < static_cast<int32_t>(ws.jobs.size()); ++j) {
+    const Job& job = ws.jobs[j];
+    const BodyTrees& ta = *ws.trees[job.body_a];
+    const BodyTrees& tb = *ws.trees[job.body_b];
+    const bool vertex_face =
+        job.kind == JobKind::kVertexFace || job.kind == JobKind::kVertexFaceSelf;
+    const Bvh& tree_a = vertex_face ? ta.vertex_tree : ta.edge_tree;
+    const Bvh& tree_b = vertex_face ? tb.face_tree : tb.edge_tree;
+    const int target =
+        std::clamp((tree_a.num_primitives() + tree_b.num_primitives()) / kPrimitivesPerTask, 1,
+                   kMaxTasksPerJob);
+    if (job.kind == JobKind::kEdgeEdgeSelf) {
+      AppendSelfTraversalTasks(tree_a, j, target, &ws.tasks);
+    } else {
+      AppendPairTraversalTasks(tree_a, tree_b, j, target, &ws.tasks);
+    }
+  }
+  const size_t num_tasks = ws.tasks.size();
+  out->stats.traversal_tasks = static_cast<int32_t>(num_tasks);
+  if (ws.vertex_face.size() < num_tasks) ws.vertex_face.resize(num_tasks);
+  if (ws.edge_edge.size() < num_tasks) ws.edge_edge.resize(num_tasks);
+
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, num_tasks, 1),
+                    [&](const tbb::blocked_range<size_t>& range) {
+                      std::vector<BvhNodePair>& stack = ws.stacks.local();
+                      for (size_t t = range.begin(); t < range.end(); ++t) {
+                        const BvhTraversalTask& task = ws.tasks[t];
+                        const Job& job = ws.jobs[task.job];
+                        const int32_t id_a = bodies[job.body_a].id;
+                        const int32_t id_b = bodies[job.body_b].id;
+                        const BodyTrees& ta = *ws.trees[job.body_a];
+                        std::vector<VertexFaceCandidate>& vf = ws.vertex_face[t];
+                        std::vector<EdgeEdgeCandidate>& ee = ws.edge_edge[t];
+                        vf.clear();
+                        ee.clear();
+                        const IndexTriples& faces_b = bodies[job.body_b].mesh->faces();
+                        const IndexPairs& edges_a = bodies[job.body_a].mesh->edges();
+                        switch (job.kind) {
+                          case JobKind::kVertexFace:
+                            RunTraversalTask(task, &stack, [&](int32_t k, int32_t f) {
+                              vf.push_back({id_a, ta.surface_vertices[k], id_b, f});
+                            });
+                            break;
+                          case JobKind::kVertexFaceSelf:
+                            RunTraversalTask(task, &stack, [&](int32_t k, int32_t f) {
+                              const int32_t v = ta.surface_vertices[k];
+                              if (faces_b(f, 0) == v || faces_b(f, 1) == v || faces_b(f, 2) == v)
+                                return;
+                              vf.push_back({id_a, v, id_b, f});
+                            });
+                            break;
+                          case JobKind::kEdgeEdge:
+                            RunTraversalTask(task, &stack, [&](int32_t e, int32_t g) {
+                              ee.push_back({id_a, e, id_b, g});
+                            });
+                            break;
+                          case JobKind::kEdgeEdgeSelf:
+                            RunTraversalTask(task, &stack, [&](int32_t e, int32_t g) {
+                              const int32_t e0 = edges_a(e, 0), e1 = edges_a(e, 1);
+                              const int32_t g0 = edges_a(g, 0), g1 = edges_a(g, 1);
+                              if (e0 == g0 || e0 == g1 || e1 == g0 || e1 == g1) return;
+                              ee.push_back({id_a, std::min(e, g), id_a, std::max(e, g)});
+                            });
+                            break;
+                        }
+                      }
+                    });
+  out->stats.traversal_ms = MsSince(traversal_start);
+
+  // 4. One canonical order, independent of the trees and of the scheduling.
+  const Clock::time_point sort_start = Clock::now();
+  // Features numbered over all bodies in id order: vertices for VF, edges for EE.
+  ws.order.resize(num_bodies);
+  std::iota(ws.order.begin(), ws.order.end(), 0);
+  std::sort(ws.order.begin(), ws.order.end(),
+            [&](int32_t x, int32_t y) { return bodies[x].id < bodies[y].id; });
+  ws.vertex_base.resize(num_bodies);
+  ws.edge_base.resize(num_bodies);
+  int64_t num_vertex_keys = 0, num_edge_keys = 0;
+  for (const int32_t i : ws.order) {
+    ws.vertex_base[i] = num_vertex_keys;
+    ws.edge_base[i] = num_edge_keys;
+    num_vertex_keys += bodies[i].mesh->num_vertices();
+    num_edge_keys += bodies[i].mesh->num_edges();
+  }
+  ws.task_vertex_base.resize(num_tasks);
+  ws.task_edge_base.resize(num_tasks);
+  for (size_t t = 0; t < num_tasks; ++t) {
+    const int32_t body_a = ws.jobs[ws.tasks[t].job].body_a;
+    ws.task_vertex_base[t] = ws.vertex_base[body_a];
+    ws.task_edge_base[t] = ws.edge_base[body_a];
+  }
+  MergeCanonical(
+      ws.vertex_face, num_tasks, ws.task_vertex_base, num_vertex_keys,
+      [](const VertexFaceCandidate& c) { return c.vertex; }, ws.offsets, ws.cursor,
+      &out->vertex_face);
+  MergeCanonical(
+      ws.edge_edge, num_tasks, ws.task_edge_base, num_edge_keys,
+      [](const EdgeEdgeCandidate& c) { return c.edge_a; }, ws.offsets, ws.cursor, &out->edge_edge);
+  out->stats.sort_ms = MsSince(sort_start);
+  out->stats.total_ms = MsSince(start);
+  return absl::OkStatus();
+}
+
+}  // namespace contactsim::core

@@ -1,0 +1,97 @@
+// ParticleBody: the shared state and stepping of lumped-mass deformables (mass-spring cloth,
+// corotational FEM). Each vertex i has a position x_i [m], velocity v_i [m/s] and lumped mass
+// m_i [kg]; a pinned vertex has infinite mass (inverse mass 0): forces and impulses never move it,
+// its velocity stays 0, and only SetPositions places it.
+//
+// Symplectic Euler in the predict/correct form of body.h, with the internal forces f_int(x, v)
+// of the derived class (elastic plus internal damping; they sum to zero, so they conserve linear
+// momentum) and Rayleigh mass damping at rate alpha [1/s]:
+//   v*_i   = v_i + dt (f_int,i(x_t0, v) / m_i + g + f_ext,i / m_i - alpha v_i)
+//   x_t1,i = x_t0,i + dt v*_i
+//   v_i    = v*_i + J_i / m_i,   x_i = x_t0,i + dt v_i     (Correct)
+// Forces are evaluated once per step at the start state, so the step is explicit.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/common/eigen_types.h"
+#include "core/dynamics/body.h"
+
+namespace contactsim::core {
+
+class ParticleBody : public Body {
+ public:
+  const Points3& positions_t0() const override { return positions_t0_; }
+  const Points3& positions_t1() const override { return positions_t1_; }
+  // Velocities at the start of the step [m/s], one row per vertex.
+  const Points3& velocities() const { return velocities_; }
+  Vec3 VertexVelocity(int i) const override { return velocities_.row(i).transpose(); }
+
+  // Lumped vertex masses [kg], pinned vertices included.
+  const Eigen::VectorXd& masses() const { return masses_; }
+  bool is_pinned(int i) const { return inverse_masses_[i] == 0.0; }
+  double InverseMass(int i) const override { return inverse_masses_[i]; }
+  double InverseMassAlong(int i, const Vec3& /*unit_direction*/) const override {
+    return inverse_masses_[i];
+  }
+  // Rayleigh mass-proportional damping rate alpha [1/s].
+  double mass_damping_per_s() const { return mass_damping_per_s_; }
+
+  absl::Status AddVertexForce(int i, const Vec3& force_n) override;
+  absl::Status AddVertexImpulse(int i, const Vec3& impulse_n_s) override;
+  absl::Status Predict(double dt_s, const Vec3& gravity_m_per_s2) override;
+  absl::Status Correct(double dt_s) override;
+
+  double KineticEnergy() const override;
+  // Elastic energy plus the gravitational energy of the free (unpinned) vertices.
+  double PotentialEnergy(const Vec3& gravity_m_per_s2) const override;
+  Vec3 LinearMomentum() const override;
+  Vec3 AngularMomentum() const override;
+  absl::Status CheckFinite() const override;
+
+  // Internal forces f_int(x, v) at the current positions and velocities [N], one row per vertex
+  // (pinned vertices included: their rows are the reactions of the pins). Excludes gravity,
+  // external forces and mass damping.
+  Points3 InternalForces() const;
+  // Elastic energy at the current positions [J].
+  double ElasticEnergy() const { return ElasticEnergyAt(positions_t0_); }
+
+  // Restore or script the state between steps (not between Predict and Correct: then
+  // FailedPrecondition). Sizes must match (n x 3) and entries be finite (InvalidArgument naming
+  // the argument). SetPositions is how pinned vertices are moved; SetVelocities leaves pinned
+  // vertices at zero velocity.
+  absl::Status SetPositions(const Points3& positions_m);
+  absl::Status SetVelocities(const Points3& velocities_m_per_s);
+
+ protected:
+  // `masses` [kg] must be positive for every vertex not in `pinned`; the derived Create checks
+  // this with CheckMassesAndPins before constructing.
+  ParticleBody(const Points3& rest_positions_m, Eigen::VectorXd masses_kg,
+               const std::vector<int>& pinned, double mass_damping_per_s);
+
+  // InvalidArgument for a pinned index out of range, or a vertex with zero mass (used by no
+  // element) that is not pinned.
+  static absl::Status CheckMassesAndPins(const Eigen::VectorXd& masses_kg,
+                                         const std::vector<int>& pinned);
+
+  // Adds f_int(x, v) [N] to the rows of `forces` (n x 3).
+  virtual void AddInternalForces(const Points3& x, const Points3& v, Points3* forces) const = 0;
+  virtual double ElasticEnergyAt(const Points3& x) const = 0;
+
+ private:
+  Points3 positions_t0_;
+  Points3 positions_t1_;
+  Points3 velocities_;
+  Points3 predicted_velocities_;  // v* between Predict and Correct
+  Points3 external_forces_;       // [N], applied by Predict, cleared by Correct
+  Points3 impulses_;              // [N s], consumed by Correct
+  Points3 force_scratch_;         // reused by Predict to avoid a per-step allocation
+  Eigen::VectorXd masses_;
+  Eigen::VectorXd inverse_masses_;  // 0 for pinned vertices
+  double mass_damping_per_s_ = 0.0;
+  double predicted_dt_s_ = 0.0;
+  bool predicted_ = false;
+};
+
+}  // namespace contactsim::core
