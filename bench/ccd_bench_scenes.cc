@@ -99,8 +99,7 @@ absl::StatusOr<CcdScene> MakeChainScene() {
   }
   ASSIGN_OR_RETURN(core::TriangleMesh box, core::MakeBox(Vec3(0.5, 0.5, 0.5)));
   scene.bodies.push_back(StaticBody(std::move(box), Vec3(0.3, 0.0, 0.0), kLinks));
-  const Points3 rest = link.vertices();
-  scene.pose = [rest, link_rotation](double t, std::vector<Points3>& x) {
+  scene.pose = [rest = link.vertices(), link_rotation](double t, std::vector<Points3>& x) {
     const double drop = std::min(0.5 * kGravity * t * t, kPivotDrop);
     const Vec3 pivot(0.0, 0.0, kPivotHeight - drop);
     const double theta = 0.5 * kPi * (1.0 - std::cos(2.0 * kPi * t / kSwingPeriod));

@@ -201,10 +201,13 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
       entry->num_vertices = mesh.num_vertices();
       entry->num_edges = mesh.num_edges();
       entry->num_faces = mesh.num_faces();
-      for (int32_t v = 0; v < mesh.num_vertices(); ++v) {
-        if (mesh.vertex_faces_begin(v) != mesh.vertex_faces_end(v)) {
-          entry->surface_vertices.push_back(v);
-        }
+    }
+    // Recomputed every call (O(V)), so the features are right even if a different mesh reuses
+    // the address of the cached one; the trees stay correct as refitting does not depend on it.
+    entry->surface_vertices.clear();
+    for (int32_t v = 0; v < mesh.num_vertices(); ++v) {
+      if (mesh.vertex_faces_begin(v) != mesh.vertex_faces_end(v)) {
+        entry->surface_vertices.push_back(v);
       }
     }
     entry->last_seen = call_count_;
@@ -228,10 +231,12 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
       t.vertex_boxes[k] = SweptAabb(x0, x1, {t.surface_vertices[k]}, margin_m);
     });
     ParallelRange(t.num_edges, [&](int32_t e) {
-      t.edge_boxes[e] = SweptAabb(x0, x1, absl::MakeConstSpan(edges.data() + 2 * e, 2), margin_m);
+      t.edge_boxes[e] = SweptAabb(
+          x0, x1, absl::MakeConstSpan(edges.data() + 2 * static_cast<ptrdiff_t>(e), 2), margin_m);
     });
     ParallelRange(t.num_faces, [&](int32_t f) {
-      t.face_boxes[f] = SweptAabb(x0, x1, absl::MakeConstSpan(faces.data() + 3 * f, 3), margin_m);
+      t.face_boxes[f] = SweptAabb(
+          x0, x1, absl::MakeConstSpan(faces.data() + 3 * static_cast<ptrdiff_t>(f), 3), margin_m);
     });
   });
   std::vector<Bvh::UpdateKind> updates(3 * static_cast<size_t>(num_bodies));

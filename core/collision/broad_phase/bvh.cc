@@ -113,7 +113,7 @@ void Bvh::Build(absl::Span<const Aabb> boxes) {
 
   centroids_.resize(n);
   for (int32_t i = 0; i < n; ++i) centroids_[i] = boxes[i].Center();
-  nodes_.reserve(2 * (n / options_.max_leaf_size + 1));
+  nodes_.reserve(2 * static_cast<size_t>(n / options_.max_leaf_size + 1));
 
   // Depth-first pre-order with an explicit stack (SAH trees can be deep on skewed inputs). The
   // left range is pushed last so its whole subtree is emitted right after its parent; the right

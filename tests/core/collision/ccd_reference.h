@@ -12,7 +12,9 @@
 // hit at t is a sample with distance < d (1 - 1e-9), or a root of the coplanarity volume between
 // two samples (refined by bisection) with distance < d (1 - 1e-9) there. Samples are skipped
 // where a Lipschitz bound proves distance > d: with L = max speed of a point of feature 1 plus
-// max speed of a point of feature 2 (per unit t), distance(t') >= distance(t) - L |t' - t|.
+// max speed of a point of feature 2 (per unit t), distance(t') >= distance(t) - L |t' - t|
+// (for fixed feature parameters the gap is L-Lipschitz, and a minimum of L-Lipschitz functions
+// is too). No hit of either kind can lie in a certified stretch.
 #pragma once
 
 #include <algorithm>
@@ -129,10 +131,35 @@ inline ReferenceResult DenseReference(bool vertex_face, const PairTrajectory& tr
       result.earliest_hit_t = t;
     }
   };
-  // Samples, skipping those certified farther than d.
+  // Samples, skipping those certified farther than d. Before each evaluated sample j, the
+  // interval [t_(j-1), t_j] is checked for a coplanarity root (the only place a crossing between
+  // samples can hide: skipped stretches are certified farther than d throughout).
   int i = 0;
   while (i <= samples) {
     const double t = static_cast<double>(i) / samples;
+    if (i > 0) {
+      double lo = static_cast<double>(i - 1) / samples;
+      double hi = t;
+      double f_lo = RefCoplanarity(vertex_face, trajectory, lo);
+      const double f_hi = RefCoplanarity(vertex_face, trajectory, hi);
+      if ((f_lo < 0.0 && f_hi > 0.0) || (f_lo > 0.0 && f_hi < 0.0)) {
+        for (int step = 0; step < 60; ++step) {
+          const double mid = 0.5 * (lo + hi);
+          const double f_mid = RefCoplanarity(vertex_face, trajectory, mid);
+          if ((f_mid < 0.0) == (f_lo < 0.0)) {
+            lo = mid;
+            f_lo = f_mid;
+          } else {
+            hi = mid;
+          }
+        }
+        ++result.distance_evaluations;
+        if (RefDistance(vertex_face, trajectory, hi) < hit_distance) {
+          record(hi);
+          break;
+        }
+      }
+    }
     const double distance = RefDistance(vertex_face, trajectory, t);
     ++result.distance_evaluations;
     if (distance < hit_distance) {
@@ -141,30 +168,6 @@ inline ReferenceResult DenseReference(bool vertex_face, const PairTrajectory& tr
     }
     const double skip = std::floor((distance - d) / lipschitz * samples * (1.0 - 1e-9));
     i += 1 + static_cast<int>(std::clamp(skip, 0.0, static_cast<double>(samples)));
-  }
-  // Coplanarity crossings between consecutive samples, before the earliest sampled hit.
-  double previous = RefCoplanarity(vertex_face, trajectory, 0.0);
-  for (int j = 1; j <= samples; ++j) {
-    double lo = static_cast<double>(j - 1) / samples;
-    double hi = static_cast<double>(j) / samples;
-    if (lo >= result.earliest_hit_t) break;
-    const double current = RefCoplanarity(vertex_face, trajectory, hi);
-    if ((previous < 0.0 && current > 0.0) || (previous > 0.0 && current < 0.0)) {
-      double f_lo = previous;
-      for (int step = 0; step < 60; ++step) {
-        const double mid = 0.5 * (lo + hi);
-        const double f_mid = RefCoplanarity(vertex_face, trajectory, mid);
-        if ((f_mid < 0.0) == (f_lo < 0.0)) {
-          lo = mid;
-          f_lo = f_mid;
-        } else {
-          hi = mid;
-        }
-      }
-      ++result.distance_evaluations;
-      if (RefDistance(vertex_face, trajectory, hi) < hit_distance) record(hi);
-    }
-    previous = current;
   }
   return result;
 }

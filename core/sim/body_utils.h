@@ -1,0 +1,31 @@
+// Helpers over the Body interface for the World and its pipelines: a body's reference origin for
+// contact totals, its collision vertices, whether contacts can move it, and a deep copy.
+//
+// Origin (ContactReport's p_WBo): the centre of mass, p = sum_i m_i x_i / sum_i m_i over the
+// free vertices of a deformable (the mean of all vertices when every vertex is pinned), and
+// p_WB for a rigid body (for a body without mass: the origin of its frame B).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/common/eigen_types.h"
+#include "core/dynamics/body.h"
+
+namespace contactsim::core {
+
+Vec3 BodyOriginOf(const Body& body);
+
+// Vertices referenced by a face of body.surface(), ascending.
+std::vector<int32_t> SurfaceVertices(const Body& body);
+
+// True when every vertex has inverse mass 0 (static, kinematic or fully pinned bodies).
+bool IsImmovable(const Body& body);
+
+// A copy of the body with all its state (RigidBody, MassSpringCloth or CorotationalFem).
+// Unimplemented for any other Body class.
+absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body);
+
+}  // namespace contactsim::core

@@ -1,0 +1,541 @@
+#include "core/sim/penalty_pipeline.h"
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <span>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/collision/proximity.h"
+#include "core/contact/friction/viscous_friction.h"
+#include "core/contact/penalty/cpf.h"
+#include "core/contact/penalty/cpf_exact.h"
+#include "core/contact/penalty/dpf.h"
+#include "core/contact/penalty/penalty_pair.h"
+#include "core/contact/penalty/static_plane.h"
+#include "core/sim/body_utils.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
+
+namespace contactsim::core {
+namespace {
+
+// Pairs per parallel task: large enough to amortize scheduling, small enough to balance.
+constexpr size_t kPairGrain = 64;
+
+// An edge is flat when its two faces are coplanar: the sine of the angle between their normals
+// is at most this (rounding of generated flat meshes is ~1e-16; a real fold of 1e-6 rad is
+// below any penetration a penalty contact allows).
+constexpr double kFlatEdgeSine = 1e-6;
+
+// True when the edge has exactly two faces whose normals at the start of the step agree within
+// kFlatEdgeSine. Boundary and non-manifold edges are never flat.
+bool IsFlatEdge(const Body& body, int32_t edge) {
+  const TriangleMesh& mesh = body.surface();
+  if (mesh.edge_face_count(edge) != 2) return false;
+  const Points3& x = body.positions_t0();
+  const int32_t* faces = mesh.edge_faces_begin(edge);
+  Vec3 normals[2];
+  for (int k = 0; k < 2; ++k) {
+    const Vec3 a = x.row(mesh.faces()(faces[k], 0)).transpose();
+    const Vec3 b = x.row(mesh.faces()(faces[k], 1)).transpose();
+    const Vec3 c = x.row(mesh.faces()(faces[k], 2)).transpose();
+    normals[k] = (b - a).cross(c - a);
+  }
+  const double scale = normals[0].norm() * normals[1].norm();
+  return scale > 0.0 && normals[0].dot(normals[1]) > 0.0 &&
+         normals[0].cross(normals[1]).norm() <= kFlatEdgeSine * scale;
+}
+
+const SimBody* FindBody(std::span<SimBody> bodies, int32_t id) {
+  const auto it =
+      std::lower_bound(bodies.begin(), bodies.end(), id,
+                       [](const SimBody& body, int32_t value) { return body.id < value; });
+  return it != bodies.end() && it->id == id ? &*it : nullptr;
+}
+
+ContactFeatureKind FeatureKind(CcdPairKind kind) {
+  return kind == CcdPairKind::kVertexFace ? ContactFeatureKind::kVertexFace
+                                          : ContactFeatureKind::kEdgeEdge;
+}
+
+bool IsCpfModel(ContactModel model) {
+  return model == ContactModel::kCpf || model == ContactModel::kCpfExact;
+}
+
+struct FrictionOutcome {
+  Vec3 impulse_Ns = Vec3::Zero();  // on the first feature's point [N s]
+  FrictionMode mode = FrictionMode::kNone;
+  FrictionContactState state;
+};
+
+// Friction over the step for one contact (see the header, step 5). offset_W is the point the
+// Yamane-Nakamura spring anchors (p - q, or p against a plane) [m]; inverse_mass_along(u) bounds
+// the contact's inverse effective mass along the unit direction u [1/kg].
+template <typename InverseMassAlong>
+FrictionOutcome ComputeFriction(const FrictionSettings& settings, const FrictionContactState& state,
+                                const Vec3& offset_W, const Vec3& v_slip_W, const Vec3& unit_normal,
+                                double normal_force_N, double dt_s,
+                                const InverseMassAlong& inverse_mass_along) {
+  FrictionOutcome out;
+  out.state = state;
+  if (settings.model == FrictionModel::kNone || !(normal_force_N > 0.0)) return out;
+  if (settings.model == FrictionModel::kYamaneNakamura) {
+    const FrictionResult r = YamaneNakamuraFriction(state, offset_W, v_slip_W, unit_normal,
+                                                    normal_force_N, settings.yamane_nakamura, dt_s);
+    out.impulse_Ns = r.impulse_Ns;
+    out.mode = r.mode;
+    out.state = r.state;
+  } else {
+    out.impulse_Ns = dt_s * ViscousFrictionForce(v_slip_W, unit_normal, settings.viscous);
+    out.mode = FrictionMode::kSlip;
+  }
+  // Dynamic friction may stop the slip within the step, never reverse it.
+  const double magnitude = out.impulse_Ns.norm();
+  if (out.mode == FrictionMode::kSlip && magnitude > 0.0) {
+    const Vec3 v_t = v_slip_W - unit_normal.dot(v_slip_W) * unit_normal;
+    const double w = inverse_mass_along(Vec3(out.impulse_Ns / magnitude));
+    if (w > 0.0) {
+      const double cap = v_t.norm() / w;
+      if (magnitude > cap) out.impulse_Ns *= cap / magnitude;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PenaltyPipeline::PenaltyPipeline(const WorldSettings& settings) : settings_(settings) {}
+
+PenaltyPipeline::~PenaltyPipeline() = default;
+
+void PenaltyPipeline::ForgetBody(int32_t body_id) {
+  std::erase_if(pairs_, [&](const TrackedPair& pair) {
+    return pair.key.body_a == body_id || pair.key.body_b == body_id;
+  });
+  std::erase_if(plane_contacts_,
+                [&](const PlaneContact& contact) { return contact.body_id == body_id; });
+}
+
+void PenaltyPipeline::ForgetPlane(int32_t plane_id) {
+  std::erase_if(plane_contacts_,
+                [&](const PlaneContact& contact) { return contact.plane_id == plane_id; });
+}
+
+void PenaltyPipeline::Clear() {
+  pairs_.clear();
+  plane_contacts_.clear();
+}
+
+std::unique_ptr<Pipeline> PenaltyPipeline::Clone() const {
+  auto clone = std::make_unique<PenaltyPipeline>(settings_);
+  clone->pairs_ = pairs_;
+  clone->plane_contacts_ = plane_contacts_;
+  return clone;
+}
+
+void PenaltyPipeline::EvaluatePair(const Candidate& candidate, const StepInput& input,
+                                   PairWork* work) const {
+  *work = PairWork();
+  const auto prepare = [&](const PairKey& key) {
+    work->body_a = FindBody(input.bodies, key.body_a);
+    work->body_b = FindBody(input.bodies, key.body_b);
+    if (work->body_a == nullptr || work->body_b == nullptr) return false;
+    const Body& a = *work->body_a->body;
+    const Body& b = *work->body_b->body;
+    work->vertices = PairVertexIndices(key, a, b);
+    work->trajectory = GatherTrajectory(key.kind, work->vertices, a, b);
+    return true;
+  };
+  if (candidate.tracked != nullptr) {
+    work->pair = *candidate.tracked;
+    if (prepare(work->pair.key)) {
+      const CubicPolynomial depth = PairDepthCubic(work->pair.key.kind, work->trajectory);
+      work->intervals = PenetrationIntervalsOf(depth, work->pair.penetrating_sign, 0.0);
+      work->active = work->intervals.count > 0;
+    }
+    work->dropped = !work->active;
+  }
+  if (!work->active && candidate.hit != nullptr) {
+    const CcdHit& hit = *candidate.hit;
+    if (hit.status == CcdStatus::kInvalidInput) {
+      work->invalid_hit = true;
+      return;
+    }
+    TrackedPair pair;
+    pair.key = KeyOf(hit);
+    pair.weights = hit.kind == CcdPairKind::kVertexFace ? hit.weights
+                                                        : Vec3(hit.weights[0], hit.weights[1], 0.0);
+    if (!prepare(pair.key)) return;
+    if (hit.kind == CcdPairKind::kEdgeEdge && (IsFlatEdge(*work->body_a->body, hit.feature_a) ||
+                                               IsFlatEdge(*work->body_b->body, hit.feature_b))) {
+      work->flat_edge_hit = true;
+      return;
+    }
+    const CubicPolynomial depth = PairDepthCubic(pair.key.kind, work->trajectory);
+    pair.penetrating_sign = PenetratingSign(depth, hit.toi);
+    if (pair.penetrating_sign == 0.0) return;  // coplanar motion: no depth is defined
+    work->intervals = PenetrationIntervalsOf(depth, pair.penetrating_sign, hit.toi);
+    if (work->intervals.count == 0) return;  // came within the separation without crossing
+    work->pair = pair;
+    work->active = true;
+    work->is_new = true;
+  }
+  if (work->active) ComputePairImpulses(work);
+}
+
+void PenaltyPipeline::ComputePairImpulses(PairWork* work) const {
+  const PenaltyParams params{.stiffness_n_per_m = settings_.stiffness_n_per_m,
+                             .dt_s = settings_.dt_s};
+  TrackedPair& pair = work->pair;
+  const bool vf = pair.key.kind == CcdPairKind::kVertexFace;
+  const Vec3& w = pair.weights;
+  const PairTrajectory& traj = work->trajectory;
+  std::array<TimeInterval, 2> intervals;
+  for (int i = 0; i < work->intervals.count; ++i) {
+    intervals[i] = {work->intervals.intervals[i].t_a, work->intervals.intervals[i].t_b};
+  }
+  const std::span<const TimeInterval> spans(intervals.data(), work->intervals.count);
+  NormalFallbackOptions fallback;
+  fallback.fallback_normal = pair.normal_W;
+
+  VertexImpulses normal_impulses = ZeroImpulses();
+  switch (settings_.contact_model) {
+    case ContactModel::kCpf: {
+      const CpfResult r = vf ? CpfVertexFace(traj, w, spans, params, fallback)
+                             : CpfEdgeEdge(traj, w[0], w[1], spans, params, fallback);
+      work->status = r.status;
+      work->normal_impulse_on_p_Ns = r.impulse_on_p_Ns;
+      normal_impulses = r.impulses_Ns;
+      work->normal_t1 = r.normal_t1;
+      break;
+    }
+    case ContactModel::kCpfExact: {
+      CpfExactOptions options;
+      options.fallback = fallback;
+      options.quadrature.relative_tolerance = settings_.cpf_exact_relative_tolerance;
+      const CpfExactResult r = vf ? CpfExactVertexFace(traj, w, spans, params, options)
+                                  : CpfExactEdgeEdge(traj, w[0], w[1], spans, params, options);
+      work->status = r.cpf.status;
+      work->converged = r.converged;
+      work->normal_impulse_on_p_Ns = r.cpf.impulse_on_p_Ns;
+      normal_impulses = r.cpf.impulses_Ns;
+      work->normal_t1 = r.cpf.normal_t1;
+      break;
+    }
+    case ContactModel::kDpfCcdNormal: {
+      Vec3 n = PairGeometryAt(pair.key.kind, traj.x_t1, w, pair.penetrating_sign).normal;
+      if (n.isZero(0.0)) n = pair.normal_W;
+      if (n.isZero(0.0)) {
+        work->status = PenaltyStatus::kNoNormal;
+        break;
+      }
+      const DpfResult r = vf ? DpfVertexFaceWithNormal(traj, w, n, params)
+                             : DpfEdgeEdgeWithNormal(traj, w[0], w[1], n, params);
+      work->status = r.status;
+      work->normal_impulse_on_p_Ns = params.dt_s * r.force_on_p_N;
+      normal_impulses = r.impulses_Ns;
+      work->normal_t1 = r.normal;
+      break;
+    }
+    case ContactModel::kDpf: {
+      const std::array<Vec3, 4>& x = traj.x_t1;
+      DpfResult r;
+      if (vf) {
+        const PointTriangleProximity closest = PointTriangleClosest(x[0], x[1], x[2], x[3]);
+        r = DpfVertexFace(traj, closest.weights, params, fallback);
+      } else {
+        const SegmentSegmentProximity closest = SegmentSegmentClosest(x[0], x[1], x[2], x[3]);
+        r = DpfEdgeEdge(traj, closest.s, closest.u, params, fallback);
+      }
+      work->status = r.status;
+      work->normal_impulse_on_p_Ns = params.dt_s * r.force_on_p_N;
+      normal_impulses = r.impulses_Ns;
+      work->normal_t1 = r.normal;
+      break;
+    }
+  }
+  if (work->status != PenaltyStatus::kOk) {
+    work->normal_impulse_on_p_Ns.setZero();
+    work->impulses_Ns = ZeroImpulses();
+    return;
+  }
+  work->impulses_Ns = normal_impulses;
+  if (!work->normal_t1.isZero(0.0)) pair.normal_W = work->normal_t1;
+
+  const double normal_force_N = work->normal_impulse_on_p_Ns.norm() / params.dt_s;
+  if (settings_.friction.model == FrictionModel::kNone || !(normal_force_N > 0.0)) return;
+  const std::optional<PenaltyPair> points =
+      vf ? MakeVertexFacePair(traj, w) : MakeEdgeEdgePair(traj, w[0], w[1]);
+  if (!points) return;
+  const Vec3 p0 = points->p(0.0), p1 = points->p(1.0);
+  const Vec3 q0 = points->q(0.0), q1 = points->q(1.0);
+  const Vec3 v_slip = ((p1 - p0) - (q1 - q0)) / params.dt_s;
+  const int on_a = NumVerticesOnA(pair.key.kind);
+  const auto inverse_mass_along = [&](const Vec3& u) {
+    double sum = 0.0;
+    for (int i = 0; i < 4; ++i) {
+      const Body& body = i < on_a ? *work->body_a->body : *work->body_b->body;
+      sum += std::abs(points->distribution[i]) * body.InverseMassAlong(work->vertices[i], u);
+    }
+    return sum;
+  };
+  const FrictionOutcome friction =
+      ComputeFriction(settings_.friction, pair.friction, p1 - q1, v_slip, work->normal_t1,
+                      normal_force_N, params.dt_s, inverse_mass_along);
+  pair.friction = friction.state;
+  work->friction_mode = friction.mode;
+  work->friction_impulse_on_p_Ns = friction.impulse_Ns;
+  const VertexImpulses friction_impulses = DistributeImpulse(*points, friction.impulse_Ns);
+  for (int i = 0; i < 4; ++i) work->impulses_Ns[i] += friction_impulses[i];
+}
+
+void PenaltyPipeline::ComputePlaneContacts(const StepInput& input, StepDiagnostics* diagnostics) {
+  plane_work_.clear();
+  next_plane_contacts_.clear();
+  if (input.planes.empty()) {
+    plane_contacts_.clear();
+    return;
+  }
+  const double dt = settings_.dt_s;
+  const double k = settings_.stiffness_n_per_m;
+  const PenaltyParams params{.stiffness_n_per_m = k, .dt_s = dt};
+  const bool cpf = IsCpfModel(settings_.contact_model);
+  size_t previous = 0;  // plane_contacts_ and this loop both go in (body, vertex, plane) order
+  for (size_t bi = 0; bi < input.bodies.size(); ++bi) {
+    const SimBody& sim_body = input.bodies[bi];
+    if (!sim_body.collision.enabled || immovable_[bi]) continue;
+    const Body& body = *sim_body.body;
+    for (const int32_t v : sim_body.surface_vertices) {
+      if (body.InverseMass(v) == 0.0) continue;
+      const Vec3 x0 = body.positions_t0().row(v).transpose();
+      const Vec3 x1 = body.positions_t1().row(v).transpose();
+      for (size_t pi = 0; pi < input.planes.size(); ++pi) {
+        const GroundPlane& plane = input.planes[pi];
+        const double depth_0 = plane.offset_m - plane.normal.dot(x0);
+        const double depth_1 = plane.offset_m - plane.normal.dot(x1);
+        if (depth_0 <= 0.0 && depth_1 <= 0.0) continue;
+        Vec3 impulse = Vec3::Zero();
+        if (cpf) {
+          const StaticPlaneResult r =
+              CpfVertexStaticPlane(x0, x1, plane.normal, plane.offset_m, params);
+          if (r.status != PenaltyStatus::kOk || !r.penetrating) continue;
+          impulse = r.impulse_Ns;
+        } else {
+          if (depth_1 <= 0.0) continue;
+          impulse = dt * k * depth_1 * plane.normal;
+        }
+        const auto key = std::make_tuple(sim_body.id, v, plane.id);
+        while (previous < plane_contacts_.size() &&
+               std::make_tuple(plane_contacts_[previous].body_id, plane_contacts_[previous].vertex,
+                               plane_contacts_[previous].plane_id) < key) {
+          ++previous;
+        }
+        PlaneContact contact{sim_body.id, v, plane.id, FrictionContactState{}};
+        if (previous < plane_contacts_.size() &&
+            std::make_tuple(plane_contacts_[previous].body_id, plane_contacts_[previous].vertex,
+                            plane_contacts_[previous].plane_id) == key) {
+          contact.friction = plane_contacts_[previous].friction;
+        }
+        const FrictionOutcome friction = ComputeFriction(
+            settings_.friction, contact.friction, x1, (x1 - x0) / dt, plane.normal,
+            impulse.norm() / dt, dt, [&](const Vec3& u) { return body.InverseMassAlong(v, u); });
+        contact.friction = friction.state;
+        next_plane_contacts_.push_back(contact);
+        plane_work_.push_back(PlaneWork{static_cast<int32_t>(bi), v, static_cast<int32_t>(pi),
+                                        impulse, friction.impulse_Ns, friction.mode});
+        diagnostics->stick_contacts += friction.mode == FrictionMode::kStick;
+        diagnostics->slip_contacts += friction.mode == FrictionMode::kSlip;
+      }
+    }
+  }
+  plane_contacts_.swap(next_plane_contacts_);
+  diagnostics->plane_contacts = static_cast<int32_t>(plane_work_.size());
+}
+
+absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diagnostics,
+                                   ContactReport* report) {
+  const double dt = settings_.dt_s;
+  report->contacts.clear();
+  report->body_totals.clear();
+
+  // 1. Predict.
+  for (SimBody& sim_body : input.bodies) {
+    if (absl::Status s = sim_body.body->Predict(dt, settings_.gravity_m_per_s2); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("body ", sim_body.id, ": ", s.message()));
+    }
+  }
+  for (const SimBody& sim_body : input.bodies) {
+    if (!sim_body.body->positions_t1().allFinite()) {
+      diagnostics->divergence = DivergenceKind::kNonFinite;
+      diagnostics->divergence_message = absl::StrCat("body ", sim_body.id, " '", sim_body.name,
+                                                     "': predicted positions are not finite");
+      return absl::FailedPreconditionError(diagnostics->divergence_message);
+    }
+  }
+
+  // 2. CCD on the predicted trajectories.
+  immovable_.assign(input.bodies.size(), 0);
+  collision_bodies_.clear();
+  for (size_t i = 0; i < input.bodies.size(); ++i) {
+    const SimBody& sim_body = input.bodies[i];
+    immovable_[i] = IsImmovable(*sim_body.body);
+    if (!sim_body.collision.enabled) continue;
+    const Body& body = *sim_body.body;
+    collision_bodies_.push_back(CollisionBody{
+        .id = sim_body.id,
+        .mesh = &body.surface(),
+        .x_t0 = &body.positions_t0(),
+        .x_t1 = &body.positions_t1(),
+        .is_static = immovable_[i] != 0,
+        .self_collision = settings_.self_collision && sim_body.collision.self_collision &&
+                          body.type() != BodyType::kRigid,
+    });
+  }
+  const CcdOptions ccd_options{.min_separation_m = settings_.min_separation_m,
+                               .tolerance_m = settings_.ccd_tolerance_m,
+                               .max_iterations = settings_.ccd_max_iterations};
+  if (absl::Status s = ccd_.Run(collision_bodies_, ccd_options, &ccd_result_); !s.ok()) return s;
+  diagnostics->ccd = ccd_result_.stats;
+
+  // 3. Merge the tracked pairs with the hits, both in key order.
+  sorted_hits_.clear();
+  for (const CcdHit& hit : ccd_result_.hits) sorted_hits_.push_back(&hit);
+  std::stable_sort(sorted_hits_.begin(), sorted_hits_.end(),
+                   [](const CcdHit* a, const CcdHit* b) { return KeyOf(*a) < KeyOf(*b); });
+  // One candidate per key, so the table stays unique.
+  sorted_hits_.erase(
+      std::unique(sorted_hits_.begin(), sorted_hits_.end(),
+                  [](const CcdHit* a, const CcdHit* b) { return KeyOf(*a) == KeyOf(*b); }),
+      sorted_hits_.end());
+  candidates_.clear();
+  {
+    size_t i = 0, j = 0;
+    while (i < pairs_.size() || j < sorted_hits_.size()) {
+      if (j == sorted_hits_.size() ||
+          (i < pairs_.size() && pairs_[i].key < KeyOf(*sorted_hits_[j]))) {
+        candidates_.push_back({&pairs_[i++], nullptr});
+      } else if (i == pairs_.size() || KeyOf(*sorted_hits_[j]) < pairs_[i].key) {
+        candidates_.push_back({nullptr, sorted_hits_[j++]});
+      } else {
+        candidates_.push_back({&pairs_[i++], sorted_hits_[j++]});
+      }
+    }
+  }
+
+  // 3-5. Intervals, impulses and friction per pair, in parallel into per-pair slots.
+  pair_work_.resize(candidates_.size());
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, candidates_.size(), kPairGrain),
+                    [&](const tbb::blocked_range<size_t>& range) {
+                      for (size_t k = range.begin(); k < range.end(); ++k) {
+                        EvaluatePair(candidates_[k], input, &pair_work_[k]);
+                      }
+                    });
+
+  // 6. Apply in key order on this thread.
+  std::vector<TrackedPair> next_pairs;
+  next_pairs.reserve(candidates_.size());
+  for (const PairWork& work : pair_work_) {
+    diagnostics->dropped_pairs += work.dropped;
+    diagnostics->invalid_ccd_hits += work.invalid_hit;
+    diagnostics->flat_edge_hits += work.flat_edge_hit;
+    if (!work.active) continue;
+    next_pairs.push_back(work.pair);
+    ++diagnostics->active_pairs;
+    diagnostics->new_pairs += work.is_new;
+    diagnostics->degenerate_pairs += work.status != PenaltyStatus::kOk;
+    diagnostics->unconverged_pairs += !work.converged;
+    diagnostics->stick_contacts += work.friction_mode == FrictionMode::kStick;
+    diagnostics->slip_contacts += work.friction_mode == FrictionMode::kSlip;
+    const int on_a = NumVerticesOnA(work.pair.key.kind);
+    for (int i = 0; i < 4; ++i) {
+      if (work.impulses_Ns[i].isZero(0.0)) continue;
+      Body& body = i < on_a ? *work.body_a->body : *work.body_b->body;
+      if (absl::Status s = body.AddVertexImpulse(work.vertices[i], work.impulses_Ns[i]); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  pairs_.swap(next_pairs);
+
+  ComputePlaneContacts(input, diagnostics);
+  for (const PlaneWork& work : plane_work_) {
+    Body& body = *input.bodies[work.body_index].body;
+    if (absl::Status s =
+            body.AddVertexImpulse(work.vertex, work.normal_impulse_Ns + work.friction_impulse_Ns);
+        !s.ok()) {
+      return s;
+    }
+  }
+
+  for (SimBody& sim_body : input.bodies) {
+    if (absl::Status s = sim_body.body->Correct(dt); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("body ", sim_body.id, ": ", s.message()));
+    }
+  }
+
+  // 7. The report, at the corrected end of the step.
+  report->contacts.reserve(diagnostics->active_pairs + plane_work_.size());
+  double max_depth = 0.0;
+  for (const PairWork& work : pair_work_) {
+    if (!work.active) continue;
+    const PairKey& key = work.pair.key;
+    std::array<Vec3, 4> x_end;
+    const int on_a = NumVerticesOnA(key.kind);
+    for (int i = 0; i < 4; ++i) {
+      const Body& body = i < on_a ? *work.body_a->body : *work.body_b->body;
+      x_end[i] = body.positions_t0().row(work.vertices[i]).transpose();
+    }
+    const PairGeometry end =
+        PairGeometryAt(key.kind, x_end, work.pair.weights, work.pair.penetrating_sign);
+    ContactRecord record;
+    record.body_a = key.body_a;
+    record.body_b = key.body_b;
+    record.kind = FeatureKind(key.kind);
+    record.feature_a = key.feature_a;
+    record.feature_b = key.feature_b;
+    record.p_WC = end.p;
+    record.normal_W = end.normal.isZero(0.0) ? work.normal_t1 : end.normal;
+    record.depth_m = end.depth_m;
+    record.normal_impulse_Ns = work.normal_impulse_on_p_Ns;
+    record.friction_impulse_Ns = work.friction_impulse_on_p_Ns;
+    record.friction_mode = work.friction_mode;
+    max_depth = std::max(max_depth, record.depth_m);
+    report->contacts.push_back(record);
+  }
+  for (const PlaneWork& work : plane_work_) {
+    const SimBody& sim_body = input.bodies[work.body_index];
+    const GroundPlane& plane = input.planes[work.plane_index];
+    const Vec3 x = sim_body.body->positions_t0().row(work.vertex).transpose();
+    ContactRecord record;
+    record.body_a = sim_body.id;
+    record.body_b = kStaticEnvironmentBodyId;
+    record.kind = ContactFeatureKind::kVertexPlane;
+    record.feature_a = work.vertex;
+    record.feature_b = plane.id;
+    record.p_WC = x;
+    record.normal_W = plane.normal;
+    record.depth_m = plane.offset_m - plane.normal.dot(x);
+    record.normal_impulse_Ns = work.normal_impulse_Ns;
+    record.friction_impulse_Ns = work.friction_impulse_Ns;
+    record.friction_mode = work.friction_mode;
+    max_depth = std::max(max_depth, record.depth_m);
+    report->contacts.push_back(record);
+  }
+  diagnostics->max_penetration_depth_m = max_depth;
+
+  std::vector<BodyOrigin> origins;
+  origins.reserve(input.bodies.size());
+  for (const SimBody& sim_body : input.bodies) {
+    origins.push_back(BodyOrigin{sim_body.id, BodyOriginOf(*sim_body.body)});
+  }
+  absl::StatusOr<std::vector<BodyContactTotals>> totals =
+      AccumulateBodyTotals(report->contacts, origins);
+  if (!totals.ok()) return totals.status();
+  report->body_totals = *std::move(totals);
+  return absl::OkStatus();
+}
+
+}  // namespace contactsim::core

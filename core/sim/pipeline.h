@@ -1,0 +1,50 @@
+// Pipeline: the stepping scheme of one World (DESIGN.md Sec. 1). A World owns one Pipeline; each
+// Step advances all bodies by one time step dt [s] from t_n to t_n + dt, resolving contacts the
+// pipeline's way, and describes what it did in a ContactReport and a StepDiagnostics.
+//
+// A pipeline may keep state between steps (tracked contact pairs, friction anchors, collision
+// caches). Clone copies everything that changes the results of later steps, so a World restored
+// from a snapshot replays bit-identically; caches that do not change results may start empty.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "absl/status/status.h"
+#include "core/contact/contact_report.h"
+#include "core/sim/sim_body.h"
+#include "core/sim/step_diagnostics.h"
+
+namespace contactsim::core {
+
+struct StepInput {
+  std::span<SimBody> bodies;            // ascending id
+  std::span<const GroundPlane> planes;  // ascending id
+};
+
+class Pipeline {
+ public:
+  virtual ~Pipeline() = default;
+
+  // One step. Fills the contact counts and CCD statistics of *diagnostics (the World adds the
+  // energies and the divergence check) and replaces *report. An error leaves the bodies
+  // part-way through the step: the World then stops as diverged.
+  virtual absl::Status Step(const StepInput& input, StepDiagnostics* diagnostics,
+                            ContactReport* report) = 0;
+
+  // Drops the contact state that involves a removed body or plane.
+  virtual void ForgetBody(int32_t body_id) = 0;
+  virtual void ForgetPlane(int32_t plane_id) = 0;
+  // Drops all contact state.
+  virtual void Clear() = 0;
+
+  virtual std::unique_ptr<Pipeline> Clone() const = 0;
+
+ protected:
+  Pipeline() = default;
+  Pipeline(const Pipeline&) = default;
+  Pipeline& operator=(const Pipeline&) = default;
+};
+
+}  // namespace contactsim::core

@@ -1,0 +1,53 @@
+// StepDiagnostics: what one step of a World did and whether it stayed sane — energies, contact
+// counts, the deepest penetration, CCD statistics, and divergence (non-finite state or energy
+// blow-up, see world_settings.h).
+//
+// Energies are those of the state after the step: T = sum of the bodies' kinetic energies [J],
+// V = gravitational (about the world origin) plus elastic potential energy [J]; static and
+// kinematic bodies contribute 0. The penalty springs' own energy is not included.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/collision/ccd_sweep.h"
+
+namespace contactsim::core {
+
+enum class DivergenceKind : uint8_t {
+  kNone = 0,
+  kNonFinite = 1,      // a NaN or infinite position, velocity, orientation or energy
+  kEnergyBlowUp = 2,   // kinetic energy beyond the configured growth factor
+  kPipelineError = 3,  // the pipeline failed part-way through the step
+};
+
+const char* DivergenceKindName(DivergenceKind kind);
+
+struct StepDiagnostics {
+  int64_t step = 0;     // steps taken including this one
+  double time_s = 0.0;  // simulation time at the end of the step [s]
+
+  double kinetic_energy_j = 0.0;    // T [J]
+  double potential_energy_j = 0.0;  // V [J]
+  double total_energy_j = 0.0;      // T + V [J]
+
+  // Largest penetration depth over this step's contacts at the end of the step [m] (0 without
+  // contacts).
+  double max_penetration_depth_m = 0.0;
+  int32_t active_pairs = 0;       // tracked VF and EE pairs penetrating during the step
+  int32_t new_pairs = 0;          // of those, first found by CCD in this step
+  int32_t dropped_pairs = 0;      // tracked pairs released: no penetration over the whole step
+  int32_t plane_contacts = 0;     // vertices penetrating a ground plane during the step
+  int32_t degenerate_pairs = 0;   // pairs whose kernel found no normal or bad input (no impulse)
+  int32_t unconverged_pairs = 0;  // kCpfExact pairs whose quadrature hit its depth limit
+  int32_t invalid_ccd_hits = 0;   // CCD hits with CcdStatus::kInvalidInput (ignored)
+  int32_t flat_edge_hits = 0;     // EE hits on a flat edge, left to the VF pairs (ignored)
+  int32_t stick_contacts = 0;     // friction in the static phase
+  int32_t slip_contacts = 0;      // friction in the dynamic phase
+  CcdSweepStats ccd;              // broad and narrow phase counts and times
+
+  DivergenceKind divergence = DivergenceKind::kNone;
+  std::string divergence_message;  // why, naming the body and quantity; empty when kNone
+};
+
+}  // namespace contactsim::core

@@ -1,0 +1,237 @@
+#include "core/sim/world.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/sim/body_utils.h"
+#include "core/sim/divergence_check.h"
+#include "core/sim/penalty_pipeline.h"
+
+namespace contactsim::core {
+namespace {
+
+absl::StatusOr<std::vector<SimBody>> CloneBodies(const std::vector<SimBody>& bodies) {
+  std::vector<SimBody> copies;
+  copies.reserve(bodies.size());
+  for (const SimBody& sim_body : bodies) {
+    absl::StatusOr<std::unique_ptr<Body>> body = CloneBody(*sim_body.body);
+    if (!body.ok()) return body.status();
+    copies.push_back(SimBody{sim_body.id, sim_body.name, sim_body.collision, *std::move(body),
+                             sim_body.surface_vertices});
+  }
+  return copies;
+}
+
+}  // namespace
+
+WorldSnapshot::WorldSnapshot() = default;
+WorldSnapshot::WorldSnapshot(WorldSnapshot&&) noexcept = default;
+WorldSnapshot& WorldSnapshot::operator=(WorldSnapshot&&) noexcept = default;
+WorldSnapshot::~WorldSnapshot() = default;
+
+World::World(const WorldSettings& settings)
+    : settings_(settings), pipeline_(std::make_unique<PenaltyPipeline>(settings)) {}
+
+World::World(World&&) noexcept = default;
+World& World::operator=(World&&) noexcept = default;
+World::~World() = default;
+
+absl::StatusOr<World> World::Create(const WorldSettings& settings) {
+  if (absl::Status s = ValidateWorldSettings(settings); !s.ok()) return s;
+  return World(settings);
+}
+
+int World::BodyIndex(int32_t id) const {
+  const auto it =
+      std::lower_bound(bodies_.begin(), bodies_.end(), id,
+                       [](const SimBody& body, int32_t value) { return body.id < value; });
+  return it != bodies_.end() && it->id == id ? static_cast<int>(it - bodies_.begin()) : -1;
+}
+
+absl::StatusOr<int32_t> World::AddBody(std::unique_ptr<Body> body, BodyOptions options) {
+  if (body == nullptr) return absl::InvalidArgumentError("body: must not be null");
+  if (absl::Status s = body->CheckFinite(); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("body: ", s.message()));
+  }
+  if (body->positions_t0() != body->positions_t1()) {
+    return absl::InvalidArgumentError("body: is part-way through a step (Predict without Correct)");
+  }
+  if (!options.name.empty() && FindBody(options.name).ok()) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("name: a body named '", options.name, "' already exists"));
+  }
+  const int32_t id = next_body_id_++;
+  std::vector<int32_t> surface_vertices = SurfaceVertices(*body);
+  bodies_.push_back(SimBody{id, std::move(options.name), options.collision, std::move(body),
+                            std::move(surface_vertices)});
+  energy_reference_j_.reset();
+  return id;
+}
+
+absl::Status World::RemoveBody(int32_t id) {
+  const int index = BodyIndex(id);
+  if (index < 0) return absl::NotFoundError(absl::StrCat("id: no body with id ", id));
+  bodies_.erase(bodies_.begin() + index);
+  pipeline_->ForgetBody(id);
+  energy_reference_j_.reset();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int32_t> World::AddGroundPlane(const Vec3& normal, double offset_m) {
+  const double length = normal.norm();
+  if (!normal.allFinite() || !std::isfinite(length) || length == 0.0) {
+    return absl::InvalidArgumentError(absl::StrCat("normal: must be finite and non-zero, got (",
+                                                   normal.x(), ", ", normal.y(), ", ", normal.z(),
+                                                   ")"));
+  }
+  if (!std::isfinite(offset_m)) {
+    return absl::InvalidArgumentError(absl::StrCat("offset_m: must be finite, got ", offset_m));
+  }
+  const int32_t id = next_plane_id_++;
+  planes_.push_back(GroundPlane{id, normal / length, offset_m});
+  return id;
+}
+
+absl::Status World::RemoveGroundPlane(int32_t id) {
+  const auto it = std::find_if(planes_.begin(), planes_.end(),
+                               [&](const GroundPlane& plane) { return plane.id == id; });
+  if (it == planes_.end())
+    return absl::NotFoundError(absl::StrCat("id: no ground plane with id ", id));
+  planes_.erase(it);
+  pipeline_->ForgetPlane(id);
+  return absl::OkStatus();
+}
+
+std::vector<int32_t> World::body_ids() const {
+  std::vector<int32_t> ids;
+  ids.reserve(bodies_.size());
+  for (const SimBody& sim_body : bodies_) ids.push_back(sim_body.id);
+  return ids;
+}
+
+Body* World::body(int32_t id) {
+  const int index = BodyIndex(id);
+  return index < 0 ? nullptr : bodies_[index].body.get();
+}
+
+const Body* World::body(int32_t id) const {
+  const int index = BodyIndex(id);
+  return index < 0 ? nullptr : bodies_[index].body.get();
+}
+
+const SimBody* World::sim_body(int32_t id) const {
+  const int index = BodyIndex(id);
+  return index < 0 ? nullptr : &bodies_[index];
+}
+
+absl::StatusOr<int32_t> World::FindBody(std::string_view name) const {
+  for (const SimBody& sim_body : bodies_) {
+    if (!name.empty() && sim_body.name == name) return sim_body.id;
+  }
+  return absl::NotFoundError(absl::StrCat("name: no body named '", std::string(name), "'"));
+}
+
+absl::Status World::Step(int num_steps, std::vector<StepDiagnostics>* diagnostics) {
+  if (num_steps < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("num_steps: must be >= 0, got ", num_steps));
+  }
+  for (int i = 0; i < num_steps; ++i) {
+    if (absl::Status s = StepOnce(diagnostics); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
+  if (diverged_) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the world diverged at step ", last_diagnostics_.step, " (",
+        DivergenceKindName(last_diagnostics_.divergence), ": ",
+        last_diagnostics_.divergence_message, "); Restore or Reset it before stepping"));
+  }
+  if (step_count_ == 0 && initial_ == nullptr) {
+    absl::StatusOr<WorldSnapshot> initial = Snapshot();
+    if (initial.ok()) initial_ = std::make_unique<WorldSnapshot>(*std::move(initial));
+  }
+  if (!energy_reference_j_.has_value()) {
+    const WorldEnergies reference = MeasureEnergies(bodies_, settings_.gravity_m_per_s2);
+    energy_reference_j_ = reference.kinetic_j + reference.potential_j;
+  }
+
+  StepDiagnostics step;
+  const absl::Status status = pipeline_->Step(StepInput{bodies_, planes_}, &step, &last_report_);
+  ++step_count_;
+  time_s_ = static_cast<double>(step_count_) * settings_.dt_s;
+  step.step = step_count_;
+  step.time_s = time_s_;
+  const WorldEnergies energies = MeasureEnergies(bodies_, settings_.gravity_m_per_s2);
+  step.kinetic_energy_j = energies.kinetic_j;
+  step.potential_energy_j = energies.potential_j;
+  step.total_energy_j = energies.kinetic_j + energies.potential_j;
+  if (!status.ok() && step.divergence == DivergenceKind::kNone) {
+    step.divergence = DivergenceKind::kPipelineError;
+    step.divergence_message = status.ToString();
+  }
+  if (step.divergence == DivergenceKind::kNone) {
+    DetectDivergence(bodies_, energies, *energy_reference_j_, settings_.divergence, &step);
+  }
+  last_diagnostics_ = step;
+  if (diagnostics != nullptr) diagnostics->push_back(step);
+  if (step.divergence != DivergenceKind::kNone) {
+    diverged_ = true;
+    return absl::FailedPreconditionError(absl::StrCat("step ", step.step, " diverged (",
+                                                      DivergenceKindName(step.divergence),
+                                                      "): ", step.divergence_message));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<WorldSnapshot> World::Snapshot() const {
+  if (diverged_) {
+    return absl::FailedPreconditionError(
+        "the world has diverged; a snapshot of its state would not be worth restoring");
+  }
+  absl::StatusOr<std::vector<SimBody>> bodies = CloneBodies(bodies_);
+  if (!bodies.ok()) return bodies.status();
+  WorldSnapshot snapshot;
+  snapshot.settings_ = settings_;
+  snapshot.bodies_ = *std::move(bodies);
+  snapshot.planes_ = planes_;
+  snapshot.pipeline_ = pipeline_->Clone();
+  snapshot.time_s_ = time_s_;
+  snapshot.step_count_ = step_count_;
+  snapshot.next_body_id_ = next_body_id_;
+  snapshot.next_plane_id_ = next_plane_id_;
+  snapshot.energy_reference_j_ = energy_reference_j_;
+  snapshot.last_diagnostics_ = last_diagnostics_;
+  snapshot.last_report_ = last_report_;
+  return snapshot;
+}
+
+absl::Status World::Restore(const WorldSnapshot& snapshot) {
+  absl::StatusOr<std::vector<SimBody>> bodies = CloneBodies(snapshot.bodies_);
+  if (!bodies.ok()) return bodies.status();
+  settings_ = snapshot.settings_;
+  bodies_ = *std::move(bodies);
+  planes_ = snapshot.planes_;
+  pipeline_ = snapshot.pipeline_->Clone();
+  time_s_ = snapshot.time_s_;
+  step_count_ = snapshot.step_count_;
+  next_body_id_ = snapshot.next_body_id_;
+  next_plane_id_ = snapshot.next_plane_id_;
+  energy_reference_j_ = snapshot.energy_reference_j_;
+  last_diagnostics_ = snapshot.last_diagnostics_;
+  last_report_ = snapshot.last_report_;
+  diverged_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status World::Reset() {
+  if (initial_ != nullptr) return Restore(*initial_);
+  if (step_count_ == 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      "no initial state to reset to: a body could not be copied when the first step began");
+}
+
+}  // namespace contactsim::core

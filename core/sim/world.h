@@ -1,0 +1,153 @@
+// World: the bodies, ground planes and settings of one simulation, stepped by its pipeline (the
+// penalty pipeline, penalty_pipeline.h), with time t_n = n dt [s] after n steps.
+//
+// Content: bodies (any Body: rigid, cloth, FEM) with a World-assigned id (0, 1, ... never
+// reused), an optional unique name and collision flags; static ground planes {x : n . x = h}
+// (vertices of every colliding body are pushed out of their inside n . x < h). Content may change
+// between steps.
+//
+// Step(n) advances n steps and records a StepDiagnostics per step. A step that diverges (a
+// non-finite state or energy, an energy blow-up, or a pipeline failure part-way; see
+// world_settings.h) records why in its diagnostics and returns FailedPrecondition with that
+// message; from then on Step refuses (FailedPrecondition) until Restore or Reset, so a diverged
+// state is never stepped on silently.
+//
+// The energy reference E_ref of the blow-up check is the total energy T + V at the start of the
+// first step after the content last changed (AddBody, RemoveBody, Restore, Reset) or after
+// ResetEnergyReference; call that after changing body states by hand (e.g. a new velocity).
+//
+// Snapshot copies everything that determines later steps (bodies with their state, planes, the
+// pipeline's tracked contacts and friction anchors, time, ids, the energy reference); Restore
+// returns to it, and stepping from a restored snapshot reproduces the same bits. Reset restores
+// the state the world had when its first step began (time 0); content added after that is gone.
+//
+// Not thread-safe: one strand owns a World (the pipeline parallelizes inside a step).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/common/eigen_types.h"
+#include "core/contact/contact_report.h"
+#include "core/dynamics/body.h"
+#include "core/sim/pipeline.h"
+#include "core/sim/sim_body.h"
+#include "core/sim/step_diagnostics.h"
+#include "core/sim/world_settings.h"
+
+namespace contactsim::core {
+
+struct BodyOptions {
+  std::string name;  // optional; unique among the World's bodies when not empty
+  CollisionFlags collision;
+};
+
+// A deep copy of a World's state (see World::Snapshot). Move-only; restorable any number of times.
+class WorldSnapshot {
+ public:
+  WorldSnapshot(WorldSnapshot&&) noexcept;
+  WorldSnapshot& operator=(WorldSnapshot&&) noexcept;
+  ~WorldSnapshot();
+
+  double time_s() const { return time_s_; }
+  int64_t step_count() const { return step_count_; }
+
+ private:
+  friend class World;
+  WorldSnapshot();
+
+  WorldSettings settings_;
+  std::vector<SimBody> bodies_;
+  std::vector<GroundPlane> planes_;
+  std::unique_ptr<Pipeline> pipeline_;
+  double time_s_ = 0.0;
+  int64_t step_count_ = 0;
+  int32_t next_body_id_ = 0;
+  int32_t next_plane_id_ = 0;
+  std::optional<double> energy_reference_j_;
+  StepDiagnostics last_diagnostics_;
+  ContactReport last_report_;
+};
+
+class World {
+ public:
+  // InvalidArgument naming the field for invalid settings (ValidateWorldSettings).
+  static absl::StatusOr<World> Create(const WorldSettings& settings);
+
+  World(World&&) noexcept;
+  World& operator=(World&&) noexcept;
+  ~World();
+
+  const WorldSettings& settings() const { return settings_; }
+
+  // Adds a body, which must be between steps with a finite state (InvalidArgument otherwise, or
+  // for a null body); AlreadyExists for a name already in use. Returns its id.
+  absl::StatusOr<int32_t> AddBody(std::unique_ptr<Body> body, BodyOptions options = {});
+  // NotFound for an unknown id. Drops the body's tracked contacts.
+  absl::Status RemoveBody(int32_t id);
+  // A static plane {x : n . x = h}, n = normal / |normal|; InvalidArgument naming the argument for
+  // a zero or non-finite normal or a non-finite offset. Returns the plane id.
+  absl::StatusOr<int32_t> AddGroundPlane(const Vec3& normal, double offset_m);
+  absl::Status RemoveGroundPlane(int32_t id);  // NotFound for an unknown id
+
+  int num_bodies() const { return static_cast<int>(bodies_.size()); }
+  std::vector<int32_t> body_ids() const;  // ascending
+  // nullptr for an unknown id. Change a body's state only between steps.
+  Body* body(int32_t id);
+  const Body* body(int32_t id) const;
+  const SimBody* sim_body(int32_t id) const;
+  // NotFound when no body has that name.
+  absl::StatusOr<int32_t> FindBody(std::string_view name) const;
+  std::span<const GroundPlane> ground_planes() const { return planes_; }
+
+  // Advances num_steps (>= 0, else InvalidArgument) steps; appends one StepDiagnostics per step
+  // taken to *diagnostics when given. FailedPrecondition when the world has diverged, now or
+  // before (see the top of this file).
+  absl::Status Step(int num_steps = 1, std::vector<StepDiagnostics>* diagnostics = nullptr);
+
+  double time_s() const { return time_s_; }
+  int64_t step_count() const { return step_count_; }
+  bool diverged() const { return diverged_; }
+  // Of the last step taken (default values before the first).
+  const StepDiagnostics& last_diagnostics() const { return last_diagnostics_; }
+  const ContactReport& last_contact_report() const { return last_report_; }
+
+  // FailedPrecondition for a diverged world; Unimplemented when a body cannot be copied.
+  absl::StatusOr<WorldSnapshot> Snapshot() const;
+  // Replaces the whole state (settings included) by the snapshot's and clears divergence.
+  absl::Status Restore(const WorldSnapshot& snapshot);
+  // Restores the state at the start of the first step; nothing to do before the first step.
+  // FailedPrecondition when that state could not be copied (a body CloneBody cannot copy).
+  absl::Status Reset();
+  void ResetEnergyReference() { energy_reference_j_.reset(); }
+
+  const Pipeline& pipeline() const { return *pipeline_; }
+
+ private:
+  explicit World(const WorldSettings& settings);
+  absl::Status StepOnce(std::vector<StepDiagnostics>* diagnostics);
+  int BodyIndex(int32_t id) const;  // -1 when unknown
+
+  WorldSettings settings_;
+  std::vector<SimBody> bodies_;      // ascending id
+  std::vector<GroundPlane> planes_;  // ascending id
+  std::unique_ptr<Pipeline> pipeline_;
+  double time_s_ = 0.0;
+  int64_t step_count_ = 0;
+  int32_t next_body_id_ = 0;
+  int32_t next_plane_id_ = 0;
+  std::optional<double> energy_reference_j_;
+  bool diverged_ = false;
+  StepDiagnostics last_diagnostics_;
+  ContactReport last_report_;
+  std::unique_ptr<WorldSnapshot> initial_;  // for Reset, taken when the first step begins
+};
+
+}  // namespace contactsim::core

@@ -1,0 +1,82 @@
+// WorldSettings: the parameters of a World stepped by the penalty pipeline (Tang et al. 2012,
+// Sec. 3.2-3.5), and their validation.
+//
+// One step of length dt [s] moves every vertex on the straight line x(t) = (1 - t) x_t0 + t x_t1,
+// t in [0, 1] (body.h). A penetrating feature pair with depth delta [m] and unit normal n feels
+// the penalty force F = k delta n [N]; the contact model says how its impulse over the step is
+// formed:
+//   kDpf           I = dt k delta(1) n(1), delta and n from the closest point at t = 1 and the
+//                  face normal by winding (the discrete baseline, Eq. 1-3);
+//   kDpfCcdNormal  I = dt k delta(1) n(1) with the collision points and normal tracked from the
+//                  first time of contact found by CCD (paper Fig. 8b);
+//   kCpf           I = k dt sum_i int_{t_a^i}^{t_b^i} delta(t) n(t) dt over the penetration
+//                  intervals, n = m(t) / L_k (closed form, Eq. 8-17);
+//   kCpfExact      the same integral with the exact unit normal m(t) / |m(t)| (quadrature).
+// Explicit stepping is stable for roughly dt < sqrt(2 m / k) (CPF, paper Sec. 3.6 and
+// supplement C; m the mass behind one contact vertex); friction springs add the same kind of
+// bound with k_FP.
+//
+// Divergence: a step is diverged when any state or energy is non-finite, or when the kinetic
+// energy T exceeds energy_growth_factor * (max(E_ref - V, 0) + energy_floor_j), where E_ref =
+// T_ref + V_ref is the total mechanical energy at the reference (the first step after the
+// content last changed, see World) and V the potential energy now. A passive system has
+// T <= E_ref - V (energy conservation with dissipation), so the factor is the tolerated gain;
+// work done by user forces and kinematic bodies counts as gain too.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "core/common/eigen_types.h"
+#include "core/contact/friction/viscous_friction.h"
+#include "core/contact/friction/yamane_nakamura.h"
+
+namespace contactsim::core {
+
+enum class ContactModel : uint8_t { kDpf = 0, kDpfCcdNormal = 1, kCpf = 2, kCpfExact = 3 };
+
+enum class FrictionModel : uint8_t {
+  kNone = 0,
+  kYamaneNakamura = 1,  // static spring-damper / dynamic Coulomb (yamane_nakamura.h)
+  kViscous = 2,         // f = -c T v (viscous_friction.h)
+};
+
+struct FrictionSettings {
+  FrictionModel model = FrictionModel::kNone;
+  YamaneNakamuraParams yamane_nakamura;  // used when model == kYamaneNakamura
+  ViscousFrictionParams viscous;         // used when model == kViscous
+};
+
+struct DivergenceSettings {
+  // Tolerated growth of the kinetic energy over what the reference energy allows [1]: > 1, or
+  // +infinity to turn the energy check off (non-finite states are always caught).
+  double energy_growth_factor = 10.0;
+  // Energy scale below which growth is not judged [J], > 0: a world at rest has no energy to
+  // compare with, and penalty contacts trade some energy with the springs.
+  double energy_floor_j = 1e-3;
+};
+
+struct WorldSettings {
+  double dt_s = 1e-3;                             // step length dt [s], > 0
+  Vec3 gravity_m_per_s2 = Vec3(0.0, 0.0, -9.81);  // g [m/s^2], finite
+  ContactModel contact_model = ContactModel::kCpf;
+  double stiffness_n_per_m = 1e4;  // penalty stiffness k [N/m], > 0
+  // CCD minimum separation d [m], >= 0: pairs closer than d are found as contacts.
+  double min_separation_m = 0.0;
+  double ccd_tolerance_m = 1e-6;         // CCD root finder length tolerance [m], > 0
+  int32_t ccd_max_iterations = 100'000;  // CCD root finder budget, > 0
+  // Relative tolerance of the kCpfExact quadrature [1], in (0, 1).
+  double cpf_exact_relative_tolerance = 1e-10;
+  FrictionSettings friction;
+  // Contacts of a body with itself (for bodies whose CollisionFlags allow them; never rigid).
+  bool self_collision = false;
+  DivergenceSettings divergence;
+};
+
+// InvalidArgument naming the first bad field (e.g. "dt_s: must be finite and > 0, got 0",
+// "friction.yamane_nakamura.mu_static must be finite and >= 0, got -1").
+absl::Status ValidateWorldSettings(const WorldSettings& settings);
+
+const char* ContactModelName(ContactModel model);
+
+}  // namespace contactsim::core
