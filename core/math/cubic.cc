@@ -31,7 +31,8 @@ double SolveBracketed(const CubicPolynomial& f, double l, double r, double f_l) 
     if (r - l <= 2.0 * kMachineEpsilon * std::max(std::abs(l), std::abs(r))) break;
     const double slope = f.EvaluateDerivative(x);
     const double newton = slope != 0.0 ? x - f_x / slope : l - 1.0;
-    const bool newton_ok = newton > l && newton < r && std::abs(f_x) * 2.0 < std::abs(previous_step * slope);
+    const bool newton_ok =
+        newton > l && newton < r && std::abs(f_x) * 2.0 < std::abs(previous_step * slope);
     previous_step = step;
     if (newton_ok) {
       step = newton - x;
@@ -102,7 +103,8 @@ double CubicPolynomial::EvaluationErrorBound(double t) const {
   const double x = std::abs(t);
   const double magnitude =
       ((std::abs(c[3]) * x + std::abs(c[2])) * x + std::abs(c[1])) * x + std::abs(c[0]);
-  const double coefficient_error = ((c_error[3] * x + c_error[2]) * x + c_error[1]) * x + c_error[0];
+  const double coefficient_error =
+      ((c_error[3] * x + c_error[2]) * x + c_error[1]) * x + c_error[0];
   // The factor 1.01 absorbs the rounding of this bound itself; DBL_MIN covers underflow.
   return 1.01 * (kGamma6 * magnitude + coefficient_error) + std::numeric_limits<double>::min();
 }
@@ -151,9 +153,8 @@ CubicRoots RealRootsInInterval(const CubicPolynomial& f, double lo, double hi) {
   std::array<double, 9> merged{};
   int merged_count = 0;
   for (int i = 0; i < candidate_count; ++i) {
-    if (merged_count > 0 &&
-        candidates[i] - merged[merged_count - 1] <=
-            16.0 * kMachineEpsilon * std::max(1.0, std::abs(candidates[i]))) {
+    if (merged_count > 0 && candidates[i] - merged[merged_count - 1] <=
+                                16.0 * kMachineEpsilon * std::max(1.0, std::abs(candidates[i]))) {
       continue;
     }
     merged[merged_count++] = candidates[i];

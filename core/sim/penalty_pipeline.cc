@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -26,8 +27,9 @@ namespace {
 constexpr size_t kPairGrain = 64;
 
 // An edge is flat when its two faces are coplanar: the sine of the angle between their normals
-// is at most this (rounding of generated flat meshes is ~1e-16; a real fold of 1e-6 rad is
-// below any penetration a penalty contact allows).
+// is at most this. Rounding leaves ~1e-16 on flat meshes; a fold of 1e-6 rad departs from flat
+// by 1 um per metre of face, far below penalty penetration depths, so the VF pairs of the two
+// faces still carry any contact there.
 constexpr double kFlatEdgeSine = 1e-6;
 
 // True when the edge has exactly two faces whose normals at the start of the step agree within
@@ -143,6 +145,8 @@ void PenaltyPipeline::EvaluatePair(const Candidate& candidate, const StepInput& 
     work->body_a = FindBody(input.bodies, key.body_a);
     work->body_b = FindBody(input.bodies, key.body_b);
     if (work->body_a == nullptr || work->body_b == nullptr) return false;
+    work->body_index_a = static_cast<int32_t>(work->body_a - input.bodies.data());
+    work->body_index_b = static_cast<int32_t>(work->body_b - input.bodies.data());
     const Body& a = *work->body_a->body;
     const Body& b = *work->body_b->body;
     work->vertices = PairVertexIndices(key, a, b);
@@ -183,10 +187,10 @@ void PenaltyPipeline::EvaluatePair(const Candidate& candidate, const StepInput& 
     work->active = true;
     work->is_new = true;
   }
-  if (work->active) ComputePairImpulses(work);
+  if (work->active) ComputeNormalImpulse(work);
 }
 
-void PenaltyPipeline::ComputePairImpulses(PairWork* work) const {
+void PenaltyPipeline::ComputeNormalImpulse(PairWork* work) const {
   const PenaltyParams params{.stiffness_n_per_m = settings_.stiffness_n_per_m,
                              .dt_s = settings_.dt_s};
   TrackedPair& pair = work->pair;
@@ -264,27 +268,36 @@ void PenaltyPipeline::ComputePairImpulses(PairWork* work) const {
   }
   work->impulses_Ns = normal_impulses;
   if (!work->normal_t1.isZero(0.0)) pair.normal_W = work->normal_t1;
+}
 
-  const double normal_force_N = work->normal_impulse_on_p_Ns.norm() / params.dt_s;
+void PenaltyPipeline::ComputePairFriction(PairWork* work) const {
+  const double dt = settings_.dt_s;
+  const double normal_force_N = work->normal_impulse_on_p_Ns.norm() / dt;
   if (settings_.friction.model == FrictionModel::kNone || !(normal_force_N > 0.0)) return;
-  const std::optional<PenaltyPair> points =
-      vf ? MakeVertexFacePair(traj, w) : MakeEdgeEdgePair(traj, w[0], w[1]);
+  TrackedPair& pair = work->pair;
+  const Vec3& w = pair.weights;
+  const PairTrajectory& traj = work->trajectory;
+  const std::optional<PenaltyPair> points = pair.key.kind == CcdPairKind::kVertexFace
+                                                ? MakeVertexFacePair(traj, w)
+                                                : MakeEdgeEdgePair(traj, w[0], w[1]);
   if (!points) return;
   const Vec3 p0 = points->p(0.0), p1 = points->p(1.0);
   const Vec3 q0 = points->q(0.0), q1 = points->q(1.0);
-  const Vec3 v_slip = ((p1 - p0) - (q1 - q0)) / params.dt_s;
+  const Vec3 v_slip = ((p1 - p0) - (q1 - q0)) / dt;
   const int on_a = NumVerticesOnA(pair.key.kind);
   const auto inverse_mass_along = [&](const Vec3& u) {
     double sum = 0.0;
     for (int i = 0; i < 4; ++i) {
+      const int32_t body_index = i < on_a ? work->body_index_a : work->body_index_b;
       const Body& body = i < on_a ? *work->body_a->body : *work->body_b->body;
-      sum += std::abs(points->distribution[i]) * body.InverseMassAlong(work->vertices[i], u);
+      sum += std::abs(points->distribution[i]) * body.InverseMassAlong(work->vertices[i], u) *
+             FrictionShare(body_index, work->vertices[i]);
     }
     return sum;
   };
   const FrictionOutcome friction =
       ComputeFriction(settings_.friction, pair.friction, p1 - q1, v_slip, work->normal_t1,
-                      normal_force_N, params.dt_s, inverse_mass_along);
+                      normal_force_N, dt, inverse_mass_along);
   pair.friction = friction.state;
   work->friction_mode = friction.mode;
   work->friction_impulse_on_p_Ns = friction.impulse_Ns;
@@ -294,11 +307,7 @@ void PenaltyPipeline::ComputePairImpulses(PairWork* work) const {
 
 void PenaltyPipeline::ComputePlaneContacts(const StepInput& input, StepDiagnostics* diagnostics) {
   plane_work_.clear();
-  next_plane_contacts_.clear();
-  if (input.planes.empty()) {
-    plane_contacts_.clear();
-    return;
-  }
+  if (input.planes.empty()) return;
   const double dt = settings_.dt_s;
   const double k = settings_.stiffness_n_per_m;
   const PenaltyParams params{.stiffness_n_per_m = k, .dt_s = dt};
@@ -317,42 +326,100 @@ void PenaltyPipeline::ComputePlaneContacts(const StepInput& input, StepDiagnosti
         const double depth_0 = plane.offset_m - plane.normal.dot(x0);
         const double depth_1 = plane.offset_m - plane.normal.dot(x1);
         if (depth_0 <= 0.0 && depth_1 <= 0.0) continue;
-        Vec3 impulse = Vec3::Zero();
+        PlaneWork work;
         if (cpf) {
           const StaticPlaneResult r =
               CpfVertexStaticPlane(x0, x1, plane.normal, plane.offset_m, params);
           if (r.status != PenaltyStatus::kOk || !r.penetrating) continue;
-          impulse = r.impulse_Ns;
+          work.normal_impulse_Ns = r.impulse_Ns;
         } else {
           if (depth_1 <= 0.0) continue;
-          impulse = dt * k * depth_1 * plane.normal;
+          work.normal_impulse_Ns = dt * k * depth_1 * plane.normal;
         }
+        work.body_index = static_cast<int32_t>(bi);
+        work.vertex = v;
+        work.plane_index = static_cast<int32_t>(pi);
         const auto key = std::make_tuple(sim_body.id, v, plane.id);
-        while (previous < plane_contacts_.size() &&
-               std::make_tuple(plane_contacts_[previous].body_id, plane_contacts_[previous].vertex,
-                               plane_contacts_[previous].plane_id) < key) {
+        const auto key_of = [](const PlaneContact& c) {
+          return std::make_tuple(c.body_id, c.vertex, c.plane_id);
+        };
+        while (previous < plane_contacts_.size() && key_of(plane_contacts_[previous]) < key) {
           ++previous;
         }
-        PlaneContact contact{sim_body.id, v, plane.id, FrictionContactState{}};
-        if (previous < plane_contacts_.size() &&
-            std::make_tuple(plane_contacts_[previous].body_id, plane_contacts_[previous].vertex,
-                            plane_contacts_[previous].plane_id) == key) {
-          contact.friction = plane_contacts_[previous].friction;
+        if (previous < plane_contacts_.size() && key_of(plane_contacts_[previous]) == key) {
+          work.friction = plane_contacts_[previous].friction;
         }
-        const FrictionOutcome friction = ComputeFriction(
-            settings_.friction, contact.friction, x1, (x1 - x0) / dt, plane.normal,
-            impulse.norm() / dt, dt, [&](const Vec3& u) { return body.InverseMassAlong(v, u); });
-        contact.friction = friction.state;
-        next_plane_contacts_.push_back(contact);
-        plane_work_.push_back(PlaneWork{static_cast<int32_t>(bi), v, static_cast<int32_t>(pi),
-                                        impulse, friction.impulse_Ns, friction.mode});
-        diagnostics->stick_contacts += friction.mode == FrictionMode::kStick;
-        diagnostics->slip_contacts += friction.mode == FrictionMode::kSlip;
+        plane_work_.push_back(work);
       }
     }
   }
-  plane_contacts_.swap(next_plane_contacts_);
   diagnostics->plane_contacts = static_cast<int32_t>(plane_work_.size());
+}
+
+void PenaltyPipeline::ComputePlaneFriction(const StepInput& input) {
+  const double dt = settings_.dt_s;
+  next_plane_contacts_.clear();
+  for (PlaneWork& work : plane_work_) {
+    const SimBody& sim_body = input.bodies[work.body_index];
+    const GroundPlane& plane = input.planes[work.plane_index];
+    const Body& body = *sim_body.body;
+    const Vec3 x0 = body.positions_t0().row(work.vertex).transpose();
+    const Vec3 x1 = body.positions_t1().row(work.vertex).transpose();
+    // The share is read only when friction slips (a friction model is set and counted).
+    const FrictionOutcome friction =
+        ComputeFriction(settings_.friction, work.friction, x1, (x1 - x0) / dt, plane.normal,
+                        work.normal_impulse_Ns.norm() / dt, dt, [&](const Vec3& u) {
+                          return body.InverseMassAlong(work.vertex, u) *
+                                 FrictionShare(work.body_index, work.vertex);
+                        });
+    work.friction = friction.state;
+    work.friction_impulse_Ns = friction.impulse_Ns;
+    work.friction_mode = friction.mode;
+    next_plane_contacts_.push_back(
+        PlaneContact{sim_body.id, work.vertex, plane.id, friction.state});
+  }
+  plane_contacts_.swap(next_plane_contacts_);
+}
+
+void PenaltyPipeline::CountFrictionShares(const StepInput& input) {
+  if (settings_.friction.model == FrictionModel::kNone) return;  // no friction, no shares
+  friction_shares_.resize(input.bodies.size());
+  whole_body_shares_.assign(input.bodies.size(), 0);
+  for (size_t bi = 0; bi < input.bodies.size(); ++bi) {
+    const Body& body = *input.bodies[bi].body;
+    whole_body_shares_[bi] = body.type() == BodyType::kRigid;
+    friction_shares_[bi].assign(whole_body_shares_[bi] ? 1 : body.num_vertices(), 0);
+  }
+  const auto count = [&](int32_t body_index, int32_t vertex) {
+    ++friction_shares_[body_index][whole_body_shares_[body_index] ? 0 : vertex];
+  };
+  for (const PairWork& work : pair_work_) {
+    if (!work.active || work.normal_impulse_on_p_Ns.isZero(0.0)) continue;
+    const Vec3& w = work.pair.weights;
+    const bool vf = work.pair.key.kind == CcdPairKind::kVertexFace;
+    const std::array<double, 4> shares =
+        vf ? std::array<double, 4>{1.0, w[0], w[1], w[2]}
+           : std::array<double, 4>{1.0 - w[0], w[0], 1.0 - w[1], w[1]};
+    const int on_a = NumVerticesOnA(work.pair.key.kind);
+    for (int side = 0; side < 2; ++side) {
+      const int32_t body_index = side == 0 ? work.body_index_a : work.body_index_b;
+      const int begin = side == 0 ? 0 : on_a;
+      const int end = side == 0 ? on_a : 4;
+      if (whole_body_shares_[body_index]) {
+        count(body_index, 0);  // once per contact, however many of its vertices it moves
+        continue;
+      }
+      for (int i = begin; i < end; ++i) {
+        if (shares[i] != 0.0) count(body_index, work.vertices[i]);
+      }
+    }
+  }
+  for (const PlaneWork& work : plane_work_) count(work.body_index, work.vertex);
+}
+
+int32_t PenaltyPipeline::FrictionShare(int32_t body_index, int32_t vertex) const {
+  const std::vector<int32_t>& counts = friction_shares_[body_index];
+  return std::max<int32_t>(1, counts[whole_body_shares_[body_index] ? 0 : vertex]);
 }
 
 absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diagnostics,
@@ -425,7 +492,8 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     }
   }
 
-  // 3-5. Intervals, impulses and friction per pair, in parallel into per-pair slots.
+  // 3-4. Intervals and normal impulses per pair, in parallel into per-pair slots; then the
+  // vertices against the ground planes.
   pair_work_.resize(candidates_.size());
   tbb::parallel_for(tbb::blocked_range<size_t>(0, candidates_.size(), kPairGrain),
                     [&](const tbb::blocked_range<size_t>& range) {
@@ -433,6 +501,19 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
                         EvaluatePair(candidates_[k], input, &pair_work_[k]);
                       }
                     });
+  ComputePlaneContacts(input, diagnostics);
+
+  // 5. Friction, once every contact's normal impulse is known.
+  CountFrictionShares(input);
+  if (settings_.friction.model != FrictionModel::kNone) {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, pair_work_.size(), kPairGrain),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                        for (size_t k = range.begin(); k < range.end(); ++k) {
+                          if (pair_work_[k].active) ComputePairFriction(&pair_work_[k]);
+                        }
+                      });
+  }
+  ComputePlaneFriction(input);
 
   // 6. Apply in key order on this thread.
   std::vector<TrackedPair> next_pairs;
@@ -459,9 +540,9 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     }
   }
   pairs_.swap(next_pairs);
-
-  ComputePlaneContacts(input, diagnostics);
   for (const PlaneWork& work : plane_work_) {
+    diagnostics->stick_contacts += work.friction_mode == FrictionMode::kStick;
+    diagnostics->slip_contacts += work.friction_mode == FrictionMode::kSlip;
     Body& body = *input.bodies[work.body_index].body;
     if (absl::Status s =
             body.AddVertexImpulse(work.vertex, work.normal_impulse_Ns + work.friction_impulse_Ns);

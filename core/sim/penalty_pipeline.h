@@ -42,12 +42,18 @@
 //                         anchor moves with body B; for a plane q is fixed and this is p itself);
 //                         the state (anchor) lives with the tracked pair or plane contact;
 //        viscous          J = -dt c T v.
-//      Dynamic friction is explicit and can overshoot when mu |f_n| dt exceeds the slip's
-//      momentum (at low speed its slope mu |f_n| k_omega acts as a stiff damper): its impulse is
-//      capped at |v_t| / w, w = sum_i |d_i| W_i(t^) over the contact's vertices (d_i the impulse
-//      shares, W_i the inverse mass along the impulse direction t^), which is at least the true
-//      inverse effective mass (for particles since |d_i| <= 1, for rigid bodies by convexity of
-//      the rotational term), so friction can stop a slip within a step but never reverse it.
+//      Friction comes after every contact's normal impulse is known. Dynamic friction is
+//      explicit and can overshoot when mu |f_n| dt exceeds the slip's momentum (at low speed its
+//      slope mu |f_n| k_omega acts as a stiff damper): its impulse is capped at |v_t| / w,
+//        w = sum_i |d_i| N_i W_i(t^)
+//      over the contact's vertices i (d_i the impulse shares, W_i the inverse mass along the
+//      impulse direction t^, N_i the number of friction contacts this step on vertex i, or on
+//      its whole body for a rigid body). sum |d_i| W_i is at least the contact's true inverse
+//      effective mass (particles: |d_i| <= 1; rigid bodies: convexity of the rotational term),
+//      and N_i splits the stopping impulse among the contacts that brake the same vertex or
+//      body, so friction can stop a slip within a step but not reverse it (guaranteed for
+//      particles and translating rigid bodies braked by static geometry; a rocking rigid body's
+//      contacts keep slipping while it rocks, as they would in the continuous model).
 //   6. Impulses are added at the vertices (Body::AddVertexImpulse; rigid bodies sum them into a
 //      wrench) and every body is corrected: v = v* + M^-1 sum J, x = x_t0 + dt v.
 //   7. The ContactReport: per contact the bodies, feature kind and ids, and at the corrected end
@@ -61,9 +67,10 @@
 // on the thread count or scheduling. Clone copies the pair table and plane contacts; the CCD
 // caches start empty, which does not change results (ccd_sweep.h).
 //
-// Known limitation (the paper's): a VF pair's depth is measured to the plane of its face, so a
+// Known limitations (the paper's): a VF pair's depth is measured to the plane of its face, so a
 // vertex that slides past the face's border while still below that plane keeps its force until
-// the depth returns to zero.
+// the depth returns to zero; and contacts are found only as they form (CCD), so bodies added
+// already interpenetrating are not pushed apart.
 #pragma once
 
 #include <array>
@@ -124,6 +131,8 @@ class PenaltyPipeline final : public Pipeline {
     TrackedPair pair;            // updated state (normal, friction)
     const SimBody* body_a = nullptr;
     const SimBody* body_b = nullptr;
+    int32_t body_index_a = 0;  // into StepInput::bodies
+    int32_t body_index_b = 0;
     std::array<int32_t, 4> vertices = {0, 0, 0, 0};
     PairTrajectory trajectory;
     PenetrationIntervals intervals;
@@ -142,11 +151,19 @@ class PenaltyPipeline final : public Pipeline {
     Vec3 normal_impulse_Ns = Vec3::Zero();
     Vec3 friction_impulse_Ns = Vec3::Zero();
     FrictionMode friction_mode = FrictionMode::kNone;
+    FrictionContactState friction;  // from the last step, then for the next
   };
 
+  // Intervals and the normal impulse of one candidate.
   void EvaluatePair(const Candidate& candidate, const StepInput& input, PairWork* work) const;
-  void ComputePairImpulses(PairWork* work) const;
+  void ComputeNormalImpulse(PairWork* work) const;
+  // The vertices against the ground planes: normal impulses, friction states carried over.
   void ComputePlaneContacts(const StepInput& input, StepDiagnostics* diagnostics);
+  // How many friction contacts move each vertex (rigid bodies: the whole body) this step.
+  void CountFrictionShares(const StepInput& input);
+  int32_t FrictionShare(int32_t body_index, int32_t vertex) const;  // >= 1
+  void ComputePairFriction(PairWork* work) const;
+  void ComputePlaneFriction(const StepInput& input);
 
   WorldSettings settings_;
   std::vector<TrackedPair> pairs_;
@@ -162,6 +179,8 @@ class PenaltyPipeline final : public Pipeline {
   std::vector<PairWork> pair_work_;
   std::vector<PlaneWork> plane_work_;
   std::vector<PlaneContact> next_plane_contacts_;
+  std::vector<std::vector<int32_t>> friction_shares_;  // per body: 1 entry (rigid) or per vertex
+  std::vector<char> whole_body_shares_;                // per body: rigid
 };
 
 }  // namespace contactsim::core

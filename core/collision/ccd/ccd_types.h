@@ -24,16 +24,14 @@ struct CcdOptions {
   // Minimum separation (thickness) d [m]: a pair counts as colliding when the features come within
   // distance d. 0 means exact contact.
   double min_separation_m = 0.0;
-  // Length tolerance [m] of the certified root finder: a reported time of impact may precede the
-  // true one by the time the features need to close this much further distance.
+  // Length tolerance [m] of the certified root finder: at a reported time of impact the features
+  // are within 1.24 d + 2 tolerance_m (+ rounding) of each other, so toi may precede the true one
+  // by the time they need to close that much further (inclusion_root_finder.h). Smaller values
+  // cost more boxes per colliding query.
   double tolerance_m = 1e-6;
   // Box evaluations after which the root finder stops and reports the earliest time it could not
   // rule out (still conservative, possibly a false positive). Recorded in CcdResult::status.
   int32_t max_iterations = 100'000;
-  // Run the cheap separating-axis filter (separating_axis_filter.h) before the root finder. It
-  // only ever proves separation, so turning it off changes speed, never a "collides" answer's
-  // conservativeness (tests turn it off to exercise the root finder alone).
-  bool use_separating_axis_filter = true;
 };
 
 enum class CcdStatus : uint8_t {

@@ -1,6 +1,5 @@
 #include "core/collision/ccd/contact_times.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "core/collision/ccd/coplanarity_cubic.h"
@@ -29,8 +28,8 @@ double DistanceSquaredAt(const PairTrajectory& trajectory, double t) {
 
 template <bool kVertexFace>
 ContactTimes AllContactTimes(const PairTrajectory& trajectory, double distance_tolerance_m) {
-  const CubicPolynomial f = kVertexFace ? VertexFaceCoplanarityCubic(trajectory)
-                                        : EdgeEdgeCoplanarityCubic(trajectory);
+  const CubicPolynomial f =
+      kVertexFace ? VertexFaceCoplanarityCubic(trajectory) : EdgeEdgeCoplanarityCubic(trajectory);
   const double tolerance_squared = distance_tolerance_m * distance_tolerance_m;
   auto touches = [&](double t) {
     return DistanceSquaredAt<kVertexFace>(trajectory, t) <= tolerance_squared;

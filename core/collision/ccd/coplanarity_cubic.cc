@@ -47,7 +47,8 @@ CubicPolynomial TripleProductCubic(const LinearDifference& w, const LinearDiffer
   f.c[3] = w.change.dot(n11);
 
   const Vec3 a00 = AbsCross(e1.at_t0_abs, e2.at_t0_abs);
-  const Vec3 a_mixed = AbsCross(e1.change_abs, e2.at_t0_abs) + AbsCross(e1.at_t0_abs, e2.change_abs);
+  const Vec3 a_mixed =
+      AbsCross(e1.change_abs, e2.at_t0_abs) + AbsCross(e1.at_t0_abs, e2.change_abs);
   const Vec3 a11 = AbsCross(e1.change_abs, e2.change_abs);
   const double gamma = internal::GammaBound(12);
   f.c_error[0] = internal::InflateBound(gamma * w.at_t0_abs.dot(a00));

@@ -8,11 +8,11 @@ namespace contactsim::core {
 
 CcdResult EdgeEdgeCcd(const PairTrajectory& trajectory, const CcdOptions& options) {
   if (!internal::IsValidCcdInput(trajectory, options)) return internal::InvalidInputResult();
-  if (options.use_separating_axis_filter &&
-      EdgeEdgeSeparatedOnFixedAxis(trajectory, options.min_separation_m)) {
+  if (EdgeEdgeSeparatedOnFixedAxis(trajectory, options.min_separation_m)) {
     return CcdResult{};
   }
-  return internal::InclusionTimeOfImpact(internal::InclusionPairKind::kEdgeEdge, trajectory, options);
+  return internal::InclusionTimeOfImpact(internal::InclusionPairKind::kEdgeEdge, trajectory,
+                                         options);
 }
 
 }  // namespace contactsim::core

@@ -5,8 +5,9 @@
 //   F(t, s, u) = [a(t) + s (b(t) - a(t))] - [c(t) + u (d(t) - c(t))]
 // of norm <= d (the minimum separation). Conservative as VertexFaceCcd: no false negatives,
 // including parallel and collinear edges, zero-length edges and touching at t = 0 or t = 1;
-// false positives only for pairs within d + 2 (tolerance_m + 2 eps) at toi or at
-// max_iterations. Same method: separating-axis filter, then the inclusion root finder.
+// false positives only for pairs within 1.24 d + 2 (tolerance_m + 2 eps) at toi or at
+// max_iterations. Weights: CcdResult::weights = (s, u, 0) at the contact found. Same method,
+// cost and threading as VertexFaceCcd: separating-axis filter, then the inclusion root finder.
 #pragma once
 
 #include "core/collision/ccd/ccd_types.h"

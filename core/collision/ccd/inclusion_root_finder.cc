@@ -23,23 +23,18 @@ struct Later {
   }
 };
 
-// Feature-aligned test directions of a box, computed from the positions at its t0 (any vector
-// is a valid direction, so their own rounding is free): VF the triangle normal n = (b - a) x
-// (c - a) and the in-plane edge normals n x e for its three edges; EE n = e0 x e1, the in-plane
-// perpendiculars e0 x n and e1 x n, and e0 x (w x e0), w = c - a, which separates (nearly)
-// parallel edges where n vanishes.
-struct BoxDirections {
-  int count = 0;
-  double axis[4][3];
-  double norm[4];       // |axis|_2
-  double threshold[4];  // certified d |axis| + rounding of axis . F, set by RangeTester
-};
-
 inline void Cross(const double a[3], const double b[3], double out[3]) {
   out[0] = a[1] * b[2] - a[2] * b[1];
   out[1] = a[2] * b[0] - a[0] * b[2];
   out[2] = a[0] * b[1] - a[1] * b[0];
 }
+
+// Feature-aligned test directions of a box, from the positions at its t0 (any vector is a valid
+// direction, so their own rounding is free): VF the triangle normal n = (b - a) x (c - a) and
+// the in-plane edge normals n x e of its three edges; EE n = e0 x e1, the in-plane
+// perpendiculars e0 x n and e1 x n, and e0 x (w x e0), w = c - a, which separates (nearly)
+// parallel edges where n vanishes.
+constexpr int kFeatureDirections = 4;
 
 // Corner values F[corner][k], corner = bit0 (t) | bit1 (u) << 1 | bit2 (v) << 2, computed in
 // exactly the order the error bound in the header assumes.
@@ -55,14 +50,15 @@ class CornerEvaluator {
     }
   }
 
-  void Evaluate(const Box& box, double f[8][3], BoxDirections* directions) const {
+  // Also returns the positions at t0, from which FeatureDirections are computed when needed.
+  void Evaluate(const Box& box, double f[8][3], double x_start[4][3]) const {
     for (int bt = 0; bt < 2; ++bt) {
       const double t = box.t[bt];
       double x[4][3];
       for (int i = 0; i < 4; ++i) {
         for (int k = 0; k < 3; ++k) x[i][k] = x0_[i][k] + t * dx_[i][k];
       }
-      if (bt == 0) SetDirections(x, directions);
+      if (bt == 0) std::copy(&x[0][0], &x[0][0] + 12, &x_start[0][0]);
       for (int k = 0; k < 3; ++k) {
         if constexpr (kKind == InclusionPairKind::kVertexFace) {
           // Triangle point a + s (b - a) + s w (c - b), (s, w) = (box.u, box.v).
@@ -89,8 +85,7 @@ class CornerEvaluator {
     }
   }
 
- private:
-  static void SetDirections(const double x[4][3], BoxDirections* directions) {
+  static void FeatureDirections(const double x[4][3], double feature[kFeatureDirections][3]) {
     double e[3][3];
     if constexpr (kKind == InclusionPairKind::kVertexFace) {
       for (int k = 0; k < 3; ++k) {
@@ -98,8 +93,8 @@ class CornerEvaluator {
         e[1][k] = x[3][k] - x[2][k];  // c - b
         e[2][k] = x[1][k] - x[3][k];  // a - c
       }
-      Cross(e[0], e[1], directions->axis[0]);
-      for (int i = 0; i < 3; ++i) Cross(directions->axis[0], e[i], directions->axis[1 + i]);
+      Cross(e[0], e[1], feature[0]);
+      for (int i = 0; i < 3; ++i) Cross(feature[0], e[i], feature[1 + i]);
     } else {
       for (int k = 0; k < 3; ++k) {
         e[0][k] = x[1][k] - x[0][k];  // b - a
@@ -107,15 +102,15 @@ class CornerEvaluator {
         e[2][k] = x[2][k] - x[0][k];  // c - a
       }
       double w_cross_e0[3];
-      Cross(e[0], e[1], directions->axis[0]);
-      Cross(e[0], directions->axis[0], directions->axis[1]);
-      Cross(e[1], directions->axis[0], directions->axis[2]);
+      Cross(e[0], e[1], feature[0]);
+      Cross(e[0], feature[0], feature[1]);
+      Cross(e[1], feature[0], feature[2]);
       Cross(e[2], e[0], w_cross_e0);
-      Cross(e[0], w_cross_e0, directions->axis[3]);
+      Cross(e[0], w_cross_e0, feature[3]);
     }
-    directions->count = 4;
   }
 
+ private:
   double x0_[4][3];
   double dx_[4][3];
 };
@@ -131,29 +126,38 @@ Vec3 WeightsAtCentre(InclusionPairKind kind, const Box& box) {
   return Weights(kind, 0.5 * (box.u[0] + box.u[1]), 0.5 * (box.v[0] + box.v[1]));
 }
 
-struct RangeTest {
-  bool excluded = false;
-  bool narrow = true;   // every coordinate's range within its tolerance
-  bool inside = false;  // every corner within d of the origin: a certain contact
+// Projections a.F of the eight corner values onto the box's test directions, with certified
+// thresholds (see BoxTester).
+constexpr int kMaxDirections = 3 + 4 + kFeatureDirections;
+
+struct Projections {
+  int count = 0;
+  double axis[kMaxDirections][3];
+  double norm[kMaxDirections];       // |axis|_2
+  double threshold[kMaxDirections];  // d |axis| + the rounding bound of axis . F, rounded up
+  // The same for a half box's values averaged from these: one more rounding, u |axis . F|.
+  double half_threshold[kMaxDirections];
+  double value[kMaxDirections][8];  // axis . F at each corner (computed)
 };
 
-// Certified exclusion of a box from corner values f that are each within eps_k of the exact
-// ones (see the header). The box holds no collision if, along some direction a, every corner has
+// Certified exclusion of a box from corner values that are each within eps_k of the exact ones
+// (see the header). The box holds no collision if, along some direction a, every corner has
 // a.F > d |a| (or every corner a.F < -d |a|), with the rounding of a.F accounted for: a.F is
 // multilinear too, so its exact range is spanned by the exact corner values. Directions: the
 // axes (the cube |F|_inf <= d), the four diagonals (+-1, +-1, +-1) (with the cube, a polytope
 // within sqrt(1 + (sqrt(3) - 1)^2) d = 1.24 d of the origin), and the box's feature directions
-// (BoxDirections: tangent to the ball where contacts in the face interior, or at an edge from the
-// side, happen). Polyhedral tests, unlike a Euclidean one, let one plane discard a whole (u, v)
-// cell near the first contact, so a growing contact set needs no refinement of a curved boundary.
-class RangeTester {
+// (tangent to the ball where contacts in a face interior, or at an edge from the side, happen).
+// Polyhedral tests, unlike a Euclidean one, let one plane discard a whole (u, v) cell near the
+// first contact, so a growing contact set needs no refinement of a curved boundary.
+class BoxTester {
  public:
-  // eps: corner error bounds; max_abs: M_k; tolerance: accepted range width.
-  RangeTester(const double eps[3], const std::array<double, 3>& max_abs, double d, double tolerance)
+  // eps: corner error bounds; max_abs: M_k; tolerance: accepted range width [m].
+  BoxTester(const double eps[3], const std::array<double, 3>& max_abs, double d, double tolerance)
       : d_(d) {
     double diagonal_error = 0.0;
     for (int k = 0; k < 3; ++k) {
       const double magnitude = 18.0 * max_abs[k] + eps[k];  // bound on |computed F_k|
+      magnitude_[k] = 1.01 * magnitude;  // also bounds the computed projections' terms
       axis_threshold_[k] = InflateBound(d + eps[k]);
       tolerance_[k] = std::max(tolerance, 4.0 * eps[k]);
       // F_x +- F_y +- F_z: two roundings of the sum plus the corners' own errors.
@@ -162,125 +166,203 @@ class RangeTester {
       direction_error_per_unit_[k] = eps[k] + GammaBound(3) * magnitude;
     }
     diagonal_threshold_ = InflateBound(std::sqrt(3.0) * d + diagonal_error);
+    for (int k = 0; k < 3; ++k) {
+      axis_half_threshold_[k] = InflateBound(axis_threshold_[k] + GammaBound(1) * magnitude_[k]);
+    }
+    diagonal_half_threshold_ = InflateBound(
+        diagonal_threshold_ + GammaBound(1) * (magnitude_[0] + magnitude_[1] + magnitude_[2]));
   }
 
-  const double* tolerance() const { return tolerance_; }
+  // The largest accepted range width [m].
+  double resolution() const { return std::max({tolerance_[0], tolerance_[1], tolerance_[2]}); }
 
-  // Sets the norms and certified thresholds of the box's directions; zero ones are dropped.
-  void PrepareDirections(BoxDirections* directions) const {
-    int kept = 0;
-    for (int i = 0; i < directions->count; ++i) {
-      const double* a = directions->axis[i];
+  // Fills the projections direction by direction and returns true (certified: no collision in
+  // the box) as soon as one direction excludes the box; the projections are then incomplete.
+  // The feature directions, the costliest, are computed only when the axes do not exclude.
+  template <InclusionPairKind kKind>
+  bool ProjectUnlessExcluded(const double f[8][3], const double x_start[4][3],
+                             Projections* p) const {
+    int n = 0;
+    for (int k = 0; k < 3; ++k, ++n) {
+      p->axis[n][0] = p->axis[n][1] = p->axis[n][2] = 0.0;
+      p->axis[n][k] = 1.0;
+      p->norm[n] = 1.0;
+      p->threshold[n] = axis_threshold_[k];
+      p->half_threshold[n] = axis_half_threshold_[k];
+      for (int c = 0; c < 8; ++c) p->value[n][c] = f[c][k];
+      if (Separates(*p, n)) return true;
+    }
+    // Feature directions next: the most likely to separate near a contact.
+    double feature[kFeatureDirections][3];
+    CornerEvaluator<kKind>::FeatureDirections(x_start, feature);
+    for (int i = 0; i < kFeatureDirections; ++i) {
+      const double* a = feature[i];
       const double scale = std::max({std::abs(a[0]), std::abs(a[1]), std::abs(a[2])});
-      if (!(scale > 0.0)) continue;
+      if (!(scale > 0.0)) continue;  // degenerate feature
       // |a|_2 without overflow; its few relative roundings are covered by InflateBound.
       const double x = a[0] / scale, y = a[1] / scale, z = a[2] / scale;
-      const double norm = scale * std::sqrt(x * x + y * y + z * z);
-      const double threshold =
-          InflateBound(d_ * norm + std::abs(a[0]) * direction_error_per_unit_[0] +
+      p->norm[n] = scale * std::sqrt(x * x + y * y + z * z);
+      p->threshold[n] =
+          InflateBound(d_ * p->norm[n] + std::abs(a[0]) * direction_error_per_unit_[0] +
                        std::abs(a[1]) * direction_error_per_unit_[1] +
                        std::abs(a[2]) * direction_error_per_unit_[2]);
-      for (int k = 0; k < 3; ++k) directions->axis[kept][k] = a[k];
-      directions->norm[kept] = norm;
-      directions->threshold[kept] = threshold;
-      ++kept;
+      p->half_threshold[n] =
+          InflateBound(p->threshold[n] + GammaBound(1) * (std::abs(a[0]) * magnitude_[0] +
+                                                          std::abs(a[1]) * magnitude_[1] +
+                                                          std::abs(a[2]) * magnitude_[2]));
+      for (int k = 0; k < 3; ++k) p->axis[n][k] = a[k];
+      for (int c = 0; c < 8; ++c) p->value[n][c] = a[0] * f[c][0] + a[1] * f[c][1] + a[2] * f[c][2];
+      if (Separates(*p, n)) return true;
+      ++n;
     }
-    directions->count = kept;
+    for (int i = 0; i < 4; ++i, ++n) {
+      const double sy = (i & 1) ? -1.0 : 1.0;
+      const double sz = (i & 2) ? -1.0 : 1.0;
+      p->axis[n][0] = 1.0;
+      p->axis[n][1] = sy;
+      p->axis[n][2] = sz;
+      p->norm[n] = std::sqrt(3.0);
+      p->threshold[n] = diagonal_threshold_;
+      p->half_threshold[n] = diagonal_half_threshold_;
+      // Multiplying by +-1 is exact: the bound's two roundings are the two sums.
+      for (int c = 0; c < 8; ++c) p->value[n][c] = (f[c][0] + sy * f[c][1]) + sz * f[c][2];
+      if (Separates(*p, n)) return true;
+    }
+    p->count = n;
+    return false;
   }
 
-  RangeTest Test(const double f[8][3], const BoxDirections& directions) const {
-    RangeTest test;
-    double reach_squared_sum = 0.0;  // squared distance from 0 to the range's farthest corner
+  // Certified: direction i separates the box (all corner projections beyond its threshold on
+  // one side).
+  static bool Separates(const Projections& p, int i) {
+    const double* v = p.value[i];
+    double lo = v[0], hi = v[0];
+    for (int c = 1; c < 8; ++c) {
+      lo = v[c] < lo ? v[c] : lo;
+      hi = v[c] > hi ? v[c] : hi;
+    }
+    return lo > p.threshold[i] || hi < -p.threshold[i];
+  }
+
+  // Certified: which halves of the box along dim hold no collision (excluded[0]: the lower,
+  // excluded[1]: the upper), from projections averaged from the box's (a.F is linear along each
+  // dimension, so the exact values at the halves' new corners are the averages of the exact ones;
+  // half_threshold adds the averaging's rounding). Valid when the midpoint is computed exactly
+  // (ExactMidpoint). Each half's corners: the box's four corners on its side, and the midpoints
+  // shared by both halves.
+  static void HalvesExcluded(const Projections& p, int dim, bool excluded[2]) {
+    const int bit = 1 << dim;
+    int lower[4];
+    for (int c = 0, n = 0; c < 8; ++c) {
+      if ((c & bit) == 0) lower[n++] = c;
+    }
+    excluded[0] = excluded[1] = false;
+    for (int i = 0; i < p.count && !(excluded[0] && excluded[1]); ++i) {
+      const double* v = p.value[i];
+      double middle_lo = 0.5 * (v[lower[0]] + v[lower[0] | bit]), middle_hi = middle_lo;
+      double lo[2] = {v[lower[0]], v[lower[0] | bit]}, hi[2] = {lo[0], lo[1]};
+      for (int j = 1; j < 4; ++j) {
+        const double a = v[lower[j]], b = v[lower[j] | bit];
+        const double middle = 0.5 * (a + b);
+        middle_lo = middle < middle_lo ? middle : middle_lo;
+        middle_hi = middle > middle_hi ? middle : middle_hi;
+        lo[0] = a < lo[0] ? a : lo[0];
+        hi[0] = a > hi[0] ? a : hi[0];
+        lo[1] = b < lo[1] ? b : lo[1];
+        hi[1] = b > hi[1] ? b : hi[1];
+      }
+      const double threshold = p.half_threshold[i];
+      for (int side = 0; side < 2; ++side) {
+        const double half_lo = std::min(lo[side], middle_lo);
+        const double half_hi = std::max(hi[side], middle_hi);
+        excluded[side] = excluded[side] || half_lo > threshold || half_hi < -threshold;
+      }
+    }
+  }
+
+  // The slice t = t0 (the four t0 corners): `excluded` when it tests as excluded (steers the
+  // split), `reachable` when every direction's range comes within (d + slack) |a| of 0 (needed for
+  // a witness in it).
+  static void TestStartSlice(const Projections& p, double d, double slack, bool* excluded,
+                             bool* reachable) {
+    *excluded = false;
+    *reachable = true;
+    for (int i = 0; i < p.count; ++i) {
+      const double* v = p.value[i];
+      const double lo = std::min(std::min(v[0], v[2]), std::min(v[4], v[6]));
+      const double hi = std::max(std::max(v[0], v[2]), std::max(v[4], v[6]));
+      if (lo > p.threshold[i] || hi < -p.threshold[i]) *excluded = true;
+      const double reach = (d + slack) * p.norm[i];
+      if (lo > reach || hi < -reach) *reachable = false;
+    }
+  }
+
+  // Every coordinate's range is within its tolerance.
+  bool Narrow(const Projections& p) const {
     for (int k = 0; k < 3; ++k) {
-      double lo = f[0][k];
-      double hi = f[0][k];
+      const double* v = p.value[k];
+      double lo = v[0], hi = v[0];
       for (int c = 1; c < 8; ++c) {
-        lo = std::min(lo, f[c][k]);
-        hi = std::max(hi, f[c][k]);
+        lo = v[c] < lo ? v[c] : lo;
+        hi = v[c] > hi ? v[c] : hi;
       }
-      if (lo > axis_threshold_[k] || hi < -axis_threshold_[k]) {
-        test.excluded = true;
-        return test;
-      }
-      const double reach = std::max(std::abs(lo), std::abs(hi));
-      reach_squared_sum += reach * reach;
-      test.narrow = test.narrow && hi - lo <= tolerance_[k];
+      const double width = hi - lo;
+      if (width > tolerance_[k]) return false;
     }
-    for (int i = 0; i < directions.count; ++i) {
-      const double* a = directions.axis[i];
-      double lo = a[0] * f[0][0] + a[1] * f[0][1] + a[2] * f[0][2];
-      double hi = lo;
-      for (int c = 1; c < 8; ++c) {
-        const double value = a[0] * f[c][0] + a[1] * f[c][1] + a[2] * f[c][2];
-        lo = std::min(lo, value);
-        hi = std::max(hi, value);
-      }
-      if (lo > directions.threshold[i] || hi < -directions.threshold[i]) {
-        test.excluded = true;
-        return test;
-      }
-    }
-    if (ExcludedAlongDiagonals(f)) {
-      test.excluded = true;
-      return test;
-    }
-    test.inside = reach_squared_sum <= d_ * d_;
-    return test;
+    return true;
   }
 
-  // True when the point F lies in the test polytope grown by `slack`. Only for acceptance
-  // heuristics: no rounding bound.
-  bool PolytopeContains(const double f[3], const BoxDirections& directions, double slack) const {
-    const double r = d_ + slack;
-    if (std::abs(f[0]) > r || std::abs(f[1]) > r || std::abs(f[2]) > r) return false;
-    const double diagonal = std::sqrt(3.0) * r;
-    const double sum = f[0] + f[1], difference = f[0] - f[1];
-    if (std::abs(sum + f[2]) > diagonal || std::abs(sum - f[2]) > diagonal ||
-        std::abs(difference + f[2]) > diagonal || std::abs(difference - f[2]) > diagonal) {
-      return false;
+  // Every corner of the coordinate ranges' box is within d of the origin: a certain contact.
+  bool Inside(const Projections& p) const {
+    double reach_squared = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      const double* v = p.value[k];
+      double reach = 0.0;
+      for (int c = 0; c < 8; ++c) reach = std::max(reach, std::abs(v[c]));
+      reach_squared += reach * reach;
     }
-    for (int i = 0; i < directions.count; ++i) {
-      const double* a = directions.axis[i];
-      if (std::abs(a[0] * f[0] + a[1] * f[1] + a[2] * f[2]) > r * directions.norm[i]) return false;
+    return reach_squared <= d_ * d_;
+  }
+
+  // The point F lies in the box's test polytope grown by `slack` [m]. Only for acceptance
+  // (a genuine near-contact), so no rounding bound.
+  bool PolytopeContains(const double f[3], const Projections& p, double slack) const {
+    const double r = d_ + slack;
+    for (int i = 0; i < p.count; ++i) {
+      const double* a = p.axis[i];
+      if (std::abs(a[0] * f[0] + a[1] * f[1] + a[2] * f[2]) > r * p.norm[i]) return false;
     }
     return true;
   }
 
  private:
-  bool ExcludedAlongDiagonals(const double f[8][3]) const {
-    double lo[4], hi[4];
-    for (int c = 0; c < 8; ++c) {
-      const double sum = f[c][0] + f[c][1];
-      const double difference = f[c][0] - f[c][1];
-      const double values[4] = {sum + f[c][2], sum - f[c][2], difference + f[c][2],
-                                difference - f[c][2]};
-      for (int i = 0; i < 4; ++i) {
-        lo[i] = c == 0 ? values[i] : std::min(lo[i], values[i]);
-        hi[i] = c == 0 ? values[i] : std::max(hi[i], values[i]);
-      }
-    }
-    for (int i = 0; i < 4; ++i) {
-      if (lo[i] > diagonal_threshold_ || hi[i] < -diagonal_threshold_) return true;
-    }
-    return false;
-  }
-
   double d_;
   double axis_threshold_[3];
   double tolerance_[3];
   double direction_error_per_unit_[3];
+  double magnitude_[3];
+  double axis_half_threshold_[3];
   double diagonal_threshold_;
+  double diagonal_half_threshold_;
 };
 
+// True when lo + hi is computed exactly (TwoSum's error term vanishes), so the computed midpoint
+// 0.5 (lo + hi) is the exact one.
+inline bool ExactMidpoint(double lo, double hi) {
+  const double sum = lo + hi;
+  const double hi_part = sum - lo;
+  return (lo - (sum - hi_part)) + (hi - hi_part) == 0.0;
+}
+
 // Looks for a witness of a near-contact at the box's start time t0: a point (u, v) of the box
-// with |F(t0, u, v)|^2 <= limit_squared. At fixed t, F is bilinear in the box parameters (affine
-// for EE), so bilinear interpolation of the four t0 corners is F itself; over the cell with local
-// coordinates (alpha, beta) in [0, 1]^2 its minimum lies at an interior stationary point or on a
-// side. Tried: the closest point of each side segment, and the least-squares point of the affine
-// part (exact for EE). This only decides when to stop refining (a witness is a genuine near-contact
-// at toi = t0), never what is excluded, so its rounding needs no bound.
-bool FindWitnessAtStart(const Box& box, const double f[8][3], const RangeTester& tester,
-                        const BoxDirections& directions, double slack, double* u_out,
+// whose F(t0, u, v) lies in the test polytope grown by `slack`. At fixed t, F is bilinear in the
+// box parameters (affine for EE), so bilinear interpolation of the four t0 corners is F itself.
+// Tried: the point of each side closest to the origin and the least-squares point of the affine
+// part (exact for EE), i.e. the likeliest points of the cell to be in contact. This only decides
+// when to stop refining (a witness is a genuine near-contact at toi = t0), never what is
+// excluded, so its rounding needs no bound.
+bool FindWitnessAtStart(const Box& box, const double f[8][3], const BoxTester& tester,
+                        const Projections& projections, double slack, double* u_out,
                         double* v_out) {
   // t0 corners: f[0] = (u0, v0), f[2] = (u1, v0), f[4] = (u0, v1), f[6] = (u1, v1).
   auto dot = [](const double x[3], const double y[3]) {
@@ -325,40 +407,13 @@ bool FindWitnessAtStart(const Box& box, const double f[8][3], const RangeTester&
       value[k] = (1.0 - beta) * ((1.0 - alpha) * f[0][k] + alpha * f[2][k]) +
                  beta * ((1.0 - alpha) * f[4][k] + alpha * f[6][k]);
     }
-    if (tester.PolytopeContains(value, directions, slack)) {
+    if (tester.PolytopeContains(value, projections, slack)) {
       *u_out = box.u[0] + alpha * (box.u[1] - box.u[0]);
       *v_out = box.v[0] + beta * (box.v[1] - box.v[0]);
       return true;
     }
   }
   return false;
-}
-
-// True when the half `side` (0: lower, 1: upper) of the box along `dim` tests as excluded, from
-// corner values averaged from the parent's. Only steers the split: the child is evaluated exactly
-// when popped.
-bool HalfExcluded(const RangeTester& tester, const double f[8][3], const BoxDirections& directions,
-                  int dim, int side) {
-  const int bit = 1 << dim;
-  double half[8][3];
-  for (int c = 0; c < 8; ++c) {
-    // The lower half keeps the parent's lower corners and gets midpoints for its upper ones.
-    const bool moved = side == 0 ? (c & bit) != 0 : (c & bit) == 0;
-    for (int k = 0; k < 3; ++k) {
-      half[c][k] = moved ? 0.5 * (f[c & ~bit][k] + f[c | bit][k]) : f[c][k];
-    }
-  }
-  return tester.Test(half, directions).excluded;
-}
-
-// True when the slice t = t0 of the box (its four t0 corners) is excluded. Only steers the split.
-bool StartSliceExcluded(const RangeTester& tester, const double f[8][3],
-                        const BoxDirections& directions) {
-  double slice[8][3];
-  for (int c = 0; c < 8; ++c) {
-    for (int k = 0; k < 3; ++k) slice[c][k] = f[c & ~1][k];
-  }
-  return tester.Test(slice, directions).excluded;
 }
 
 template <InclusionPairKind kKind>
@@ -369,9 +424,8 @@ CcdResult Solve(const PairTrajectory& trajectory, const CcdOptions& options) {
   // Corner values are within eps_k = gamma_7 18 M_k of the exact ones (header).
   double eps_corner[3];
   for (int k = 0; k < 3; ++k) eps_corner[k] = InflateBound(GammaBound(7) * 18.0 * max_abs[k]);
-  const RangeTester corner_tester(eps_corner, max_abs, d, options.tolerance_m);
-  const double* tolerance = corner_tester.tolerance();
-  const double resolution = std::max({tolerance[0], tolerance[1], tolerance[2]});
+  const BoxTester tester(eps_corner, max_abs, d, options.tolerance_m);
+  const double resolution = tester.resolution();
 
   thread_local std::vector<Box> heap;
   heap.clear();
@@ -393,11 +447,30 @@ CcdResult Solve(const PairTrajectory& trajectory, const CcdOptions& options) {
     ++result.iterations;
 
     double f[8][3];
-    BoxDirections directions;
-    evaluator.Evaluate(box, f, &directions);
-    corner_tester.PrepareDirections(&directions);
-    const RangeTest test = corner_tester.Test(f, directions);
-    if (test.excluded) continue;
+    double x_start[4][3];
+    evaluator.Evaluate(box, f, x_start);
+    Projections projections;
+    if (tester.ProjectUnlessExcluded<kKind>(f, x_start, &projections)) continue;
+
+    if (tester.Narrow(projections) || tester.Inside(projections)) {
+      result.collides = true;
+      result.toi = box.t[0];
+      result.weights = WeightsAtCentre(kKind, box);
+      return result;
+    }
+    bool start_slice_excluded = false;
+    bool start_slice_reachable = false;
+    BoxTester::TestStartSlice(projections, d, resolution, &start_slice_excluded,
+                              &start_slice_reachable);
+    double witness_u = 0.0;
+    double witness_v = 0.0;
+    if (start_slice_reachable &&
+        FindWitnessAtStart(box, f, tester, projections, resolution, &witness_u, &witness_v)) {
+      result.collides = true;
+      result.toi = box.t[0];
+      result.weights = Weights(kKind, witness_u, witness_v);
+      return result;
+    }
 
     // Change of F along each dimension, from the corner differences.
     double change[3] = {0.0, 0.0, 0.0};
@@ -410,49 +483,41 @@ CcdResult Solve(const PairTrajectory& trajectory, const CcdOptions& options) {
         }
       }
     }
-    if (test.narrow || test.inside) {
-      result.collides = true;
-      result.toi = box.t[0];
-      result.weights = WeightsAtCentre(kKind, box);
-      return result;
-    }
-    double witness_u = 0.0;
-    double witness_v = 0.0;
-    if (FindWitnessAtStart(box, f, corner_tester, directions, resolution, &witness_u, &witness_v)) {
-      result.collides = true;
-      result.toi = box.t[0];
-      result.weights = Weights(kKind, witness_u, witness_v);
-      return result;
-    }
 
-    // Split, choosing the dimension by a look-ahead on the children, whose corner values are
-    // (up to rounding) averages of the parent's since F is linear along each dimension:
-    //   1. t, if the earlier half [t0, mid] would be discarded: the box's first contact is later;
-    //   2. u or v, if a half would be discarded: the inclusion is too coarse in (u, v);
+    // Split, choosing the dimension by a look-ahead on the halves, whose projections are the
+    // averages of the box's since F is linear along each dimension:
+    //   1. t, if a half is excluded (the earlier one: the box's first contact is later);
+    //   2. u or v, if one of its halves is excluded: the inclusion is too coarse in (u, v);
     //   3. t, if the slice t = t0 is excluded: bisect for the entry time with the whole (u, v)
     //      cell, which discards whole cells at once near a flat face of the test polytope;
     //   4. otherwise u or v (the larger change of F), or t once (u, v) is resolved.
-    // Splitting by the largest change alone would cut a contact set that appears over a wide
-    // (u, v) region (near-parallel approach, degenerate features) into many cells, each
-    // bisecting t on its own. Once t is resolved, only (u, v) is split.
+    // An excluded half (certified) is not queued. Splitting by the largest change alone would
+    // cut a contact set that appears over a wide (u, v) region (near-parallel approach,
+    // degenerate features) into many cells, each bisecting t on its own. Once t is resolved,
+    // only (u, v) is split.
     const bool time_resolved = change[0] <= resolution;
     const int wider_uv = change[1] >= change[2] ? 1 : 2;
     const bool uv_resolved = change[wider_uv] <= resolution;
-    int first_dim;
-    if (time_resolved) {
-      first_dim = wider_uv;
-    } else if (HalfExcluded(corner_tester, f, directions, 0, 0)) {
-      first_dim = 0;
-    } else if (!uv_resolved && (HalfExcluded(corner_tester, f, directions, 1, 0) ||
-                                HalfExcluded(corner_tester, f, directions, 1, 1))) {
-      first_dim = 1;
-    } else if (!uv_resolved && (HalfExcluded(corner_tester, f, directions, 2, 0) ||
-                                HalfExcluded(corner_tester, f, directions, 2, 1))) {
-      first_dim = 2;
-    } else if (uv_resolved || StartSliceExcluded(corner_tester, f, directions)) {
-      first_dim = 0;
-    } else {
-      first_dim = wider_uv;
+    int first_dim = -1;
+    int excluded_side = -1;
+    bool halves[2];
+    if (!time_resolved) {
+      BoxTester::HalvesExcluded(projections, 0, halves);
+      if (halves[0] || halves[1]) {
+        first_dim = 0;
+        excluded_side = halves[0] ? 0 : 1;
+      }
+    }
+    for (int i = 0; i < 2 && first_dim < 0 && !uv_resolved; ++i) {
+      const int dim = i == 0 ? wider_uv : 3 - wider_uv;
+      BoxTester::HalvesExcluded(projections, dim, halves);
+      if (halves[0] || halves[1]) {
+        first_dim = dim;
+        excluded_side = halves[0] ? 0 : 1;
+      }
+    }
+    if (first_dim < 0) {
+      first_dim = time_resolved ? wider_uv : (uv_resolved || start_slice_excluded ? 0 : wider_uv);
     }
     int order[3];
     order[0] = first_dim;
@@ -465,6 +530,7 @@ CcdResult Solve(const PairTrajectory& trajectory, const CcdOptions& options) {
       mid = 0.5 * (range[0] + range[1]);
       if (mid > range[0] && mid < range[1]) {
         split = dim;
+        if (split != first_dim || !ExactMidpoint(range[0], range[1])) excluded_side = -1;
         break;
       }
     }
@@ -478,9 +544,10 @@ CcdResult Solve(const PairTrajectory& trajectory, const CcdOptions& options) {
     Box children[2] = {box, box};
     (split == 0 ? children[0].t : (split == 1 ? children[0].u : children[0].v))[1] = mid;
     (split == 0 ? children[1].t : (split == 1 ? children[1].u : children[1].v))[0] = mid;
-    for (Box& child : children) {
-      child.depth = box.depth + 1;
-      heap.push_back(child);
+    for (int side = 0; side < 2; ++side) {
+      if (side == excluded_side) continue;
+      children[side].depth = box.depth + 1;
+      heap.push_back(children[side]);
       std::push_heap(heap.begin(), heap.end(), later);
     }
   }

@@ -81,7 +81,8 @@ PenetrationIntervals PenetrationIntervalsOf(const CubicPolynomial& depth, double
   int point_count = 0;
   points[point_count++] = t_begin;
   for (int i = 0; i < roots.count; ++i) {
-    if (roots.t[i] > points[point_count - 1] && roots.t[i] < 1.0) points[point_count++] = roots.t[i];
+    if (roots.t[i] > points[point_count - 1] && roots.t[i] < 1.0)
+      points[point_count++] = roots.t[i];
   }
   points[point_count++] = 1.0;
   const double sign = penetrating_sign > 0.0 ? 1.0 : -1.0;

@@ -36,8 +36,9 @@ struct PenetrationInterval {
 };
 
 struct PenetrationIntervals {
-  int count = 0;                            // 0, 1 or 2
-  std::array<PenetrationInterval, 2> intervals{};  // ascending and disjoint; intervals[i] for i < count
+  int count = 0;  // 0, 1 or 2
+  std::array<PenetrationInterval, 2>
+      intervals{};  // ascending and disjoint; intervals[i] for i < count
 };
 
 // delta(t) for the VF pair {p, a, b, c} (with coefficient error bounds) [m^3].

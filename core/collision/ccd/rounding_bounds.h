@@ -35,19 +35,11 @@ inline std::array<double, 3> MaxAbsCoordinates(const PairTrajectory& trajectory)
   std::array<double, 3> m{0.0, 0.0, 0.0};
   for (int i = 0; i < 4; ++i) {
     for (int k = 0; k < 3; ++k) {
-      m[k] = std::fmax(m[k], std::fmax(std::abs(trajectory.x_t0[i][k]),
-                                       std::abs(trajectory.x_t1[i][k])));
+      m[k] = std::fmax(m[k],
+                       std::fmax(std::abs(trajectory.x_t0[i][k]), std::abs(trajectory.x_t1[i][k])));
     }
   }
   return m;
-}
-
-// True when every coordinate is finite.
-inline bool AllFinite(const PairTrajectory& trajectory) {
-  for (int i = 0; i < 4; ++i) {
-    if (!trajectory.x_t0[i].allFinite() || !trajectory.x_t1[i].allFinite()) return false;
-  }
-  return true;
 }
 
 }  // namespace contactsim::core::internal

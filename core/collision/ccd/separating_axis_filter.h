@@ -11,11 +11,13 @@
 // Axes tried, cheapest first: x, y, z (exact coordinates, no dot products), then the feature
 // normals at t = 0 and t = 1 (VF: (b - a) x (c - a); EE: (b - a) x (d - c)), then in-plane
 // directions that separate coplanar and parallel configurations (VF: the triangle's edge normals
-// n x e; EE: the component of the other edge's offset perpendicular to edge 0). Any computed
+// n x e; EE: e0 x n, e1 x n and e0 x ((c - a) x e0), the offset of edge 1 from the line of
+// edge 0 with its component along edge 0 removed), each at t = 0 and t = 1. Any computed
 // vector is a valid axis; rounding only enters the dot products, which are bounded (see
 // rounding_bounds.h) by gamma_3 |n|_1 M, with M the largest absolute input coordinate, and the
 // test subtracts twice that bound before comparing with d |n|_2. Returns true only when
-// separation is certain; false means "not proven", never "colliding".
+// separation is certain; false means "not proven", never "colliding" (and false for NaN, inf or
+// coordinates summing beyond 1e150 m, and for a negative or NaN d).
 #pragma once
 
 #include "core/collision/ccd/ccd_types.h"

@@ -8,11 +8,11 @@ namespace contactsim::core {
 
 CcdResult VertexFaceCcd(const PairTrajectory& trajectory, const CcdOptions& options) {
   if (!internal::IsValidCcdInput(trajectory, options)) return internal::InvalidInputResult();
-  if (options.use_separating_axis_filter &&
-      VertexFaceSeparatedOnFixedAxis(trajectory, options.min_separation_m)) {
+  if (VertexFaceSeparatedOnFixedAxis(trajectory, options.min_separation_m)) {
     return CcdResult{};
   }
-  return internal::InclusionTimeOfImpact(internal::InclusionPairKind::kVertexFace, trajectory, options);
+  return internal::InclusionTimeOfImpact(internal::InclusionPairKind::kVertexFace, trajectory,
+                                         options);
 }
 
 }  // namespace contactsim::core

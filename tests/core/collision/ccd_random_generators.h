@@ -1,18 +1,17 @@
 // Random trajectory families for the CCD property tests and the narrow-phase benchmark.
 //
-// Generic: features in the unit cube with displacements of similar size (about 15-25% of VF pairs
-// and 5-10% of EE pairs collide at d ~ 1e-2). Near contact: the features are placed so that they
-// pass within a few d of each other at a random time (hits and near-misses in similar numbers).
+// Generic: features in the unit cube with displacements of similar size (about 5% of VF pairs
+// and 13% of EE pairs collide at d = 5e-3). Near contact: the features are placed so that they
+// pass within a few d of each other at a random time, at or just beyond the features' edges.
 // Nearly degenerate: coplanar motion, (nearly) parallel or collinear edges, zero-area triangles
 // and zero-length edges, each with offsets of 1e-12 .. 1e-6 m. Touching: an end of the step lands
 // exactly on the other feature.
 #pragma once
 
+#include <Eigen/Geometry>
 #include <array>
 #include <cmath>
 #include <random>
-
-#include <Eigen/Geometry>
 
 #include "core/collision/ccd/ccd_types.h"
 #include "core/common/eigen_types.h"
@@ -23,7 +22,9 @@ class TrajectoryGenerator {
  public:
   explicit TrajectoryGenerator(uint64_t seed) : rng_(seed) {}
 
-  double Uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
+  double Uniform(double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng_);
+  }
   Vec3 UniformVec(double lo, double hi) {
     return Vec3(Uniform(lo, hi), Uniform(lo, hi), Uniform(lo, hi));
   }
@@ -35,7 +36,9 @@ class TrajectoryGenerator {
     return v.normalized();
   }
   // 10^U(lo_exp, hi_exp).
-  double LogUniform(double lo_exp, double hi_exp) { return std::pow(10.0, Uniform(lo_exp, hi_exp)); }
+  double LogUniform(double lo_exp, double hi_exp) {
+    return std::pow(10.0, Uniform(lo_exp, hi_exp));
+  }
   int Index(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
 
   // Features in [0, 1]^3, displacements in [-0.5, 0.5]^3 (the first point, the vertex or edge 0's
@@ -55,19 +58,21 @@ class TrajectoryGenerator {
     const double t = Uniform(0.0, 1.0);
     auto at = [&](int i) { return (1.0 - t) * trajectory.x_t0[i] + t * trajectory.x_t1[i]; };
     Vec3 target;
+    // Feature parameters slightly beyond [0, 1] put a share of the targets just outside the
+    // features (near-misses past an edge or a vertex).
     if (vertex_face) {
-      double u = Uniform(0.0, 1.0), v = Uniform(0.0, 1.0);
-      if (u + v > 1.0) {
+      double u = Uniform(-0.2, 1.0), v = Uniform(-0.2, 1.0);
+      if (u + v > 1.2) {
         u = 1.0 - u;
         v = 1.0 - v;
       }
       target = at(1) + u * (at(2) - at(1)) + v * (at(3) - at(1));
     } else {
-      target = at(2) + Uniform(0.0, 1.0) * (at(3) - at(2)) - Uniform(0.0, 1.0) * (at(1) - at(0));
+      target = at(2) + Uniform(-0.2, 1.2) * (at(3) - at(2)) - Uniform(-0.2, 1.2) * (at(1) - at(0));
     }
     // Shift feature 0 (vertex, or edge 0) so that at t its point lands near the target.
     const Vec3 offset = UnitVec() * d * Uniform(0.0, 3.0);
-    const Vec3 shift = target + offset - (vertex_face ? at(0) : at(0));
+    const Vec3 shift = target + offset - at(0);
     const int moved = vertex_face ? 1 : 2;
     for (int i = 0; i < moved; ++i) {
       trajectory.x_t0[i] += shift;
@@ -112,10 +117,10 @@ class TrajectoryGenerator {
           const Vec3 a = UniformVec(0.0, 1.0);
           const Vec3 b = a + 0.7 * direction;
           const Vec3 c = a + 0.7 * normal.cross(direction);
-          const Vec3 p = a + Uniform(-0.5, 1.0) * direction + Uniform(-0.5, 1.0) * (c - a) +
-                         gap * normal;
-          const Vec3 move = Uniform(-1.0, 1.0) * direction + Uniform(-1.0, 1.0) * (c - a) +
-                            tiny * UnitVec();
+          const Vec3 p =
+              a + Uniform(-0.5, 1.0) * direction + Uniform(-0.5, 1.0) * (c - a) + gap * normal;
+          const Vec3 move =
+              Uniform(-1.0, 1.0) * direction + Uniform(-1.0, 1.0) * (c - a) + tiny * UnitVec();
           trajectory.x_t0 = {p, a, b, c};
           trajectory.x_t1 = {p + move, a, b, c};
         } else {

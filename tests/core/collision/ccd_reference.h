@@ -17,11 +17,10 @@
 // is too). No hit of either kind can lie in a certified stretch.
 #pragma once
 
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <array>
 #include <cmath>
-
-#include <Eigen/Geometry>
 
 #include "core/collision/ccd/ccd_types.h"
 #include "core/common/eigen_types.h"
@@ -37,7 +36,9 @@ inline PairTrajectory MakeTrajectory(const std::array<Vec3, 4>& x_t0,
 }
 
 // Every point static.
-inline PairTrajectory StaticTrajectory(const std::array<Vec3, 4>& x) { return MakeTrajectory(x, x); }
+inline PairTrajectory StaticTrajectory(const std::array<Vec3, 4>& x) {
+  return MakeTrajectory(x, x);
+}
 
 inline Vec3 ReferencePosition(const PairTrajectory& trajectory, int i, double t) {
   return (1.0 - t) * trajectory.x_t0[i] + t * trajectory.x_t1[i];
@@ -53,9 +54,9 @@ inline double RefPointSegmentDistanceSquared(const Vec3& p, const Vec3& a, const
 
 inline double RefPointTriangleDistanceSquared(const Vec3& p, const Vec3& a, const Vec3& b,
                                               const Vec3& c) {
-  const double edges = std::min({RefPointSegmentDistanceSquared(p, a, b),
-                                 RefPointSegmentDistanceSquared(p, b, c),
-                                 RefPointSegmentDistanceSquared(p, c, a)});
+  const double edges =
+      std::min({RefPointSegmentDistanceSquared(p, a, b), RefPointSegmentDistanceSquared(p, b, c),
+                RefPointSegmentDistanceSquared(p, c, a)});
   const Vec3 n = (b - a).cross(c - a);
   const double n_squared = n.squaredNorm();
   const double scale = std::max({(b - a).squaredNorm(), (c - a).squaredNorm(), 1e-300});
@@ -71,10 +72,9 @@ inline double RefPointTriangleDistanceSquared(const Vec3& p, const Vec3& a, cons
 
 inline double RefSegmentSegmentDistanceSquared(const Vec3& a, const Vec3& b, const Vec3& c,
                                                const Vec3& d) {
-  double best = std::min({RefPointSegmentDistanceSquared(a, c, d),
-                          RefPointSegmentDistanceSquared(b, c, d),
-                          RefPointSegmentDistanceSquared(c, a, b),
-                          RefPointSegmentDistanceSquared(d, a, b)});
+  double best =
+      std::min({RefPointSegmentDistanceSquared(a, c, d), RefPointSegmentDistanceSquared(b, c, d),
+                RefPointSegmentDistanceSquared(c, a, b), RefPointSegmentDistanceSquared(d, a, b)});
   const Vec3 e0 = b - a;
   const Vec3 e1 = d - c;
   const Vec3 r = a - c;
@@ -115,8 +115,8 @@ struct ReferenceResult {
   int distance_evaluations = 0;
 };
 
-inline ReferenceResult DenseReference(bool vertex_face, const PairTrajectory& trajectory,
-                                      double d, int samples) {
+inline ReferenceResult DenseReference(bool vertex_face, const PairTrajectory& trajectory, double d,
+                                      int samples) {
   ReferenceResult result;
   const double hit_distance = d * (1.0 - 1e-9);
   auto speed = [&](int i) { return (trajectory.x_t1[i] - trajectory.x_t0[i]).norm(); };

@@ -1,12 +1,13 @@
 // Analytic cases for EdgeEdgeCcd: crossing, parallel, collinear, coplanar and zero-length edges
-// with contact times known in closed form. Each case runs with the separating-axis filter on and
-// off, so the root finder's own exclusion is exercised too.
+// with contact times known in closed form. Each case runs as the full query and as the root finder
+// alone (without the separating-axis filter), so the root finder's own exclusion is exercised too.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
 #include "core/collision/ccd/edge_edge.h"
+#include "core/collision/ccd/inclusion_root_finder.h"
 #include "tests/core/collision/ccd_reference.h"
 
 namespace contactsim::core {
@@ -14,12 +15,23 @@ namespace {
 
 using testing::MakeTrajectory;
 
+// Parameter: true runs the full query (filter, then root finder); false the root finder alone,
+// so that its own exclusion is exercised.
 class EdgeEdgeCcdTest : public ::testing::TestWithParam<bool> {
  protected:
+  // The query under test. None of these small analytic cases may need the iteration cap.
+  CcdResult Ee(const PairTrajectory& trajectory, const CcdOptions& options) const {
+    const CcdResult result = GetParam()
+                                 ? EdgeEdgeCcd(trajectory, options)
+                                 : internal::InclusionTimeOfImpact(
+                                       internal::InclusionPairKind::kEdgeEdge, trajectory, options);
+    EXPECT_NE(result.status, CcdStatus::kMaxIterationsReached) << "boxes " << result.iterations;
+    return result;
+  }
+
   CcdOptions Options(double d = 0.0) const {
     CcdOptions options;
     options.min_separation_m = d;
-    options.use_separating_axis_filter = GetParam();
     return options;
   }
 };
@@ -28,13 +40,6 @@ class EdgeEdgeCcdTest : public ::testing::TestWithParam<bool> {
 // 2 (tolerance + 2 eps) at the closing speed (inclusion_root_finder.h); eps ~ 1e-14 here.
 double Slack(const CcdOptions& options, double closing_speed_m) {
   return 2.0 * (options.tolerance_m + 1e-13) / closing_speed_m;
-}
-
-// The query under test; none of these small analytic cases may need the iteration cap.
-CcdResult Ee(const PairTrajectory& trajectory, const CcdOptions& options) {
-  const CcdResult result = EdgeEdgeCcd(trajectory, options);
-  EXPECT_NE(result.status, CcdStatus::kMaxIterationsReached) << "iterations " << result.iterations;
-  return result;
 }
 
 // Edge 0 static from (-1, 0, 0) to (1, 0, 0); edge 1 parallel to y through (x1, ., z), with
@@ -81,39 +86,40 @@ TEST_P(EdgeEdgeCcdTest, ParallelEdgesSlidingPast) {
                      {a, b, Vec3(-3.0, 0.1, 0.0), Vec3(-2.0, 0.1, 0.0)});
   EXPECT_FALSE(Ee(trajectory, Options()).collides);
   EXPECT_FALSE(Ee(trajectory, Options(0.05)).collides);
-  // With d = 0.2 the gap between c and b, sqrt((2 - 5t - 1)^2 + 0.1^2), reaches d at
-  // t = (1 - sqrt(0.03)) / 5.
+  // With d = 0.2 the gap between c and b, g(t) = sqrt((2 - 5t - 1)^2 + 0.1^2), reaches d at
+  // t_d = (1 - sqrt(0.03)) / 5. The gap (dx, 0.1, 0) is not along a test direction of the
+  // polytope (inclusion_root_finder.h), so toi may be as early as the time g = 1.24 d.
   const CcdOptions options = Options(0.2);
   const double t_d = (1.0 - std::sqrt(0.03)) / 5.0;
+  const double reach = 1.2395 * 0.2;
+  const double t_reach = (1.0 - std::sqrt(reach * reach - 0.01)) / 5.0;
   const CcdResult result = Ee(trajectory, options);
   ASSERT_TRUE(result.collides);
   EXPECT_LE(result.toi, t_d);
-  // The closing speed along the gap direction at t_d is 5 * sqrt(0.03) / 0.2.
-  EXPECT_GE(result.toi, t_d - Slack(options, 5.0 * std::sqrt(0.03) / 0.2));
+  // The gap closes at no more than 5 m per unit t.
+  EXPECT_GE(result.toi, t_reach - Slack(options, 5.0));
 }
 
 TEST_P(EdgeEdgeCcdTest, CollinearEdges) {
   // Same line: edge 1 from x in [2, 3] to x in [-3, -2] touches b = (1, 0, 0) at t = 0.2.
   const Vec3 a(0.0, 0.0, 0.0), b(1.0, 0.0, 0.0);
   const CcdOptions options = Options();
-  const CcdResult sliding =
-      Ee(MakeTrajectory({a, b, Vec3(2.0, 0.0, 0.0), Vec3(3.0, 0.0, 0.0)},
-                                 {a, b, Vec3(-3.0, 0.0, 0.0), Vec3(-2.0, 0.0, 0.0)}),
-                  options);
+  const CcdResult sliding = Ee(MakeTrajectory({a, b, Vec3(2.0, 0.0, 0.0), Vec3(3.0, 0.0, 0.0)},
+                                              {a, b, Vec3(-3.0, 0.0, 0.0), Vec3(-2.0, 0.0, 0.0)}),
+                               options);
   ASSERT_TRUE(sliding.collides);
   EXPECT_LE(sliding.toi, 0.2);
   EXPECT_GE(sliding.toi, 0.2 - Slack(options, 5.0));
   // Already overlapping at t = 0.
-  const CcdResult overlapping =
-      Ee(MakeTrajectory({a, b, Vec3(0.5, 0.0, 0.0), Vec3(1.5, 0.0, 0.0)},
-                                 {a, b, Vec3(0.5, 0.0, 1.0), Vec3(1.5, 0.0, 1.0)}),
-                  options);
+  const CcdResult overlapping = Ee(MakeTrajectory({a, b, Vec3(0.5, 0.0, 0.0), Vec3(1.5, 0.0, 0.0)},
+                                                  {a, b, Vec3(0.5, 0.0, 1.0), Vec3(1.5, 0.0, 1.0)}),
+                                   options);
   ASSERT_TRUE(overlapping.collides);
   EXPECT_EQ(overlapping.toi, 0.0);
   // Collinear but never overlapping: edge 1 moves from [2, 3] to [1.5, 2.5].
   EXPECT_FALSE(Ee(MakeTrajectory({a, b, Vec3(2.0, 0.0, 0.0), Vec3(3.0, 0.0, 0.0)},
-                                          {a, b, Vec3(1.5, 0.0, 0.0), Vec3(2.5, 0.0, 0.0)}),
-                           options)
+                                 {a, b, Vec3(1.5, 0.0, 0.0), Vec3(2.5, 0.0, 0.0)}),
+                  options)
                    .collides);
 }
 
@@ -122,17 +128,16 @@ TEST_P(EdgeEdgeCcdTest, CoplanarMotion) {
   // (y = 0) at t = 0.25.
   const Vec3 a(-1.0, 0.0, 0.0), b(1.0, 0.0, 0.0);
   const CcdOptions options = Options();
-  const CcdResult result =
-      Ee(MakeTrajectory({a, b, Vec3(0.5, 1.0, 0.0), Vec3(0.5, 2.0, 0.0)},
-                                 {a, b, Vec3(0.5, -3.0, 0.0), Vec3(0.5, -2.0, 0.0)}),
-                  options);
+  const CcdResult result = Ee(MakeTrajectory({a, b, Vec3(0.5, 1.0, 0.0), Vec3(0.5, 2.0, 0.0)},
+                                             {a, b, Vec3(0.5, -3.0, 0.0), Vec3(0.5, -2.0, 0.0)}),
+                              options);
   ASSERT_TRUE(result.collides);
   EXPECT_LE(result.toi, 0.25);
   EXPECT_GE(result.toi, 0.25 - Slack(options, 4.0));
   // The same motion at x = 1.5, beyond b: 0.5 m away at closest.
   EXPECT_FALSE(Ee(MakeTrajectory({a, b, Vec3(1.5, 1.0, 0.0), Vec3(1.5, 2.0, 0.0)},
-                                          {a, b, Vec3(1.5, -3.0, 0.0), Vec3(1.5, -2.0, 0.0)}),
-                           options)
+                                 {a, b, Vec3(1.5, -3.0, 0.0), Vec3(1.5, -2.0, 0.0)}),
+                  options)
                    .collides);
 }
 
@@ -141,15 +146,14 @@ TEST_P(EdgeEdgeCcdTest, TouchingAtTheEndsOfTheStep) {
   // Crossing exactly at t = 0 and at t = 1 (CrossingAt covers t* = 0 and 1 through the middle
   // of the edges); here endpoint-to-endpoint: c = b at t = 0, then c = b at t = 1.
   const Vec3 a(0.0, 0.0, 0.0), b(1.0, 0.0, 0.0);
-  const CcdResult start =
-      Ee(MakeTrajectory({a, b, b, Vec3(1.0, 1.0, 0.0)},
-                                 {a, b, Vec3(1.0, 0.0, 1.0), Vec3(1.0, 1.0, 1.0)}),
-                  options);
+  const CcdResult start = Ee(MakeTrajectory({a, b, b, Vec3(1.0, 1.0, 0.0)},
+                                            {a, b, Vec3(1.0, 0.0, 1.0), Vec3(1.0, 1.0, 1.0)}),
+                             options);
   ASSERT_TRUE(start.collides);
   EXPECT_EQ(start.toi, 0.0);
   const CcdResult end = Ee(MakeTrajectory({a, b, Vec3(1.0, 0.0, 1.0), Vec3(1.0, 1.0, 1.0)},
-                                                   {a, b, b, Vec3(1.0, 1.0, 0.0)}),
-                                    options);
+                                          {a, b, b, Vec3(1.0, 1.0, 0.0)}),
+                           options);
   ASSERT_TRUE(end.collides);
   EXPECT_GE(end.toi, 1.0 - Slack(options, 1.0));
 }
@@ -166,11 +170,10 @@ TEST_P(EdgeEdgeCcdTest, ZeroLengthEdges) {
   EXPECT_LE(hit.toi, 0.5);
   EXPECT_GE(hit.toi, 0.5 - Slack(options, 2.0));
   const Vec3 beside(1.3, 0.0, 0.0);
-  EXPECT_FALSE(
-      Ee(MakeTrajectory({beside, beside, Vec3(0.0, 0.0, 1.0), Vec3(1.0, 0.0, 1.0)},
+  EXPECT_FALSE(Ee(MakeTrajectory({beside, beside, Vec3(0.0, 0.0, 1.0), Vec3(1.0, 0.0, 1.0)},
                                  {beside, beside, Vec3(0.0, 0.0, -1.0), Vec3(1.0, 0.0, -1.0)}),
                   options)
-          .collides);
+                   .collides);
   // Two points passing exactly through each other at t = 0.25.
   const PairTrajectory points = MakeTrajectory(
       {Vec3(0.0, 0.0, 0.0), Vec3(0.0, 0.0, 0.0), Vec3(1.0, 1.0, 1.0), Vec3(1.0, 1.0, 1.0)},

@@ -1,12 +1,13 @@
 // Analytic cases for VertexFaceCcd. The triangle is mostly the unit right triangle in z = 0,
 // a = (0,0,0), b = (1,0,0), c = (0,1,0), and the vertex moves along straight lines whose contact
-// times are known in closed form. Each case runs with the separating-axis filter on and off, so
-// the root finder's own exclusion is exercised too.
+// times are known in closed form. Each case runs as the full query and as the root finder alone
+// (without the separating-axis filter), so the root finder's own exclusion is exercised too.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
+#include "core/collision/ccd/inclusion_root_finder.h"
 #include "core/collision/ccd/vertex_face.h"
 #include "tests/core/collision/ccd_reference.h"
 
@@ -24,12 +25,23 @@ PairTrajectory VertexMoving(const Vec3& p0, const Vec3& p1) {
   return MakeTrajectory({p0, kA, kB, kC}, {p1, kA, kB, kC});
 }
 
+// Parameter: true runs the full query (filter, then root finder); false the root finder alone,
+// so that its own exclusion is exercised.
 class VertexFaceCcdTest : public ::testing::TestWithParam<bool> {
  protected:
+  // The query under test. None of these small analytic cases may need the iteration cap.
+  CcdResult Vf(const PairTrajectory& trajectory, const CcdOptions& options) const {
+    const CcdResult result =
+        GetParam() ? VertexFaceCcd(trajectory, options)
+                   : internal::InclusionTimeOfImpact(internal::InclusionPairKind::kVertexFace,
+                                                     trajectory, options);
+    EXPECT_NE(result.status, CcdStatus::kMaxIterationsReached) << "boxes " << result.iterations;
+    return result;
+  }
+
   CcdOptions Options(double d = 0.0) const {
     CcdOptions options;
     options.min_separation_m = d;
-    options.use_separating_axis_filter = GetParam();
     return options;
   }
 };
@@ -38,13 +50,6 @@ class VertexFaceCcdTest : public ::testing::TestWithParam<bool> {
 // 2 (tolerance + 2 eps) at the closing speed (inclusion_root_finder.h); eps ~ 1e-14 here.
 double Slack(const CcdOptions& options, double closing_speed_m) {
   return 2.0 * (options.tolerance_m + 1e-13) / closing_speed_m;
-}
-
-// The query under test; none of these small analytic cases may need the iteration cap.
-CcdResult Vf(const PairTrajectory& trajectory, const CcdOptions& options) {
-  const CcdResult result = VertexFaceCcd(trajectory, options);
-  EXPECT_NE(result.status, CcdStatus::kMaxIterationsReached) << "iterations " << result.iterations;
-  return result;
 }
 
 TEST_P(VertexFaceCcdTest, FallsThroughInteriorAtKnownTimes) {
@@ -81,28 +86,22 @@ TEST_P(VertexFaceCcdTest, MovingTriangleHitsStaticVertex) {
 
 TEST_P(VertexFaceCcdTest, PassesBesideTheTriangle) {
   // Beyond the hypotenuse x + y = 1: the closest approach is sqrt(2) (1.5 - 1) / 2 ~ 0.35.
-  EXPECT_FALSE(Vf(VertexMoving(Vec3(0.75, 0.75, 1.0), Vec3(0.75, 0.75, -1.0)), Options())
-                   .collides);
+  EXPECT_FALSE(Vf(VertexMoving(Vec3(0.75, 0.75, 1.0), Vec3(0.75, 0.75, -1.0)), Options()).collides);
   // Beyond edge ab (y < 0) and beyond vertex a.
-  EXPECT_FALSE(
-      Vf(VertexMoving(Vec3(0.5, -0.1, 1.0), Vec3(0.5, -0.1, -1.0)), Options()).collides);
-  EXPECT_FALSE(Vf(VertexMoving(Vec3(-0.1, -0.1, 1.0), Vec3(-0.1, -0.1, -1.0)), Options())
-                   .collides);
+  EXPECT_FALSE(Vf(VertexMoving(Vec3(0.5, -0.1, 1.0), Vec3(0.5, -0.1, -1.0)), Options()).collides);
+  EXPECT_FALSE(Vf(VertexMoving(Vec3(-0.1, -0.1, 1.0), Vec3(-0.1, -0.1, -1.0)), Options()).collides);
   // Stops short of the plane.
-  EXPECT_FALSE(
-      Vf(VertexMoving(Vec3(0.2, 0.2, 1.0), Vec3(0.2, 0.2, 0.01)), Options()).collides);
+  EXPECT_FALSE(Vf(VertexMoving(Vec3(0.2, 0.2, 1.0), Vec3(0.2, 0.2, 0.01)), Options()).collides);
 }
 
 TEST_P(VertexFaceCcdTest, TouchingAtTheStartOfTheStep) {
   // On the face at t = 0, moving away.
-  const CcdResult face =
-      Vf(VertexMoving(Vec3(0.2, 0.2, 0.0), Vec3(0.2, 0.2, 1.0)), Options());
+  const CcdResult face = Vf(VertexMoving(Vec3(0.2, 0.2, 0.0), Vec3(0.2, 0.2, 1.0)), Options());
   ASSERT_TRUE(face.collides);
   EXPECT_EQ(face.toi, 0.0);
   // Exactly on vertex b and on the midpoint of edge bc at t = 0.
   EXPECT_TRUE(Vf(VertexMoving(kB, Vec3(2.0, 0.0, 1.0)), Options()).collides);
-  const CcdResult edge =
-      Vf(VertexMoving(Vec3(0.5, 0.5, 0.0), Vec3(1.0, 1.0, 1.0)), Options());
+  const CcdResult edge = Vf(VertexMoving(Vec3(0.5, 0.5, 0.0), Vec3(1.0, 1.0, 1.0)), Options());
   ASSERT_TRUE(edge.collides);
   EXPECT_EQ(edge.toi, 0.0);
 }
@@ -120,14 +119,12 @@ TEST_P(VertexFaceCcdTest, TouchingAtTheEndOfTheStep) {
 TEST_P(VertexFaceCcdTest, CoplanarMotionIntoTheTriangle) {
   // In the plane z = 0 from x = -1 to x = 1 at y = 0.25: enters across edge ca (x = 0) at t = 0.5.
   const CcdOptions options = Options();
-  const CcdResult result =
-      Vf(VertexMoving(Vec3(-1.0, 0.25, 0.0), Vec3(1.0, 0.25, 0.0)), options);
+  const CcdResult result = Vf(VertexMoving(Vec3(-1.0, 0.25, 0.0), Vec3(1.0, 0.25, 0.0)), options);
   ASSERT_TRUE(result.collides);
   EXPECT_LE(result.toi, 0.5);
   EXPECT_GE(result.toi, 0.5 - Slack(options, 2.0));
   // The same motion at y = 2 stays 1 m from the triangle (closest point c).
-  EXPECT_FALSE(
-      Vf(VertexMoving(Vec3(-1.0, 2.0, 0.0), Vec3(1.0, 2.0, 0.0)), options).collides);
+  EXPECT_FALSE(Vf(VertexMoving(Vec3(-1.0, 2.0, 0.0), Vec3(1.0, 2.0, 0.0)), options).collides);
 }
 
 TEST_P(VertexFaceCcdTest, DegenerateTriangles) {
@@ -156,21 +153,16 @@ TEST_P(VertexFaceCcdTest, DegenerateTriangles) {
 TEST_P(VertexFaceCcdTest, MinSeparationHitsWhenTheGapReachesIt) {
   // z(t) = 1 - 2 t reaches d = 0.1 at t = 0.45 above the interior.
   const CcdOptions options = Options(0.1);
-  const CcdResult result =
-      Vf(VertexMoving(Vec3(0.2, 0.2, 1.0), Vec3(0.2, 0.2, -1.0)), options);
+  const CcdResult result = Vf(VertexMoving(Vec3(0.2, 0.2, 1.0), Vec3(0.2, 0.2, -1.0)), options);
   ASSERT_TRUE(result.collides);
   EXPECT_LE(result.toi, 0.45);
   EXPECT_GE(result.toi, 0.45 - Slack(options, 2.0));
   // Stopping at z = 0.09 is within d; stopping at z = 0.2 is not (0.2 > d + sqrt(3) tol).
-  EXPECT_TRUE(
-      Vf(VertexMoving(Vec3(0.2, 0.2, 1.0), Vec3(0.2, 0.2, 0.09)), options).collides);
-  EXPECT_FALSE(
-      Vf(VertexMoving(Vec3(0.2, 0.2, 1.0), Vec3(0.2, 0.2, 0.2)), options).collides);
+  EXPECT_TRUE(Vf(VertexMoving(Vec3(0.2, 0.2, 1.0), Vec3(0.2, 0.2, 0.09)), options).collides);
+  EXPECT_FALSE(Vf(VertexMoving(Vec3(0.2, 0.2, 1.0), Vec3(0.2, 0.2, 0.2)), options).collides);
   // Passing 0.05 m beside edge ab (y = -0.05) is within d; 0.2 m beside is not.
-  EXPECT_TRUE(
-      Vf(VertexMoving(Vec3(0.5, -0.05, 1.0), Vec3(0.5, -0.05, -1.0)), options).collides);
-  EXPECT_FALSE(
-      Vf(VertexMoving(Vec3(0.5, -0.2, 1.0), Vec3(0.5, -0.2, -1.0)), options).collides);
+  EXPECT_TRUE(Vf(VertexMoving(Vec3(0.5, -0.05, 1.0), Vec3(0.5, -0.05, -1.0)), options).collides);
+  EXPECT_FALSE(Vf(VertexMoving(Vec3(0.5, -0.2, 1.0), Vec3(0.5, -0.2, -1.0)), options).collides);
 }
 
 TEST_P(VertexFaceCcdTest, MinSeparationAlongADiagonalApproach) {
@@ -181,8 +173,7 @@ TEST_P(VertexFaceCcdTest, MinSeparationAlongADiagonalApproach) {
   const double s0 = 0.5;
   const CcdOptions options = Options(0.1);
   const double t_d = 1.0 - 0.1 / (std::sqrt(3.0) * s0);
-  const CcdResult result =
-      Vf(VertexMoving(Vec3(-s0, -s0, -s0), Vec3(0.0, 0.0, 0.0)), options);
+  const CcdResult result = Vf(VertexMoving(Vec3(-s0, -s0, -s0), Vec3(0.0, 0.0, 0.0)), options);
   ASSERT_TRUE(result.collides);
   EXPECT_LE(result.toi, t_d);
   EXPECT_GE(result.toi, t_d - Slack(options, std::sqrt(3.0) * s0));

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <memory>
 
+#include "core/dynamics/mass_spring_cloth.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/sim/world.h"
 #include "tests/core/sim/scene_builders.h"
@@ -50,7 +51,7 @@ TEST_P(RestingBoxTest, SettlesAtTheAnalyticPenetrationDepth) {
 
   const double k = settings.stiffness_n_per_m;
   const double dt = settings.dt_s;
-  const double continuous_depth = m * kG / (4.0 * k);               // 2.4525e-4 m
+  const double continuous_depth = m * kG / (4.0 * k);                   // 2.4525e-4 m
   const double discrete_depth = continuous_depth - kG * dt * dt / 2.0;  // 2.40345e-4 m
   const ContactReport& report = world->last_contact_report();
   ASSERT_EQ(report.contacts.size(), 4u);
@@ -78,7 +79,6 @@ TEST_P(RestingBoxTest, SettlesAtTheAnalyticPenetrationDepth) {
 INSTANTIATE_TEST_SUITE_P(CpfModels, RestingBoxTest,
                          ::testing::Values(ContactModel::kCpf, ContactModel::kCpfExact));
 
-
 // A flat box (half extents 0.2 x 0.2 x 0.05 m, 16 kg) on a plane tilted by theta about the y
 // axis, with the thesis friction model (Yamane-Nakamura). tan(theta) = 0.3.
 struct InclineScene {
@@ -96,7 +96,7 @@ InclineScene MakeIncline(double mu_static, double mu_dynamic) {
   settings.stiffness_n_per_m = 1e5;
   settings.friction.model = FrictionModel::kYamaneNakamura;
   YamaneNakamuraParams& yn = settings.friction.yamane_nakamura;
-  yn.spring_n_per_m = 1e5;   // per vertex; tangential mode sqrt(4 k_FP / m) = 158 rad/s
+  yn.spring_n_per_m = 1e5;    // per vertex; tangential mode sqrt(4 k_FP / m) = 158 rad/s
   yn.damping_ns_per_m = 500;  // explicit limit k_FD dt / (m / 4) = 0.125 < 2
   yn.mu_static = mu_static;
   yn.mu_dynamic = mu_dynamic;
@@ -169,6 +169,111 @@ TEST(InclinedPlaneTest, SlidesWithTheCoulombAccelerationBelowTheSlope) {
   EXPECT_EQ(scene.world.last_diagnostics().slip_contacts, 4);
   // It moves along the slope, not off it.
   EXPECT_LT(std::abs(BoxVelocity(scene).dot(Vec3::UnitY())), 1e-9);
+}
+
+// Viscous friction (f = -c T v per contact) on a 1 kg plate (0.4 x 0.4 x 0.02 m) sliding on level
+// ground: the four bottom vertices each brake with c v, so m dv/dt = -4 c v and
+// v = v0 exp(-4 c t / m). The explicit step applies the force of the predicted velocity,
+// v_{n+1} = (1 - 4 c dt / m) v_n. A thin plate, because braking at the bottom face tips a body
+// forward by a torque proportional to its height, and a rocking cube lifts its back vertices
+// off the ground for whole steps (a 2.7 % slower decay for a 0.2 m cube).
+TEST(ViscousFrictionTest, SlidingBoxDecaysExponentially) {
+  WorldSettings settings;
+  settings.dt_s = 1e-3;
+  settings.stiffness_n_per_m = 1e4;
+  settings.friction.model = FrictionModel::kViscous;
+  settings.friction.viscous.coefficient_ns_per_m = 2.0;
+  absl::StatusOr<World> world = World::Create(settings);
+  ASSERT_TRUE(world.ok());
+  ASSERT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), 0.0).ok());
+  const double depth = 1.0 * kG / (4.0 * settings.stiffness_n_per_m);  // resting depth, 1 kg
+  absl::StatusOr<int32_t> id =
+      world->AddBody(MakeRigidBox(Vec3(0.2, 0.2, 0.01), 312.5, Vec3(0, 0, 0.01 - depth),
+                                  Eigen::Quaterniond::Identity(), Vec3(1.0, 0, 0)));
+  ASSERT_TRUE(id.ok());
+  const auto* box = static_cast<const RigidBody*>(world->body(*id));
+  ASSERT_TRUE(world->Step(250).ok()) << world->last_diagnostics().divergence_message;
+  const double c = settings.friction.viscous.coefficient_ns_per_m;
+  const double discrete = std::pow(1.0 - 4.0 * c * settings.dt_s / 1.0, 250);
+  const double continuous = std::exp(-4.0 * c * 0.25 / 1.0);
+  const double v = box->state().v_WB_m_per_s.x();
+  ASSERT_NEAR(box->mass_kg(), 1.0, 1e-12);
+  // The plate still pitches a little (contact velocity v + w x r, load shifted between front and
+  // back vertices; measured 4e-6 relative): 1e-4 covers that and separates the discrete solution
+  // from the continuous one (0.8 % apart).
+  EXPECT_NEAR(v, discrete, 1e-4 * discrete);
+  EXPECT_GT(std::abs(v - continuous), 5e-3 * continuous);
+  EXPECT_EQ(world->last_diagnostics().slip_contacts, 4);
+}
+
+// Coulomb braking to rest with a stiff regularization: a single cloth triangle (three 0.1 kg
+// particles) slides on the ground at v0 = 5 cm/s with mu_d = 0.5 and only dynamic friction
+// (mu_s = 0). Each particle carries its own weight, so each decelerates by mu g dt per step:
+// v_n = v0 - n mu g dt. Near rest the friction is -mu |f_n| k_omega v, a damper whose explicit
+// gain mu g k_omega dt = 490 per step would flip and amplify the velocity; the pipeline's cap on
+// dynamic friction (it may stop a slip within a step, never reverse it) must end the slide at
+// exactly zero speed instead. (A rigid plate would also rock on the friction torque, and its
+// rocking contacts keep slipping after its centre has stopped.)
+TEST(CoulombStopTest, DynamicFrictionStopsWithoutReversing) {
+  WorldSettings settings;
+  settings.dt_s = 1e-3;
+  settings.stiffness_n_per_m = 1e4;
+  settings.friction.model = FrictionModel::kYamaneNakamura;
+  settings.friction.yamane_nakamura = {.spring_n_per_m = 0.0,
+                                       .damping_ns_per_m = 1.0,
+                                       .mu_static = 0.0,
+                                       .mu_dynamic = 0.5,
+                                       .k_omega_s_per_m = 1e5};
+  absl::StatusOr<World> world = World::Create(settings);
+  ASSERT_TRUE(world.ok());
+  ASSERT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), 0.0).ok());
+  // Equilateral-ish triangle of area 0.5 m^2 at density 0.6 kg/m^2: 0.1 kg per corner, placed
+  // at its discrete resting depth m g / k - g dt^2 / 2 (see RestingBoxTest) so the normal force
+  // is the weight from the first step.
+  const double m = 0.1;
+  const double dt = settings.dt_s;
+  const double depth = m * kG / settings.stiffness_n_per_m - kG * dt * dt / 2.0;
+  Points3 corners(3, 3);
+  corners << 0.0, 0.0, -depth, 1.0, 0.0, -depth, 0.0, 1.0, -depth;
+  IndexTriples face(1, 3);
+  face << 0, 1, 2;
+  absl::StatusOr<TriangleMesh> mesh = TriangleMesh::Create(corners, face);
+  ASSERT_TRUE(mesh.ok());
+  MassSpringClothParams params;
+  params.area_density_kg_per_m2 = 0.6;
+  params.stretch_stiffness_n_per_m = 100.0;
+  absl::StatusOr<MassSpringCloth> cloth = MassSpringCloth::Create(*std::move(mesh), params);
+  ASSERT_TRUE(cloth.ok());
+  const double v0 = 0.05;
+  Points3 velocities = Points3::Zero(3, 3);
+  velocities.col(0).setConstant(v0);
+  ASSERT_TRUE(cloth->SetVelocities(velocities).ok());
+  ASSERT_NEAR(cloth->masses()[0], m, 1e-15);
+  absl::StatusOr<int32_t> id = world->AddBody(std::make_unique<MassSpringCloth>(*cloth));
+  ASSERT_TRUE(id.ok());
+  const auto* particles = static_cast<const MassSpringCloth*>(world->body(*id));
+
+  const double mu = settings.friction.yamane_nakamura.mu_dynamic;
+  const double dv = mu * kG * dt;  // 4.9 mm/s per step
+  double min_velocity = v0;
+  double expected_x = 0.0;
+  double v = v0;
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_TRUE(world->Step(1).ok()) << world->last_diagnostics().divergence_message;
+    v = std::max(v - dv, 0.0);  // omega = 1 - exp(-k_omega v) = 1 to rounding above 1 mm/s
+    expected_x += v * dt;
+    min_velocity = std::min(min_velocity, particles->velocities().col(0).minCoeff());
+  }
+  // The slip velocity is read from positions, (x_t1 - x_t0) / dt, which for a corner at x = 1 m
+  // carries the rounding ulp(1) / dt = 2.2e-13 m/s: the last braking step lands on zero up to
+  // that (without the cap the velocity would flip to about -4 mm/s).
+  EXPECT_GT(min_velocity, -1e-12);
+  EXPECT_LT(particles->velocities().cwiseAbs().maxCoeff(), 1e-12);
+  // The distance is the discrete sum of v_n dt (2.30e-4 m, rounding ~1e-18 m per step), and
+  // within one step of travel (v0 dt) of the continuous v0^2 / (2 mu g) = 2.55e-4 m.
+  const double x = particles->positions_t0()(0, 0);
+  EXPECT_NEAR(x, expected_x, 1e-12);
+  EXPECT_NEAR(x, v0 * v0 / (2.0 * mu * kG), v0 * dt);
 }
 
 }  // namespace

@@ -17,11 +17,10 @@ namespace contactsim::core::testing {
 
 // A dynamic box of the given half extents [m] and density [kg/m^3], centre at p_WB, rotated by
 // q_WB, moving with v_WB.
-inline std::unique_ptr<RigidBody> MakeRigidBox(const Vec3& half_extents_m, double density,
-                                               const Vec3& p_WB,
-                                               const Eigen::Quaterniond& q_WB =
-                                                   Eigen::Quaterniond::Identity(),
-                                               const Vec3& v_WB = Vec3::Zero()) {
+inline std::unique_ptr<RigidBody> MakeRigidBox(
+    const Vec3& half_extents_m, double density, const Vec3& p_WB,
+    const Eigen::Quaterniond& q_WB = Eigen::Quaterniond::Identity(),
+    const Vec3& v_WB = Vec3::Zero()) {
   absl::StatusOr<TriangleMesh> mesh = MakeBox(half_extents_m);
   EXPECT_TRUE(mesh.ok()) << mesh.status();
   absl::StatusOr<RigidBody> body = RigidBody::Create(*std::move(mesh), density);

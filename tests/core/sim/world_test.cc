@@ -46,8 +46,10 @@ TEST(WorldSettingsTest, EveryInvalidFieldIsNamed) {
       {"min_separation_m", [](WorldSettings& s) { s.min_separation_m = -1e-3; }},
       {"ccd_tolerance_m", [](WorldSettings& s) { s.ccd_tolerance_m = 0.0; }},
       {"ccd_max_iterations", [](WorldSettings& s) { s.ccd_max_iterations = 0; }},
-      {"cpf_exact_relative_tolerance", [](WorldSettings& s) { s.cpf_exact_relative_tolerance = 1; }},
-      {"friction.model", [](WorldSettings& s) { s.friction.model = static_cast<FrictionModel>(7); }},
+      {"cpf_exact_relative_tolerance",
+       [](WorldSettings& s) { s.cpf_exact_relative_tolerance = 1; }},
+      {"friction.model",
+       [](WorldSettings& s) { s.friction.model = static_cast<FrictionModel>(7); }},
       {"friction.yamane_nakamura.mu_static",
        [](WorldSettings& s) {
          s.friction.model = FrictionModel::kYamaneNakamura;
@@ -88,10 +90,12 @@ TEST(WorldTest, ContentErrorsNameTheArgument) {
   ASSERT_TRUE(world.ok());
   EXPECT_EQ(world->AddBody(nullptr).status().code(), absl::StatusCode::kInvalidArgument);
   absl::StatusOr<int32_t> a = world->AddBody(MakeRigidBox(Vec3(0.1, 0.1, 0.1), 100, Vec3::Zero()),
-                                             {.name = "a"});
+                                             {.name = "a", .collision = {}});
   ASSERT_TRUE(a.ok());
   const absl::Status duplicate =
-      world->AddBody(MakeRigidBox(Vec3(0.1, 0.1, 0.1), 100, Vec3(1, 0, 0)), {.name = "a"})
+      world
+          ->AddBody(MakeRigidBox(Vec3(0.1, 0.1, 0.1), 100, Vec3(1, 0, 0)),
+                    {.name = "a", .collision = {}})
           .status();
   EXPECT_EQ(duplicate.code(), absl::StatusCode::kAlreadyExists);
   EXPECT_NE(duplicate.message().find("name"), std::string::npos);
@@ -124,11 +128,11 @@ TEST(WorldTest, RemovingABodyDropsItsTrackedPairs) {
   settings.dt_s = 1e-3;
   absl::StatusOr<World> world = World::Create(settings);
   ASSERT_TRUE(world.ok());
-  absl::StatusOr<int32_t> ground =
-      world->AddBody(MakeStaticBox(Vec3(1, 1, 0.1), Vec3(0, 0, -0.1)), {.name = "ground"});
-  absl::StatusOr<int32_t> cube = world->AddBody(
-      MakeRigidBox(Vec3(0.1, 0.1, 0.1), 500, Vec3(0, 0, 0.1001), Eigen::Quaterniond::Identity(),
-                   Vec3(0, 0, -0.5)));
+  absl::StatusOr<int32_t> ground = world->AddBody(MakeStaticBox(Vec3(1, 1, 0.1), Vec3(0, 0, -0.1)),
+                                                  {.name = "ground", .collision = {}});
+  absl::StatusOr<int32_t> cube =
+      world->AddBody(MakeRigidBox(Vec3(0.1, 0.1, 0.1), 500, Vec3(0, 0, 0.1001),
+                                  Eigen::Quaterniond::Identity(), Vec3(0, 0, -0.5)));
   ASSERT_TRUE(ground.ok() && cube.ok());
   ASSERT_TRUE(world->Step(20).ok());
   const auto& pipeline = dynamic_cast<const PenaltyPipeline&>(world->pipeline());
@@ -136,8 +140,8 @@ TEST(WorldTest, RemovingABodyDropsItsTrackedPairs) {
   ASSERT_TRUE(world->RemoveBody(*cube).ok());
   EXPECT_TRUE(pipeline.tracked_pairs().empty());
   EXPECT_EQ(world->body(*cube), nullptr);
-  absl::StatusOr<int32_t> again = world->AddBody(
-      MakeRigidBox(Vec3(0.1, 0.1, 0.1), 500, Vec3(0, 0, 1)));
+  absl::StatusOr<int32_t> again =
+      world->AddBody(MakeRigidBox(Vec3(0.1, 0.1, 0.1), 500, Vec3(0, 0, 1)));
   ASSERT_TRUE(again.ok());
   EXPECT_GT(*again, *cube);
   EXPECT_TRUE(world->Step(1).ok());
@@ -164,10 +168,10 @@ World MakeBusyWorld() {
   EXPECT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), -0.3).ok());
   EXPECT_TRUE(world->AddBody(MakeStaticBox(Vec3(0.3, 0.3, 0.05), Vec3(0, 0, -0.05))).ok());
   EXPECT_TRUE(world
-                  ->AddBody(MakeRigidBox(Vec3(0.08, 0.08, 0.08), 300.0, Vec3(0.05, 0.02, 0.1),
-                                         Eigen::Quaterniond(Eigen::AngleAxisd(
-                                             0.5, Vec3(1, 2, 3).normalized())),
-                                         Vec3(0.1, 0, -0.5)))
+                  ->AddBody(MakeRigidBox(
+                      Vec3(0.08, 0.08, 0.08), 300.0, Vec3(0.05, 0.02, 0.1),
+                      Eigen::Quaterniond(Eigen::AngleAxisd(0.5, Vec3(1, 2, 3).normalized())),
+                      Vec3(0.1, 0, -0.5)))
                   .ok());
   MassSpringClothParams cloth;
   cloth.area_density_kg_per_m2 = 0.2;
@@ -179,8 +183,8 @@ World MakeBusyWorld() {
   fem.youngs_modulus_pa = 2e4;
   fem.poisson_ratio = 0.3;
   fem.density_kg_per_m3 = 500.0;
-  EXPECT_TRUE(world->AddBody(MakeFemBall(0.06, 2, fem, Vec3(-0.45, 0.1, -0.2), Vec3(0, 0, -1)))
-                  .ok());
+  EXPECT_TRUE(
+      world->AddBody(MakeFemBall(0.06, 2, fem, Vec3(-0.45, 0.1, -0.2), Vec3(0, 0, -1))).ok());
   return *std::move(world);
 }
 
@@ -306,9 +310,9 @@ TEST(WorldDivergenceTest, NonFiniteStateIsDetected) {
     settings.dt_s = 10.0;
     absl::StatusOr<World> world = World::Create(settings);
     ASSERT_TRUE(world.ok());
-    absl::StatusOr<int32_t> id = world->AddBody(
-        MakeRigidBox(Vec3(0.1, 0.1, 0.1), 125.0, Vec3::Zero(), Eigen::Quaterniond::Identity(),
-                     Vec3(speed, 0, 0)));
+    absl::StatusOr<int32_t> id =
+        world->AddBody(MakeRigidBox(Vec3(0.1, 0.1, 0.1), 125.0, Vec3::Zero(),
+                                    Eigen::Quaterniond::Identity(), Vec3(speed, 0, 0)));
     ASSERT_TRUE(id.ok());
     const absl::Status status = world->Step(1);
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << speed;

@@ -1,0 +1,247 @@
+// Penalty scene runner: steps a scene of core/sim/scenes/penalty_scenes.h with the contact models
+// asked for, prints progress and a table (steps, simulated time, wall time, steps per second of
+// wall time, deepest penetration, active pairs), and writes per model the contact force between
+// the scene's force bodies and everything else over time,
+//   F_n = | sum over contacts of the normal impulse J_n on the force bodies | / dt   [N],
+// as CSV (step, time_s, force_n, active_pairs, max_penetration_m), plus a PNG plot like the
+// paper's Fig. 8 when gnuplot is installed.
+//
+//   penalty_scene_runner --scene chain --steps 300 --out /tmp/chain
+//   penalty_scene_runner --scene stick --model all --steps 80
+//   penalty_scene_runner --scene rings --resolution 0.5 --count 4 --steps 500
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/sim/scenes/penalty_scenes.h"
+#include "core/sim/world.h"
+
+namespace contactsim::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct ModelChoice {
+  const char* flag;
+  core::ContactModel model;
+};
+
+constexpr ModelChoice kModels[] = {
+    {"dpf", core::ContactModel::kDpf},
+    {"dpf-ccd", core::ContactModel::kDpfCcdNormal},
+    {"cpf", core::ContactModel::kCpf},
+    {"cpf-exact", core::ContactModel::kCpfExact},
+};
+
+struct Sample {
+  int64_t step = 0;
+  double time_s = 0.0;
+  double force_n = 0.0;
+  int active_pairs = 0;
+  double max_penetration_m = 0.0;
+};
+
+struct RunResult {
+  std::string model;
+  int steps = 0;
+  double sim_time_s = 0.0;
+  double wall_s = 0.0;
+  double max_penetration_m = 0.0;
+  int max_active_pairs = 0;
+  double mean_active_pairs = 0.0;
+  std::string stopped;  // why the run ended early; empty when it finished
+  std::vector<Sample> samples;
+};
+
+// The contact force between the force bodies and the rest, over the last step [N].
+double ContactForce(const core::ContactReport& report, const std::unordered_set<int32_t>& bodies,
+                    double dt_s) {
+  core::Vec3 sum = core::Vec3::Zero();
+  for (const core::ContactRecord& c : report.contacts) {
+    const bool a = bodies.contains(c.body_a);
+    const bool b = bodies.contains(c.body_b);
+    if (a && !b) sum += c.normal_impulse_Ns;
+    if (b && !a) sum -= c.normal_impulse_Ns;
+  }
+  return sum.norm() / dt_s;
+}
+
+absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelChoice& choice,
+                                   const core::PenaltySceneOptions& base, int steps) {
+  core::PenaltySceneOptions options = base;
+  options.contact_model = choice.model;
+  absl::StatusOr<core::PenaltyScene> scene = core::MakePenaltyScene(scene_name, options);
+  if (!scene.ok()) return scene.status();
+  core::World& world = scene->world;
+  const std::unordered_set<int32_t> force_bodies(scene->force_bodies.begin(),
+                                                 scene->force_bodies.end());
+  std::printf("[%s] %s\n", choice.flag, scene->description.c_str());
+  RunResult result;
+  result.model = choice.flag;
+  result.samples.reserve(steps);
+  const double dt = world.settings().dt_s;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point last_report = start;
+  double active_sum = 0.0;
+  for (int i = 0; i < steps; ++i) {
+    if (absl::Status status = world.Step(1); !status.ok()) {
+      result.stopped = std::string(status.message());
+      break;
+    }
+    const core::StepDiagnostics& d = world.last_diagnostics();
+    Sample sample;
+    sample.step = d.step;
+    sample.time_s = d.time_s;
+    sample.force_n = ContactForce(world.last_contact_report(), force_bodies, dt);
+    sample.active_pairs = d.active_pairs + d.plane_contacts;
+    sample.max_penetration_m = d.max_penetration_depth_m;
+    result.samples.push_back(sample);
+    result.max_penetration_m = std::max(result.max_penetration_m, sample.max_penetration_m);
+    result.max_active_pairs = std::max(result.max_active_pairs, sample.active_pairs);
+    active_sum += sample.active_pairs;
+    const Clock::time_point now = Clock::now();
+    if (now - last_report > std::chrono::seconds(2)) {
+      last_report = now;
+      std::printf("[%s] step %d/%d  t = %.3f s  F = %.4g N  pairs %d\n", choice.flag, i + 1, steps,
+                  sample.time_s, sample.force_n, sample.active_pairs);
+      std::fflush(stdout);
+    }
+  }
+  result.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  result.steps = static_cast<int>(result.samples.size());
+  result.sim_time_s = world.time_s();
+  result.mean_active_pairs = result.steps > 0 ? active_sum / result.steps : 0.0;
+  return result;
+}
+
+absl::Status WriteCsv(const std::filesystem::path& path, const RunResult& result) {
+  std::ofstream out(path);
+  if (!out) return absl::InternalError(absl::StrFormat("cannot write %s", path.string()));
+  out << "step,time_s,force_n,active_pairs,max_penetration_m\n";
+  for (const Sample& s : result.samples) {
+    out << absl::StrFormat("%d,%.9g,%.9g,%d,%.9g\n", s.step, s.time_s, s.force_n, s.active_pairs,
+                           s.max_penetration_m);
+  }
+  return out.good() ? absl::OkStatus()
+                    : absl::InternalError(absl::StrFormat("write failed: %s", path.string()));
+}
+
+bool HaveGnuplot() { return std::system("command -v gnuplot > /dev/null 2>&1") == 0; }
+
+// Writes the gnuplot script next to the CSVs; runs it when gnuplot is installed.
+void Plot(const std::filesystem::path& dir, const std::string& scene,
+          const std::vector<RunResult>& results) {
+  const std::filesystem::path script = dir / (scene + "_force.gp");
+  const std::filesystem::path png = dir / (scene + "_force.png");
+  std::ofstream gp(script);
+  gp << "set terminal pngcairo size 1000,600\n";
+  gp << "set output '" << png.string() << "'\n";
+  gp << "set datafile separator ','\n";
+  gp << "set title 'Contact force, " << scene << " scene'\n";
+  gp << "set xlabel 'time [s]'\nset ylabel 'contact force magnitude [N]'\nset grid\n";
+  std::vector<std::string> curves;
+  for (const RunResult& r : results) {
+    curves.push_back(absl::StrFormat("'%s' using 2:3 with lines title '%s'",
+                                     (dir / (scene + "_" + r.model + ".csv")).string(), r.model));
+  }
+  gp << "plot " << absl::StrJoin(curves, ", \\\n     ") << "\n";
+  gp.close();
+  if (HaveGnuplot()) {
+    const std::string command = absl::StrFormat("gnuplot '%s'", script.string());
+    if (std::system(command.c_str()) == 0) {
+      std::printf("plot: %s\n", png.string().c_str());
+      return;
+    }
+    std::printf("gnuplot failed on %s\n", script.string().c_str());
+    return;
+  }
+  std::printf(
+      "gnuplot not found: no PNG. Install it (apt-get install gnuplot-nox) and run\n"
+      "  gnuplot '%s'\n",
+      script.string().c_str());
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{"Runs a penalty-pipeline scene with DPF and CPF and plots the contact force"};
+  std::string scene = "chain";
+  int steps = 300;
+  std::vector<std::string> models = {"dpf", "cpf"};
+  std::string out_dir = "penalty_scene_out";
+  core::PenaltySceneOptions options;
+  app.add_option("--scene", scene, absl::StrJoin(core::PenaltySceneNames(), ", "));
+  app.add_option("--steps", steps, "steps per model")->check(CLI::PositiveNumber);
+  app.add_option("--model", models, "dpf, dpf-ccd, cpf, cpf-exact or all (repeatable)")
+      ->delimiter(',');
+  app.add_option("--out", out_dir, "folder for the CSV files, gnuplot script and PNG");
+  app.add_option("--resolution", options.resolution, "mesh resolution in (0, 1]");
+  app.add_option("--count", options.count, "links or rings (<= 0: the paper's size)");
+  CLI11_PARSE(app, argc, argv);
+
+  std::vector<ModelChoice> chosen;
+  for (const ModelChoice& m : kModels) {
+    const bool wanted = std::find(models.begin(), models.end(), m.flag) != models.end() ||
+                        std::find(models.begin(), models.end(), "all") != models.end();
+    if (wanted) chosen.push_back(m);
+  }
+  for (const std::string& m : models) {
+    const bool known = m == "all" || std::any_of(std::begin(kModels), std::end(kModels),
+                                                 [&](const ModelChoice& c) { return m == c.flag; });
+    if (!known) {
+      std::fprintf(stderr, "--model: unknown '%s' (dpf, dpf-ccd, cpf, cpf-exact, all)\n",
+                   m.c_str());
+      return 2;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "--out: cannot create %s: %s\n", out_dir.c_str(), ec.message().c_str());
+    return 1;
+  }
+
+  std::vector<RunResult> results;
+  for (const ModelChoice& m : chosen) {
+    absl::StatusOr<RunResult> r = RunModel(scene, m, options, steps);
+    if (!r.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(r.status().message()).c_str());
+      return 1;
+    }
+    const std::filesystem::path csv =
+        std::filesystem::path(out_dir) / (scene + "_" + r->model + ".csv");
+    if (absl::Status s = WriteCsv(csv, *r); !s.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+      return 1;
+    }
+    results.push_back(*std::move(r));
+  }
+
+  std::printf("\n%-10s %7s %9s %9s %9s %14s %12s %12s  %s\n", "model", "steps", "sim [s]",
+              "wall [s]", "FPS", "max pen. [m]", "pairs max", "pairs mean", "note");
+  for (const RunResult& r : results) {
+    const double fps = r.wall_s > 0.0 ? r.steps / r.wall_s : 0.0;
+    std::printf("%-10s %7d %9.3f %9.3f %9.1f %14.4e %12d %12.1f  %s\n", r.model.c_str(), r.steps,
+                r.sim_time_s, r.wall_s, fps, r.max_penetration_m, r.max_active_pairs,
+                r.mean_active_pairs, r.stopped.empty() ? "" : ("stopped: " + r.stopped).c_str());
+  }
+  std::printf("\nCSV per model in %s (step, time_s, force_n, active_pairs, max_penetration_m)\n",
+              out_dir.c_str());
+  Plot(out_dir, scene, results);
+  return 0;
+}
+
+}  // namespace
+}  // namespace contactsim::bench
+
+int main(int argc, char** argv) { return contactsim::bench::Main(argc, argv); }
