@@ -1,8 +1,9 @@
 // Penalty scene runner: steps a scene of core/sim/scenes/penalty_scenes.h with the contact models
 // asked for, prints progress and a table (steps, simulated time, wall time, steps per second of
 // wall time, deepest penetration, active pairs), and writes per model the contact force between
-// the scene's force bodies and everything else over time,
-//   F_n = | sum over contacts of the normal impulse J_n on the force bodies | / dt   [N],
+// the scene's force bodies and everything else (or the scene's force_against bodies: the chain's
+// box) over time,
+//   F_n = | sum over those contacts of the normal impulse J_n on the force bodies | / dt   [N],
 // as CSV (step, time_s, force_n, active_pairs, max_penetration_m), plus a PNG plot like the
 // paper's Fig. 8 when gnuplot is installed.
 //
@@ -66,14 +67,16 @@ struct RunResult {
 };
 
 // The contact force between the force bodies and the rest, over the last step [N].
+// `against` empty: with everything else; otherwise only with those bodies.
 double ContactForce(const core::ContactReport& report, const std::unordered_set<int32_t>& bodies,
-                    double dt_s) {
+                    const std::unordered_set<int32_t>& against, double dt_s) {
+  const auto counts = [&](int32_t other) {
+    return against.empty() ? !bodies.contains(other) : against.contains(other);
+  };
   core::Vec3 sum = core::Vec3::Zero();
   for (const core::ContactRecord& c : report.contacts) {
-    const bool a = bodies.contains(c.body_a);
-    const bool b = bodies.contains(c.body_b);
-    if (a && !b) sum += c.normal_impulse_Ns;
-    if (b && !a) sum -= c.normal_impulse_Ns;
+    if (bodies.contains(c.body_a) && counts(c.body_b)) sum += c.normal_impulse_Ns;
+    if (bodies.contains(c.body_b) && counts(c.body_a)) sum -= c.normal_impulse_Ns;
   }
   return sum.norm() / dt_s;
 }
@@ -87,6 +90,8 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
   core::World& world = scene->world;
   const std::unordered_set<int32_t> force_bodies(scene->force_bodies.begin(),
                                                  scene->force_bodies.end());
+  const std::unordered_set<int32_t> force_against(scene->force_against.begin(),
+                                                  scene->force_against.end());
   std::printf("[%s] %s\n", choice.flag, scene->description.c_str());
   RunResult result;
   result.model = choice.flag;
@@ -104,7 +109,7 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
     Sample sample;
     sample.step = d.step;
     sample.time_s = d.time_s;
-    sample.force_n = ContactForce(world.last_contact_report(), force_bodies, dt);
+    sample.force_n = ContactForce(world.last_contact_report(), force_bodies, force_against, dt);
     sample.active_pairs = d.active_pairs + d.plane_contacts;
     sample.max_penetration_m = d.max_penetration_depth_m;
     result.samples.push_back(sample);

@@ -60,6 +60,7 @@ PenaltyScene EmptyScene(const char* name, World world) {
                       .world = std::move(world),
                       .num_triangles = 0,
                       .force_bodies = {},
+                      .force_against = {},
                       .description = {}};
 }
 
@@ -141,7 +142,7 @@ absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options) 
   ASSIGN_OR_RETURN(int32_t box_id, AddStatic(scene.world, box, Mat3::Identity(),
                                              Vec3(0.55 * length, 0.0, -0.75 * length), "box",
                                              &scene.num_triangles));
-  (void)box_id;
+  scene.force_against.push_back(box_id);
   scene.description = absl::StrFormat(
       "chain: %d torus links (%d x %d segments) swinging onto a static box, %d triangles, "
       "dt 0.02 s, k 1e3 N/m",
