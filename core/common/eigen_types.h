@@ -1,9 +1,8 @@
 // Dense array types shared across core. Arrays of points are (n x 3), row-major, in metres.
 #pragma once
 
-#include <cstdint>
-
 #include <Eigen/Core>
+#include <cstdint>
 
 namespace contactsim::core {
 

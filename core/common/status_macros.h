@@ -8,8 +8,8 @@
 #define CONTACTSIM_CONCAT(a, b) CONTACTSIM_CONCAT_INNER(a, b)
 
 // Returns from the enclosing function if `expr` (an absl::Status) is not OK.
-#define RETURN_IF_ERROR(expr)                                  \
-  do {                                                         \
+#define RETURN_IF_ERROR(expr)                                         \
+  do {                                                                \
     if (absl::Status _status = (expr); !_status.ok()) return _status; \
   } while (0)
 
