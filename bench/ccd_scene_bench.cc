@@ -79,9 +79,9 @@ absl::StatusOr<RunTotals> RunScene(CcdScene& scene, int threads, const BenchFlag
 }
 
 void PrintHeader() {
-  std::printf("%-12s %9s %7s %5s %13s %13s %11s %10s %11s %10s %10s %11s\n", "scene", "triangles",
-              "threads", "steps", "VF cand/step", "EE cand/step", "BP Mpair/s", "NP ns/query",
-              "hits/step", "BP ms/step", "NP ms/step", "CCD ms/step");
+  std::printf("%-12s %9s %7s %5s %13s %13s %11s %11s %11s %10s %10s %11s %8s\n", "scene",
+              "triangles", "threads", "steps", "VF cand/step", "EE cand/step", "BP Mpair/s",
+              "NP ns/query", "hits/step", "BP ms/step", "NP ms/step", "CCD ms/step", "rebuilds");
 }
 
 void PrintRow(const CcdScene& scene, int threads, const RunTotals& t) {
@@ -89,7 +89,7 @@ void PrintRow(const CcdScene& scene, int threads, const RunTotals& t) {
   const double candidates = static_cast<double>(t.vertex_face + t.edge_edge);
   const double pairs_per_s = t.broad_ms > 0 ? candidates / (t.broad_ms * 1e-3) : 0.0;
   const double ns_per_query = candidates > 0 ? t.narrow_ms * 1e6 / candidates : 0.0;
-  std::printf("%-12s %9d %7d %5d %13.0f %13.0f %11.2f %10.1f %11.1f %10.2f %10.2f %11.2f %8lld\n",
+  std::printf("%-12s %9d %7d %5d %13.0f %13.0f %11.2f %11.1f %11.1f %10.2f %10.2f %11.2f %8lld\n",
               scene.name.c_str(), scene.num_triangles(), threads, t.steps, t.vertex_face / n,
               t.edge_edge / n, pairs_per_s * 1e-6, ns_per_query, t.hits / n, t.broad_ms / n,
               t.narrow_ms / n, t.total_ms / n, static_cast<long long>(t.rebuilds));
