@@ -1,6 +1,7 @@
 #include "core/collision/ccd/vertex_face.h"
 
 #include "core/collision/ccd/ccd_validation.h"
+#include "core/collision/ccd/coplanarity_fast_path.h"
 #include "core/collision/ccd/inclusion_root_finder.h"
 #include "core/collision/ccd/separating_axis_filter.h"
 
@@ -10,6 +11,18 @@ CcdResult VertexFaceCcd(const PairTrajectory& trajectory, const CcdOptions& opti
   if (!internal::IsValidCcdInput(trajectory, options)) return internal::InvalidInputResult();
   if (VertexFaceSeparatedOnFixedAxis(trajectory, options.min_separation_m)) {
     return CcdResult{};
+  }
+  if (options.min_separation_m == 0.0) {
+    const internal::FastPathResult fast =
+        internal::VertexFaceCoplanarityFastPath(trajectory, options.tolerance_m);
+    if (fast.outcome == internal::FastPathOutcome::kNoCollision) return CcdResult{};
+    if (fast.outcome == internal::FastPathOutcome::kCollision) {
+      CcdResult result;
+      result.collides = true;
+      result.toi = fast.toi;
+      result.weights = fast.weights;
+      return result;
+    }
   }
   return internal::InclusionTimeOfImpact(internal::InclusionPairKind::kVertexFace, trajectory,
                                          options);

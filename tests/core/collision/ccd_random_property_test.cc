@@ -47,21 +47,24 @@ std::string Describe(const PairTrajectory& trajectory) {
   return text;
 }
 
-void RunProperty(bool vertex_face, uint64_t seed) {
+// d: the minimum separation under test (the generator always mixes near-misses at kMinSeparation
+// scale). d = 0 exercises the exact-contact fast path (coplanarity_fast_path.h); its reference
+// hits are the clearly-inside coplanarity crossings.
+void RunProperty(bool vertex_face, uint64_t seed, double d, int trajectories) {
   TrajectoryGenerator generator(seed);
   CcdOptions options;
-  options.min_separation_m = kMinSeparation;
-  const double tightness = 1.2395 * kMinSeparation + 2.0 * options.tolerance_m + 1e-9;
+  options.min_separation_m = d;
+  const double tightness = 1.2395 * d + 2.0 * options.tolerance_m + 1e-9;
 
   int64_t reference_hits = 0, ccd_hits = 0, false_positives = 0, capped = 0;
   int64_t total_iterations = 0, max_iterations = 0;
   int failures = 0;
-  for (int i = 0; i < kTrajectories && failures < 5; ++i) {
+  for (int i = 0; i < trajectories && failures < 5; ++i) {
     const PairTrajectory trajectory = generator.Mixed(vertex_face, kMinSeparation);
     const CcdResult result =
         vertex_face ? VertexFaceCcd(trajectory, options) : EdgeEdgeCcd(trajectory, options);
     const testing::ReferenceResult reference =
-        DenseReference(vertex_face, trajectory, kMinSeparation, kReferenceSamples);
+        DenseReference(vertex_face, trajectory, d, kReferenceSamples);
     total_iterations += result.iterations;
     max_iterations = std::max<int64_t>(max_iterations, result.iterations);
     capped += result.status == CcdStatus::kMaxIterationsReached;
@@ -89,26 +92,37 @@ void RunProperty(bool vertex_face, uint64_t seed) {
       }
     }
   }
-  const double fp_rate = static_cast<double>(false_positives) / kTrajectories;
-  const char* name = vertex_face ? "vf" : "ee";
+  const double fp_rate = static_cast<double>(false_positives) / trajectories;
+  const std::string name = std::string(vertex_face ? "vf" : "ee") + (d == 0.0 ? "_d0" : "");
   std::printf("%s: %d trajectories, reference hits %" PRId64 ", CCD hits %" PRId64
               ", false positives %" PRId64 " (%.3f%% of all, %.2f%% of CCD hits), capped %" PRId64
               ", mean boxes %.1f, max boxes %" PRId64 "\n",
-              name, kTrajectories, reference_hits, ccd_hits, false_positives, 100.0 * fp_rate,
-              ccd_hits > 0 ? 100.0 * false_positives / ccd_hits : 0.0, capped,
-              static_cast<double>(total_iterations) / kTrajectories, max_iterations);
-  ::testing::Test::RecordProperty(std::string(name) + "_false_positive_rate",
-                                  std::to_string(fp_rate));
-  ::testing::Test::RecordProperty(std::string(name) + "_reference_hits",
-                                  std::to_string(reference_hits));
+              name.c_str(), trajectories, reference_hits, ccd_hits, false_positives,
+              100.0 * fp_rate, ccd_hits > 0 ? 100.0 * false_positives / ccd_hits : 0.0, capped,
+              static_cast<double>(total_iterations) / trajectories, max_iterations);
+  ::testing::Test::RecordProperty(name + "_false_positive_rate", std::to_string(fp_rate));
+  ::testing::Test::RecordProperty(name + "_reference_hits", std::to_string(reference_hits));
   // The mix must exercise both outcomes in quantity, or the test proves little.
-  EXPECT_GT(reference_hits, kTrajectories / 20);
-  EXPECT_LT(reference_hits, kTrajectories - kTrajectories / 20);
+  EXPECT_GT(reference_hits, trajectories / 20);
+  EXPECT_LT(reference_hits, trajectories - trajectories / 20);
 }
 
-TEST(CcdRandomPropertyTest, VertexFaceNeverMissesTheReference) { RunProperty(true, 0x5eed0001); }
+TEST(CcdRandomPropertyTest, VertexFaceNeverMissesTheReference) {
+  RunProperty(true, 0x5eed0001, kMinSeparation, kTrajectories);
+}
 
-TEST(CcdRandomPropertyTest, EdgeEdgeNeverMissesTheReference) { RunProperty(false, 0x5eed0002); }
+TEST(CcdRandomPropertyTest, EdgeEdgeNeverMissesTheReference) {
+  RunProperty(false, 0x5eed0002, kMinSeparation, kTrajectories);
+}
+
+// Exact contact (d = 0): 250k more trajectories per kind through the fast path.
+TEST(CcdRandomPropertyTest, VertexFaceExactContactNeverMissesTheReference) {
+  RunProperty(true, 0x5eed0003, 0.0, kTrajectories / 2);
+}
+
+TEST(CcdRandomPropertyTest, EdgeEdgeExactContactNeverMissesTheReference) {
+  RunProperty(false, 0x5eed0004, 0.0, kTrajectories / 2);
+}
 
 }  // namespace
 }  // namespace contactsim::core

@@ -119,6 +119,11 @@ inline ReferenceResult DenseReference(bool vertex_face, const PairTrajectory& tr
                                       int samples) {
   ReferenceResult result;
   const double hit_distance = d * (1.0 - 1e-9);
+  // A coplanarity crossing counts when the features are that close at the bisected root; for
+  // d = 0 a genuine crossing leaves them ~1e-16 m apart there, one that passes outside the
+  // triangle or beside the edge leaves the distance to its boundary, so 1e-14 m separates the two
+  // (the generator's near-misses start at 1e-12 m).
+  const double crossing_distance = std::max(hit_distance, 1e-14);
   auto speed = [&](int i) { return (trajectory.x_t1[i] - trajectory.x_t0[i]).norm(); };
   const double lipschitz =
       (vertex_face ? speed(0) + std::max({speed(1), speed(2), speed(3)})
@@ -154,7 +159,7 @@ inline ReferenceResult DenseReference(bool vertex_face, const PairTrajectory& tr
           }
         }
         ++result.distance_evaluations;
-        if (RefDistance(vertex_face, trajectory, hi) < hit_distance) {
+        if (RefDistance(vertex_face, trajectory, hi) < crossing_distance) {
           record(hi);
           break;
         }
