@@ -37,6 +37,17 @@ struct FastPathResult {
   Vec3 weights = Vec3::Zero();  // CcdResult::weights convention
 };
 
+// The CcdResult for a decided fast path (kNoCollision or kCollision).
+inline CcdResult ToCcdResult(const FastPathResult& fast) {
+  CcdResult result;
+  if (fast.outcome == FastPathOutcome::kCollision) {
+    result.collides = true;
+    result.toi = fast.toi;
+    result.weights = fast.weights;
+  }
+  return result;
+}
+
 FastPathResult VertexFaceCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m);
 FastPathResult EdgeEdgeCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m);
 

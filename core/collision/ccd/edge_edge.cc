@@ -15,14 +15,7 @@ CcdResult EdgeEdgeCcd(const PairTrajectory& trajectory, const CcdOptions& option
   if (options.min_separation_m == 0.0) {
     const internal::FastPathResult fast =
         internal::EdgeEdgeCoplanarityFastPath(trajectory, options.tolerance_m);
-    if (fast.outcome == internal::FastPathOutcome::kNoCollision) return CcdResult{};
-    if (fast.outcome == internal::FastPathOutcome::kCollision) {
-      CcdResult result;
-      result.collides = true;
-      result.toi = fast.toi;
-      result.weights = fast.weights;
-      return result;
-    }
+    if (fast.outcome != internal::FastPathOutcome::kUndecided) return internal::ToCcdResult(fast);
   }
   return internal::InclusionTimeOfImpact(internal::InclusionPairKind::kEdgeEdge, trajectory,
                                          options);

@@ -14,9 +14,10 @@
 // 0.24 d otherwise.) Weights: CcdResult::weights, the triangle point at the contact found.
 //
 // Method: a separating-axis filter (separating_axis_filter.h) rejects most broad-phase pairs
-// (~93% of non-colliding ones in bench/ccd_narrow_phase_bench.cc) in ~100-150 ns; the rest go to
-// a certified inclusion-based root finder (inclusion_root_finder.h): ~25 boxes, ~10-20 us, for a
-// typical colliding pair; thousands of boxes for rare near-degenerate ones (sliver triangles,
+// (~93% of non-colliding ones in bench/ccd_narrow_phase_bench.cc) in ~100-150 ns; for d = 0 the
+// coplanarity fast path (coplanarity_fast_path.h) settles most of the rest in ~1 us; what remains
+// goes to a certified inclusion-based root finder (inclusion_root_finder.h): ~25 boxes, ~10-20 us,
+// for a typical colliding pair; thousands of boxes for rare near-degenerate ones (sliver triangles,
 // grazing contacts), bounded by max_iterations. Invalid input (CcdStatus::kInvalidInput) is
 // reported as colliding at toi = 0. Thread-safe; no allocation in steady state.
 #pragma once
