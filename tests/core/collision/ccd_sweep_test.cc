@@ -16,27 +16,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "oneapi/tbb/global_control.h"
+#include "tests/core/collision/owned_collision_body.h"
 
 namespace contactsim::core {
 namespace {
 
-struct SimBody {
-  TriangleMesh mesh;
-  Points3 x_t0;
-  Points3 x_t1;
-  int32_t id = 0;
-  bool is_static = false;
-  bool self_collision = false;
-
-  CollisionBody View() const {
-    return {.id = id,
-            .mesh = &mesh,
-            .x_t0 = &x_t0,
-            .x_t1 = &x_t1,
-            .is_static = is_static,
-            .self_collision = self_collision};
-  }
-};
+using SimBody = testing::OwnedCollisionBody;
 
 // The generators' parameters are valid, so value() does not fail.
 SimBody MakeBody(absl::StatusOr<TriangleMesh> mesh, int32_t id) {

@@ -16,28 +16,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "oneapi/tbb/global_control.h"
+#include "tests/core/collision/owned_collision_body.h"
 
 namespace contactsim::core {
 namespace {
 
-// A body with its own position storage.
-struct SimBody {
-  TriangleMesh mesh;
-  Points3 x_t0;
-  Points3 x_t1;
-  int32_t id = 0;
-  bool is_static = false;
-  bool self_collision = false;
-
-  CollisionBody View() const {
-    return {.id = id,
-            .mesh = &mesh,
-            .x_t0 = &x_t0,
-            .x_t1 = &x_t1,
-            .is_static = is_static,
-            .self_collision = self_collision};
-  }
-};
+using SimBody = testing::OwnedCollisionBody;
 
 std::vector<CollisionBody> Views(const std::vector<SimBody>& bodies) {
   std::vector<CollisionBody> views;
@@ -357,7 +341,7 @@ TEST(ContinuousBroadPhaseTest, RejectsBadInput) {
   b.x_t1(3, 1) = std::numeric_limits<double>::infinity();
   const absl::Status status = broad_phase.FindCandidates({a.View(), b.View()}, 0.0, &out);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), testing::HasSubstr("bodies[1] (id 2)"));
+  EXPECT_THAT(status.message(), ::testing::HasSubstr("bodies[1] (id 2)"));
   b.x_t1 = b.x_t0;
   EXPECT_TRUE(broad_phase.FindCandidates({a.View(), b.View()}, 0.0, &out).ok());
 }
