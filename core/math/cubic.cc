@@ -14,9 +14,12 @@ constexpr double kMachineEpsilon = std::numeric_limits<double>::epsilon();
 
 // Root of f in the bracket [l, r] with f(l) and f(r) nonzero and of opposite signs: Newton's
 // method, replaced by bisection whenever the Newton step leaves the bracket or does not at least
-// halve the previous step (Numerical Recipes' rtsafe). The bracket shrinks every iteration.
-double SolveBracketed(const CubicPolynomial& f, double l, double r, double f_l) {
-  double x = 0.5 * (l + r);
+// halve the previous step (Numerical Recipes' rtsafe). The bracket shrinks every iteration. It
+// starts from the secant point of the bracket, which on a monotone piece is usually closer to the
+// root than the midpoint (one or two Newton steps fewer).
+double SolveBracketed(const CubicPolynomial& f, double l, double r, double f_l, double f_r) {
+  const double secant = l + (r - l) * (f_l / (f_l - f_r));
+  double x = secant > l && secant < r ? secant : 0.5 * (l + r);
   double previous_step = r - l;
   double step = previous_step;
   for (int iteration = 0; iteration < 200; ++iteration) {
@@ -143,7 +146,7 @@ CubicRoots RealRootsInInterval(const CubicPolynomial& f, double lo, double hi) {
   for (int i = 0; i + 1 < point_count; ++i) {
     if (near_zero[i] || near_zero[i + 1]) continue;
     if ((values[i] < 0.0) != (values[i + 1] < 0.0)) {
-      candidates[candidate_count++] = SolveBracketed(f, points[i], points[i + 1], values[i]);
+      candidates[candidate_count++] = SolveBracketed(f, points[i], points[i + 1], values[i], values[i + 1]);
     }
   }
   SortPrefix(candidates, candidate_count);

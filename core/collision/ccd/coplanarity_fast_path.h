@@ -9,7 +9,10 @@
 // convex combination of them, so if every computed b_j exceeds E (or every one is below -E), with
 //   E = sum_i (e_i + gamma_8 |c_i|) s^i
 // bounding the coefficient errors plus the roundings of the conversion (at most 6 deep), f has no
-// zero on [0, s] and the features cannot touch there.
+// zero on [0, s] and the features cannot touch there. Where the hull of the whole prefix is too
+// loose (f has an extremum near zero), the prefix is bisected by de Casteljau, up to 8 levels,
+// each level adding the averages' roundings, gamma_3 max_j |b_j|, to the bound; a half whose end
+// values may vanish or differ in sign ends the attempt.
 //
 //   * s = 1: no zero in the whole step: certified no collision.
 //   * Otherwise, with t1 the first root of the computed cubic in [0, 1] and s = t1 - delta: no

@@ -9,16 +9,23 @@ namespace contactsim::core {
 
 CcdResult EdgeEdgeCcd(const PairTrajectory& trajectory, const CcdOptions& options) {
   if (!internal::IsValidCcdInput(trajectory, options)) return internal::InvalidInputResult();
-  if (EdgeEdgeSeparatedOnFixedAxis(trajectory, options.min_separation_m)) {
-    return CcdResult{};
+  const auto root_finder = [&] {
+    return internal::InclusionTimeOfImpact(internal::InclusionPairKind::kEdgeEdge, trajectory,
+                                           options);
+  };
+  const double d = options.min_separation_m;
+  if (d > 0.0) {
+    if (EdgeEdgeSeparatedOnFixedAxis(trajectory, d)) return CcdResult{};
+    return root_finder();
   }
-  if (options.min_separation_m == 0.0) {
-    const internal::FastPathResult fast =
-        internal::EdgeEdgeCoplanarityFastPath(trajectory, options.tolerance_m);
-    if (fast.outcome != internal::FastPathOutcome::kUndecided) return internal::ToCcdResult(fast);
-  }
-  return internal::InclusionTimeOfImpact(internal::InclusionPairKind::kEdgeEdge, trajectory,
-                                         options);
+  // Exact contact: the cheap axes, then the coplanarity fast path, which decides most pairs that
+  // the cheap axes leave (colliding ones included), then the in-plane axes.
+  if (EdgeEdgeSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kPrimary)) return CcdResult{};
+  const internal::FastPathResult fast =
+      internal::EdgeEdgeCoplanarityFastPath(trajectory, options.tolerance_m);
+  if (fast.outcome != internal::FastPathOutcome::kUndecided) return internal::ToCcdResult(fast);
+  if (EdgeEdgeSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kInPlane)) return CcdResult{};
+  return root_finder();
 }
 
 }  // namespace contactsim::core

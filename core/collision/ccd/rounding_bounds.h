@@ -10,6 +10,7 @@
 // Underflow adds at most 2^-1075 per operation; every bound below adds DBL_MIN, far above that.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -35,8 +36,9 @@ inline std::array<double, 3> MaxAbsCoordinates(const PairTrajectory& trajectory)
   std::array<double, 3> m{0.0, 0.0, 0.0};
   for (int i = 0; i < 4; ++i) {
     for (int k = 0; k < 3; ++k) {
-      m[k] = std::fmax(m[k],
-                       std::fmax(std::abs(trajectory.x_t0[i][k]), std::abs(trajectory.x_t1[i][k])));
+      // std::max, not std::fmax (a libm call): both ignore a NaN second argument alike.
+      m[k] = std::max(m[k],
+                      std::max(std::abs(trajectory.x_t0[i][k]), std::abs(trajectory.x_t1[i][k])));
     }
   }
   return m;

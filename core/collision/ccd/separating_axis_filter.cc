@@ -119,67 +119,118 @@ bool SeparatedAlongCoordinates(const Points& points, double min_separation_m) {
          SeparatedAlongCoordinate<kNumP>(points, 2, margin);
 }
 
-}  // namespace
-
-bool VertexFaceSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m) {
-  const Points points = LoadPoints(trajectory);
-  if (!points.usable || !(min_separation_m >= 0.0)) return false;
-  if (SeparatedAlongCoordinates<1>(points, min_separation_m)) return true;
-  // Triangle normals at both ends of the step.
+// Triangle edges and normals at both ends of the step.
+struct TriangleFrames {
   double edges[2][3][3];  // [time][edge ab, bc, ca][k]
-  double normals[2][3];
+  double normals[2][3];   // [time][k]
+};
+
+TriangleFrames MakeTriangleFrames(const Points& points) {
+  TriangleFrames frames;
   for (int time = 0; time < 2; ++time) {
     const double(*x)[3] = points.x[time];
-    Sub(x[2], x[1], edges[time][0]);
-    Sub(x[3], x[2], edges[time][1]);
-    Sub(x[1], x[3], edges[time][2]);
-    Cross(edges[time][0], edges[time][1], normals[time]);
-    if (SeparatedAlongAxis<1>(points, normals[time], min_separation_m)) return true;
+    Sub(x[2], x[1], frames.edges[time][0]);
+    Sub(x[3], x[2], frames.edges[time][1]);
+    Sub(x[1], x[3], frames.edges[time][2]);
+    Cross(frames.edges[time][0], frames.edges[time][1], frames.normals[time]);
   }
-  // In-plane edge normals n x e: separate a vertex that stays beside the triangle (coplanar
-  // motion included), where the normal axis cannot.
+  return frames;
+}
+
+bool VertexFaceSeparatedOnNormals(const Points& points, const TriangleFrames& frames,
+                                  double min_separation_m) {
+  return SeparatedAlongAxis<1>(points, frames.normals[0], min_separation_m) ||
+         SeparatedAlongAxis<1>(points, frames.normals[1], min_separation_m);
+}
+
+// In-plane edge normals n x e: separate a vertex that stays beside the triangle (coplanar
+// motion included), where the normal axis cannot.
+bool VertexFaceSeparatedOnInPlaneAxes(const Points& points, const TriangleFrames& frames,
+                                      double min_separation_m) {
   for (int time = 0; time < 2; ++time) {
     for (int edge = 0; edge < 3; ++edge) {
       double axis[3];
-      Cross(normals[time], edges[time][edge], axis);
+      Cross(frames.normals[time], frames.edges[time][edge], axis);
       if (SeparatedAlongAxis<1>(points, axis, min_separation_m)) return true;
     }
   }
   return false;
 }
 
-bool EdgeEdgeSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m) {
-  const Points points = LoadPoints(trajectory);
-  if (!points.usable || !(min_separation_m >= 0.0)) return false;
-  if (SeparatedAlongCoordinates<2>(points, min_separation_m)) return true;
+// Edge directions and their common normal at both ends of the step.
+struct EdgeFrames {
   double edge0[2][3];
   double edge1[2][3];
   double normals[2][3];
+};
+
+EdgeFrames MakeEdgeFrames(const Points& points) {
+  EdgeFrames frames;
   for (int time = 0; time < 2; ++time) {
     const double(*x)[3] = points.x[time];
-    Sub(x[1], x[0], edge0[time]);
-    Sub(x[3], x[2], edge1[time]);
-    Cross(edge0[time], edge1[time], normals[time]);
-    if (SeparatedAlongAxis<2>(points, normals[time], min_separation_m)) return true;
+    Sub(x[1], x[0], frames.edge0[time]);
+    Sub(x[3], x[2], frames.edge1[time]);
+    Cross(frames.edge0[time], frames.edge1[time], frames.normals[time]);
   }
-  // In-plane directions: perpendicular to each edge within the plane of both, and, for
-  // (nearly) parallel edges whose cross product vanishes, the offset of edge 1 from the line of
-  // edge 0 with its component along edge 0 removed: e0 x ((c - a) x e0).
+  return frames;
+}
+
+bool EdgeEdgeSeparatedOnNormals(const Points& points, const EdgeFrames& frames,
+                                double min_separation_m) {
+  return SeparatedAlongAxis<2>(points, frames.normals[0], min_separation_m) ||
+         SeparatedAlongAxis<2>(points, frames.normals[1], min_separation_m);
+}
+
+// In-plane directions: perpendicular to each edge within the plane of both, and, for (nearly)
+// parallel edges whose cross product vanishes, the offset of edge 1 from the line of edge 0 with
+// its component along edge 0 removed: e0 x ((c - a) x e0).
+bool EdgeEdgeSeparatedOnInPlaneAxes(const Points& points, const EdgeFrames& frames,
+                                    double min_separation_m) {
   for (int time = 0; time < 2; ++time) {
     const double(*x)[3] = points.x[time];
     double axis[3];
-    Cross(edge0[time], normals[time], axis);
+    Cross(frames.edge0[time], frames.normals[time], axis);
     if (SeparatedAlongAxis<2>(points, axis, min_separation_m)) return true;
-    Cross(edge1[time], normals[time], axis);
+    Cross(frames.edge1[time], frames.normals[time], axis);
     if (SeparatedAlongAxis<2>(points, axis, min_separation_m)) return true;
     double offset[3];
     double offset_cross_edge[3];
     Sub(x[2], x[0], offset);
-    Cross(offset, edge0[time], offset_cross_edge);
-    Cross(edge0[time], offset_cross_edge, axis);
+    Cross(offset, frames.edge0[time], offset_cross_edge);
+    Cross(frames.edge0[time], offset_cross_edge, axis);
     if (SeparatedAlongAxis<2>(points, axis, min_separation_m)) return true;
   }
   return false;
+}
+
+bool UsableInput(const Points& points, double min_separation_m) {
+  return points.usable && min_separation_m >= 0.0;
+}
+
+}  // namespace
+
+bool VertexFaceSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m,
+                                    SeparatingAxes axes) {
+  const Points points = LoadPoints(trajectory);
+  if (!UsableInput(points, min_separation_m)) return false;
+  const bool primary = axes != SeparatingAxes::kInPlane;
+  if (primary && SeparatedAlongCoordinates<1>(points, min_separation_m)) return true;
+  const TriangleFrames frames = MakeTriangleFrames(points);
+  if (primary && VertexFaceSeparatedOnNormals(points, frames, min_separation_m)) return true;
+  return axes != SeparatingAxes::kPrimary &&
+         VertexFaceSeparatedOnInPlaneAxes(points, frames, min_separation_m);
+}
+
+bool EdgeEdgeSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m,
+                                  SeparatingAxes axes) {
+  const Points points = LoadPoints(trajectory);
+  if (!UsableInput(points, min_separation_m)) return false;
+  const bool primary = axes != SeparatingAxes::kInPlane;
+  if (primary && SeparatedAlongCoordinates<2>(points, min_separation_m)) return true;
+  const EdgeFrames frames = MakeEdgeFrames(points);
+  if (primary && EdgeEdgeSeparatedOnNormals(points, frames, min_separation_m)) return true;
+  return axes != SeparatingAxes::kPrimary &&
+         EdgeEdgeSeparatedOnInPlaneAxes(points, frames, min_separation_m);
 }
 
 }  // namespace contactsim::core

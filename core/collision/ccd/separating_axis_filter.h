@@ -20,16 +20,25 @@
 // coordinates summing beyond 1e150 m, and for a negative or NaN d).
 #pragma once
 
+#include <cstdint>
+
 #include "core/collision/ccd/ccd_types.h"
 
 namespace contactsim::core {
 
+// Which axes to try: kPrimary (coordinate axes and feature normals: cheap, and they separate most
+// pairs that a broad phase hands over), kInPlane (the in-plane directions), or kAll. The d = 0
+// query runs kPrimary, then the coplanarity fast path, then kInPlane only if that is undecided.
+enum class SeparatingAxes : uint8_t { kAll, kPrimary, kInPlane };
+
 // True when the vertex x[0] and the triangle (x[1], x[2], x[3]) provably stay farther apart than
 // min_separation_m [m] for all t in [0, 1].
-bool VertexFaceSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m);
+bool VertexFaceSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m,
+                                    SeparatingAxes axes = SeparatingAxes::kAll);
 
 // True when the edges (x[0], x[1]) and (x[2], x[3]) provably stay farther apart than
 // min_separation_m [m] for all t in [0, 1].
-bool EdgeEdgeSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m);
+bool EdgeEdgeSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m,
+                                  SeparatingAxes axes = SeparatingAxes::kAll);
 
 }  // namespace contactsim::core
