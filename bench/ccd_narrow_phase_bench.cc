@@ -6,8 +6,8 @@
 //                 an upper bound on its false positives, since sampling can miss a graze);
 //   Colliding:    the reference finds a contact.
 // Baseline: the same queries through the root finder alone, without the separating-axis filter
-// (RootFinderOnly), so the filter's share of the speed shows. Counters: boxes (mean root-finder
-// boxes per query), filtered (share rejected by the filter alone).
+// and the d = 0 fast path (RootFinderOnly), so their share of the speed shows. Counters: boxes
+// (mean root-finder boxes per query), filtered (share rejected by the filter alone).
 //
 //   ccd_narrow_phase_bench --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
@@ -161,14 +161,22 @@ void BM_VertexFace_NonColliding_RootFinderOnly(benchmark::State& s) {
 void BM_EdgeEdge_NonColliding_RootFinderOnly(benchmark::State& s) {
   RunQueries(s, false, false, Variant::kRootFinderOnly);
 }
+void BM_VertexFace_Colliding_RootFinderOnly(benchmark::State& s) {
+  RunQueries(s, true, true, Variant::kRootFinderOnly);
+}
+void BM_EdgeEdge_Colliding_RootFinderOnly(benchmark::State& s) {
+  RunQueries(s, false, true, Variant::kRootFinderOnly);
+}
 
 // Arg: index into kSeparations (0: d = 0, 1: d = 1 mm).
 BENCHMARK(BM_VertexFace_NonColliding)->Arg(0)->Arg(1);
 BENCHMARK(BM_VertexFace_NonColliding_RootFinderOnly)->Arg(0)->Arg(1);
 BENCHMARK(BM_VertexFace_Colliding)->Arg(0)->Arg(1);
+BENCHMARK(BM_VertexFace_Colliding_RootFinderOnly)->Arg(0);
 BENCHMARK(BM_EdgeEdge_NonColliding)->Arg(0)->Arg(1);
 BENCHMARK(BM_EdgeEdge_NonColliding_RootFinderOnly)->Arg(0)->Arg(1);
 BENCHMARK(BM_EdgeEdge_Colliding)->Arg(0)->Arg(1);
+BENCHMARK(BM_EdgeEdge_Colliding_RootFinderOnly)->Arg(0);
 
 }  // namespace
 }  // namespace contactsim::bench
