@@ -5,6 +5,15 @@ find_package(absl REQUIRED CONFIG)
 find_package(TBB REQUIRED CONFIG)
 find_package(assimp REQUIRED CONFIG)
 find_package(CLI11 REQUIRED CONFIG)
+# METIS (Apache-2.0, Debian libmetis-dev) ships no CMake config: nested-dissection ordering for
+# the local-global system matrix (Eigen/MetisSupport).
+find_path(METIS_INCLUDE_DIR metis.h REQUIRED)
+find_library(METIS_LIBRARY metis REQUIRED)
+if(NOT TARGET METIS::metis)
+  add_library(METIS::metis UNKNOWN IMPORTED)
+  set_target_properties(METIS::metis PROPERTIES IMPORTED_LOCATION "${METIS_LIBRARY}"
+                                                INTERFACE_INCLUDE_DIRECTORIES "${METIS_INCLUDE_DIR}")
+endif()
 find_package(Protobuf REQUIRED)
 find_package(gRPC REQUIRED CONFIG)
 if(CONTACTSIM_BUILD_TESTS)
