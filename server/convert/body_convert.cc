@@ -1,0 +1,329 @@
+#include "server/convert/body_convert.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
+#include "core/dynamics/corotational_fem.h"
+#include "core/dynamics/mass_spring_cloth.h"
+#include "core/dynamics/rigid_body.h"
+#include "server/convert/mesh_convert.h"
+#include "server/convert/value_convert.h"
+
+namespace contactsim::server {
+namespace {
+
+std::string Field(std::string_view prefix, const char* name) {
+  return absl::StrCat(std::string(prefix), ".", name);
+}
+
+absl::Status Prefixed(const absl::Status& status, std::string_view field) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(std::string(field), ": ", status.message()));
+}
+
+// Size limits answer RESOURCE_EXHAUSTED (the request may be valid, the server will not take it),
+// checked before anything is copied.
+absl::Status CheckMeshSize(int64_t packed_vertices, int64_t packed_elements, int arity,
+                           const ServerLimits& limits, const std::string& field,
+                           const char* elements_name) {
+  if (packed_vertices / 3 > limits.max_vertices_per_mesh) {
+    return absl::ResourceExhaustedError(absl::StrCat(field, ".vertices_m: ", packed_vertices / 3,
+                                                     " vertices exceed the server's limit of ",
+                                                     limits.max_vertices_per_mesh));
+  }
+  if (packed_elements / arity > limits.max_elements_per_mesh) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(field, ".", elements_name, ": ", packed_elements / arity,
+                     " elements exceed the server's limit of ", limits.max_elements_per_mesh));
+  }
+  return absl::OkStatus();
+}
+
+core::Points3 Transformed(const core::Points3& points, const core::Vec3& p,
+                          const Eigen::Quaterniond& q) {
+  const core::Mat3 rotation = q.toRotationMatrix();
+  core::Points3 out(points.rows(), 3);
+  for (int i = 0; i < points.rows(); ++i) {
+    out.row(i) = (p + rotation * points.row(i).transpose()).transpose();
+  }
+  return out;
+}
+
+struct Placement {
+  core::Vec3 p = core::Vec3::Zero();
+  Eigen::Quaterniond q = Eigen::Quaterniond::Identity();
+  core::Vec3 v = core::Vec3::Zero();
+  core::Vec3 w = core::Vec3::Zero();
+};
+
+absl::StatusOr<Placement> PlacementFromProto(const v1::BodySpec& message, std::string_view field) {
+  Placement placement;
+  ASSIGN_OR_RETURN(placement.p, FiniteVec3FromProto(message.pose().position_m(),
+                                                    Field(field, "pose.position_m")));
+  if (message.pose().has_orientation()) {
+    ASSIGN_OR_RETURN(placement.q, UnitQuatFromProto(message.pose().orientation(),
+                                                    Field(field, "pose.orientation")));
+  }
+  ASSIGN_OR_RETURN(placement.v, FiniteVec3FromProto(message.linear_velocity_m_per_s(),
+                                                    Field(field, "linear_velocity_m_per_s")));
+  ASSIGN_OR_RETURN(placement.w, FiniteVec3FromProto(message.angular_velocity_rad_per_s(),
+                                                    Field(field, "angular_velocity_rad_per_s")));
+  return placement;
+}
+
+absl::StatusOr<core::TriangleMesh> TriangleMeshFor(const v1::BodySpec& message,
+                                                   const ServerLimits& limits, bool closed,
+                                                   std::string_view field) {
+  const std::string mesh_field = Field(field, "triangle_mesh");
+  if (message.mesh_case() == v1::BodySpec::kMeshId) {
+    return absl::UnimplementedError(
+        absl::StrCat(Field(field, "mesh_id"), ": uploaded meshes are not implemented yet"));
+  }
+  if (message.mesh_case() != v1::BodySpec::kTriangleMesh) {
+    return absl::InvalidArgumentError(absl::StrCat(mesh_field, ": required for this body kind"));
+  }
+  const v1::TriangleMeshData& mesh = message.triangle_mesh();
+  RETURN_IF_ERROR(CheckMeshSize(mesh.vertices_m_size(), mesh.triangles_size(), 3, limits,
+                                mesh_field, "triangles"));
+  core::MeshOptions options;
+  options.limits.max_vertices = limits.max_vertices_per_mesh;
+  options.limits.max_elements = limits.max_elements_per_mesh;
+  options.require_closed = closed;
+  return FromProto(mesh, options, mesh_field);
+}
+
+absl::Status CheckNoPins(const v1::BodySpec& message, std::string_view field) {
+  if (message.pinned_vertices_size() > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Field(field, "pinned_vertices"), ": only deformable bodies have pins"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<NewBody> RigidFromProto(const v1::BodySpec& message, const ServerLimits& limits,
+                                       const Placement& placement, std::string_view field) {
+  RETURN_IF_ERROR(CheckNoPins(message, field));
+  NewBody out;
+  core::RigidBody* rigid = nullptr;
+  if (message.kind() == v1::BODY_KIND_RIGID) {
+    if (message.material_case() != v1::BodySpec::kRigid) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Field(field, "rigid"), ": a rigid material is required for BODY_KIND_RIGID"));
+    }
+    RETURN_IF_ERROR(CheckPositive(message.rigid().density_kg_per_m3(),
+                                  Field(field, "rigid.density_kg_per_m3")));
+    ASSIGN_OR_RETURN(core::TriangleMesh mesh, TriangleMeshFor(message, limits, true, field));
+    absl::StatusOr<core::RigidBody> body =
+        core::RigidBody::Create(std::move(mesh), message.rigid().density_kg_per_m3());
+    if (!body.ok()) return Prefixed(body.status(), Field(field, "triangle_mesh"));
+    // Created at rest with B at the centre of mass c (mesh coordinates) and identity rotation.
+    out.center_of_mass_M_m = body->state().p_WB_m;
+    out.mass_kg = body->mass_kg();
+    auto owned = std::make_unique<core::RigidBody>(std::move(*body));
+    rigid = owned.get();
+    out.body = std::move(owned);
+    RETURN_IF_ERROR(Prefixed(
+        rigid->SetPose(placement.p + placement.q * out.center_of_mass_M_m, placement.q), field));
+  } else {
+    if (message.material_case() != v1::BodySpec::MATERIAL_NOT_SET) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          std::string(field), ": static and kinematic bodies take no material (no mass)"));
+    }
+    const bool is_static = message.kind() == v1::BODY_KIND_STATIC;
+    if (is_static && (placement.v != core::Vec3::Zero() || placement.w != core::Vec3::Zero())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Field(field, "linear_velocity_m_per_s"), ": a static body cannot move"));
+    }
+    ASSIGN_OR_RETURN(core::TriangleMesh mesh, TriangleMeshFor(message, limits, false, field));
+    absl::StatusOr<core::RigidBody> body = core::RigidBody::CreateWithoutMass(
+        std::move(mesh),
+        is_static ? core::RigidBodyKind::kStatic : core::RigidBodyKind::kKinematic);
+    if (!body.ok()) return Prefixed(body.status(), Field(field, "triangle_mesh"));
+    auto owned = std::make_unique<core::RigidBody>(std::move(*body));
+    rigid = owned.get();
+    out.body = std::move(owned);
+    RETURN_IF_ERROR(Prefixed(rigid->SetPose(placement.p, placement.q), field));
+  }
+  RETURN_IF_ERROR(Prefixed(rigid->SetVelocity(placement.v, placement.w), field));
+  return out;
+}
+
+absl::Status SetUniformVelocity(core::ParticleBody* body, const core::Vec3& v,
+                                std::string_view field) {
+  core::Points3 velocities(body->num_vertices(), 3);
+  velocities.rowwise() = v.transpose();
+  return Prefixed(body->SetVelocities(velocities), field);
+}
+
+absl::StatusOr<NewBody> ClothFromProto(const v1::BodySpec& message, const ServerLimits& limits,
+                                       const Placement& placement, std::string_view field) {
+  if (message.material_case() != v1::BodySpec::kCloth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Field(field, "cloth"), ": a cloth material is required for BODY_KIND_CLOTH"));
+  }
+  const v1::ClothMaterial& material = message.cloth();
+  core::MassSpringClothParams params;
+  params.area_density_kg_per_m2 = material.area_density_kg_per_m2();
+  params.stretch_stiffness_n_per_m = material.stretch_stiffness_n_per_m();
+  params.bend_stiffness_n_per_m = material.bend_stiffness_n_per_m();
+  params.spring_damping_n_s_per_m = material.spring_damping_ns_per_m();
+  params.mass_damping_per_s = material.mass_damping_per_s();
+  RETURN_IF_ERROR(
+      CheckPositive(params.area_density_kg_per_m2, Field(field, "cloth.area_density_kg_per_m2")));
+  RETURN_IF_ERROR(CheckPositive(params.stretch_stiffness_n_per_m,
+                                Field(field, "cloth.stretch_stiffness_n_per_m")));
+  RETURN_IF_ERROR(CheckNonNegative(params.bend_stiffness_n_per_m,
+                                   Field(field, "cloth.bend_stiffness_n_per_m")));
+  RETURN_IF_ERROR(CheckNonNegative(params.spring_damping_n_s_per_m,
+                                   Field(field, "cloth.spring_damping_ns_per_m")));
+  RETURN_IF_ERROR(
+      CheckNonNegative(params.mass_damping_per_s, Field(field, "cloth.mass_damping_per_s")));
+  ASSIGN_OR_RETURN(core::TriangleMesh rest, TriangleMeshFor(message, limits, false, field));
+  core::MeshOptions options;
+  options.limits.max_vertices = limits.max_vertices_per_mesh;
+  options.limits.max_elements = limits.max_elements_per_mesh;
+  absl::StatusOr<core::TriangleMesh> placed = core::TriangleMesh::Create(
+      Transformed(rest.vertices(), placement.p, placement.q), rest.faces(), options);
+  if (!placed.ok()) return Prefixed(placed.status(), Field(field, "pose"));
+  const std::vector<int> pins(message.pinned_vertices().begin(), message.pinned_vertices().end());
+  absl::StatusOr<core::MassSpringCloth> cloth =
+      core::MassSpringCloth::Create(std::move(*placed), params, pins);
+  if (!cloth.ok()) return Prefixed(cloth.status(), field);
+  NewBody out;
+  out.mass_kg = cloth->masses().sum();
+  auto owned = std::make_unique<core::MassSpringCloth>(std::move(*cloth));
+  RETURN_IF_ERROR(SetUniformVelocity(owned.get(), placement.v, field));
+  out.body = std::move(owned);
+  return out;
+}
+
+absl::StatusOr<NewBody> FemFromProto(const v1::BodySpec& message, const ServerLimits& limits,
+                                     const Placement& placement, std::string_view field) {
+  if (message.material_case() != v1::BodySpec::kFem) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Field(field, "fem"), ": a FEM material is required for BODY_KIND_FEM"));
+  }
+  const std::string mesh_field = Field(field, "tet_mesh");
+  if (message.mesh_case() == v1::BodySpec::kMeshId) {
+    return absl::UnimplementedError(
+        absl::StrCat(Field(field, "mesh_id"), ": uploaded meshes are not implemented yet"));
+  }
+  if (message.mesh_case() != v1::BodySpec::kTetMesh) {
+    return absl::InvalidArgumentError(absl::StrCat(mesh_field, ": required for BODY_KIND_FEM"));
+  }
+  const v1::FemMaterial& material = message.fem();
+  core::CorotationalFemParams params;
+  params.youngs_modulus_pa = material.youngs_modulus_pa();
+  params.poisson_ratio = material.poisson_ratio();
+  params.density_kg_per_m3 = material.density_kg_per_m3();
+  params.mass_damping_per_s = material.mass_damping_per_s();
+  params.stiffness_damping_s = material.stiffness_damping_s();
+  RETURN_IF_ERROR(CheckPositive(params.youngs_modulus_pa, Field(field, "fem.youngs_modulus_pa")));
+  if (!(params.poisson_ratio > -1.0 && params.poisson_ratio < 0.5)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Field(field, "fem.poisson_ratio"), ": must be in (-1, 0.5), got ", params.poisson_ratio));
+  }
+  RETURN_IF_ERROR(CheckPositive(params.density_kg_per_m3, Field(field, "fem.density_kg_per_m3")));
+  RETURN_IF_ERROR(
+      CheckNonNegative(params.mass_damping_per_s, Field(field, "fem.mass_damping_per_s")));
+  RETURN_IF_ERROR(
+      CheckNonNegative(params.stiffness_damping_s, Field(field, "fem.stiffness_damping_s")));
+  const v1::TetMeshData& mesh = message.tet_mesh();
+  RETURN_IF_ERROR(CheckMeshSize(mesh.vertices_m_size(), mesh.tetrahedra_size(), 4, limits,
+                                mesh_field, "tetrahedra"));
+  core::MeshOptions options;
+  options.limits.max_vertices = limits.max_vertices_per_mesh;
+  options.limits.max_elements = limits.max_elements_per_mesh;
+  ASSIGN_OR_RETURN(core::TetMesh rest, FromProto(mesh, options, mesh_field));
+  absl::StatusOr<core::TetMesh> placed = core::TetMesh::Create(
+      Transformed(rest.vertices(), placement.p, placement.q), rest.tets(), options);
+  if (!placed.ok()) return Prefixed(placed.status(), Field(field, "pose"));
+  const std::vector<int> pins(message.pinned_vertices().begin(), message.pinned_vertices().end());
+  absl::StatusOr<core::CorotationalFem> fem =
+      core::CorotationalFem::Create(std::move(*placed), params, pins);
+  if (!fem.ok()) return Prefixed(fem.status(), field);
+  NewBody out;
+  out.mass_kg = fem->masses().sum();
+  auto owned = std::make_unique<core::CorotationalFem>(std::move(*fem));
+  RETURN_IF_ERROR(SetUniformVelocity(owned.get(), placement.v, field));
+  out.body = std::move(owned);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
+                                      std::string_view field) {
+  ASSIGN_OR_RETURN(Placement placement, PlacementFromProto(message, field));
+  absl::StatusOr<NewBody> out;
+  switch (message.kind()) {
+    case v1::BODY_KIND_RIGID:
+    case v1::BODY_KIND_STATIC:
+    case v1::BODY_KIND_KINEMATIC:
+      out = RigidFromProto(message, limits, placement, field);
+      break;
+    case v1::BODY_KIND_CLOTH:
+    case v1::BODY_KIND_FEM:
+      if (placement.w != core::Vec3::Zero()) {
+        return absl::InvalidArgumentError(absl::StrCat(Field(field, "angular_velocity_rad_per_s"),
+                                                       ": only rigid bodies take one"));
+      }
+      out = message.kind() == v1::BODY_KIND_CLOTH
+                ? ClothFromProto(message, limits, placement, field)
+                : FemFromProto(message, limits, placement, field);
+      break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(Field(field, "kind"), ": must be set, got ",
+                                                     static_cast<int>(message.kind())));
+  }
+  if (!out.ok()) return out.status();
+  out->options.name = message.name();
+  out->options.collision.enabled = !message.collision_disabled();
+  out->options.collision.self_collision = !message.self_collision_disabled();
+  return out;
+}
+
+v1::BodyKind BodyKindOf(const core::Body& body) {
+  switch (body.type()) {
+    case core::BodyType::kRigid:
+      switch (static_cast<const core::RigidBody&>(body).kind()) {
+        case core::RigidBodyKind::kDynamic:
+          return v1::BODY_KIND_RIGID;
+        case core::RigidBodyKind::kStatic:
+          return v1::BODY_KIND_STATIC;
+        case core::RigidBodyKind::kKinematic:
+          return v1::BODY_KIND_KINEMATIC;
+      }
+      break;
+    case core::BodyType::kMassSpringCloth:
+      return v1::BODY_KIND_CLOTH;
+    case core::BodyType::kCorotationalFem:
+      return v1::BODY_KIND_FEM;
+  }
+  return v1::BODY_KIND_UNSPECIFIED;
+}
+
+v1::BodyState BodyStateToProto(int32_t body_id, const core::Body& body) {
+  v1::BodyState message;
+  message.set_body_id(body_id);
+  message.set_kind(BodyKindOf(body));
+  if (body.type() == core::BodyType::kRigid) {
+    const core::RigidBodyState& state = static_cast<const core::RigidBody&>(body).state();
+    *message.mutable_p_wb_m() = ToProto(state.p_WB_m);
+    *message.mutable_q_wb() = ToProto(state.q_WB);
+    *message.mutable_v_wb_m_per_s() = ToProto(state.v_WB_m_per_s);
+    *message.mutable_w_wb_rad_per_s() = ToProto(state.w_WB_rad_per_s);
+    return message;
+  }
+  const auto& particles = static_cast<const core::ParticleBody&>(body);
+  const core::Points3& x = particles.positions_t0();
+  const core::Points3& v = particles.velocities();
+  message.mutable_positions_m()->Add(x.data(), x.data() + x.size());
+  message.mutable_velocities_m_per_s()->Add(v.data(), v.data() + v.size());
+  return message;
+}
+
+}  // namespace contactsim::server

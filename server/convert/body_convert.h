@@ -1,0 +1,33 @@
+// contactsim.v1.BodySpec -> a core Body ready for World::AddBody, and core bodies -> BodyState.
+// Checks everything the message alone determines (kind, mesh, material, pose, velocities, pins)
+// with errors naming the field; session-dependent checks (name clashes, body limit) are the
+// Session's.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "contactsim/v1/scene.pb.h"
+#include "core/dynamics/body.h"
+#include "core/sim/world.h"
+#include "server/session/limits.h"
+
+namespace contactsim::server {
+
+struct NewBody {
+  std::unique_ptr<core::Body> body;
+  core::BodyOptions options;
+  double mass_kg = 0.0;                                // 0 for static and kinematic bodies
+  core::Vec3 center_of_mass_M_m = core::Vec3::Zero();  // dynamic rigid: in the mesh frame
+};
+
+// ResourceExhausted naming the mesh field when its vertex or element count exceeds the limits;
+// Unimplemented for mesh_id (UploadMesh is not implemented yet).
+absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
+                                      std::string_view field);
+
+v1::BodyKind BodyKindOf(const core::Body& body);
+v1::BodyState BodyStateToProto(int32_t body_id, const core::Body& body);
+
+}  // namespace contactsim::server

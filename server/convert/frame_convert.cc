@@ -1,0 +1,81 @@
+#include "server/convert/frame_convert.h"
+
+#include "server/convert/step_convert.h"
+
+namespace contactsim::server {
+namespace {
+
+v1::BodyKind KindOf(const TopologyBody& body) {
+  switch (body.type) {
+    case core::BodyType::kRigid:
+      switch (body.rigid_kind) {
+        case core::RigidBodyKind::kDynamic:
+          return v1::BODY_KIND_RIGID;
+        case core::RigidBodyKind::kStatic:
+          return v1::BODY_KIND_STATIC;
+        case core::RigidBodyKind::kKinematic:
+          return v1::BODY_KIND_KINEMATIC;
+      }
+      break;
+    case core::BodyType::kMassSpringCloth:
+      return v1::BODY_KIND_CLOTH;
+    case core::BodyType::kCorotationalFem:
+      return v1::BODY_KIND_FEM;
+  }
+  return v1::BODY_KIND_UNSPECIFIED;
+}
+
+template <typename Repeated>
+void AddAs(const core::Points3& points, Repeated* out) {
+  out->Reserve(static_cast<int>(points.size()));
+  for (Eigen::Index i = 0; i < points.size(); ++i) out->AddAlreadyReserved(points.data()[i]);
+}
+
+}  // namespace
+
+void FrameToProto(const PulledFrame& pulled, const StreamOptions& options, bool include_topology,
+                  v1::StateFrame* message) {
+  message->Clear();
+  const Frame& frame = *pulled.frame;
+  message->set_seq(frame.seq);
+  message->set_time_s(frame.time_s);
+  message->set_step_count(frame.step_count);
+  message->set_coalesced(pulled.coalesced);
+  message->set_oldest_available_seq(pulled.oldest_available);
+  if (include_topology && frame.topology != nullptr) {
+    for (const TopologyBody& body : frame.topology->bodies) {
+      v1::BodyTopology* out = message->add_topology();
+      out->set_body_id(body.body_id);
+      out->set_kind(KindOf(body));
+      out->set_name(body.name);
+      out->mutable_surface()->mutable_triangles()->Add(body.faces.data(),
+                                                       body.faces.data() + body.faces.size());
+    }
+  }
+  for (const FrameBody& body : frame.bodies) {
+    v1::BodyFrame* out = message->add_bodies();
+    out->set_body_id(body.body_id);
+    if (options.float64) {
+      AddAs(body.positions_m, out->mutable_positions_m_f64());
+      if (options.include_velocities) {
+        AddAs(body.velocities_m_per_s, out->mutable_velocities_m_per_s_f64());
+      }
+    } else {
+      AddAs(body.positions_m, out->mutable_positions_m_f32());
+      if (options.include_velocities) {
+        AddAs(body.velocities_m_per_s, out->mutable_velocities_m_per_s_f32());
+      }
+    }
+  }
+  if (options.include_contacts) {
+    for (const core::ContactRecord& record : frame.contacts.contacts) {
+      *message->mutable_contacts()->add_contacts() = ToProto(record);
+    }
+    for (const core::BodyContactTotals& totals : frame.contacts.body_totals) {
+      *message->mutable_contacts()->add_body_totals() = ToProto(totals);
+    }
+  }
+  *message->mutable_diagnostics() = ToProto(frame.diagnostics);
+}
+
+}  // namespace contactsim::server

@@ -1,0 +1,175 @@
+#include "server/convert/settings_convert.h"
+
+#include <cmath>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
+#include "server/convert/value_convert.h"
+
+namespace contactsim::server {
+namespace {
+
+std::string Field(std::string_view prefix, const char* name) {
+  return absl::StrCat(std::string(prefix), ".", name);
+}
+
+absl::StatusOr<core::ContactModel> ContactModelFromProto(v1::ContactModel model,
+                                                         std::string_view field) {
+  switch (model) {
+    case v1::CONTACT_MODEL_UNSPECIFIED:
+    case v1::CONTACT_MODEL_CPF:
+      return core::ContactModel::kCpf;
+    case v1::CONTACT_MODEL_DPF:
+      return core::ContactModel::kDpf;
+    case v1::CONTACT_MODEL_DPF_CCD_NORMAL:
+      return core::ContactModel::kDpfCcdNormal;
+    case v1::CONTACT_MODEL_CPF_EXACT:
+      return core::ContactModel::kCpfExact;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(std::string(field), ": unknown contact model ", static_cast<int>(model)));
+  }
+}
+
+v1::ContactModel ContactModelToProto(core::ContactModel model) {
+  switch (model) {
+    case core::ContactModel::kDpf:
+      return v1::CONTACT_MODEL_DPF;
+    case core::ContactModel::kDpfCcdNormal:
+      return v1::CONTACT_MODEL_DPF_CCD_NORMAL;
+    case core::ContactModel::kCpf:
+      return v1::CONTACT_MODEL_CPF;
+    case core::ContactModel::kCpfExact:
+      return v1::CONTACT_MODEL_CPF_EXACT;
+  }
+  return v1::CONTACT_MODEL_UNSPECIFIED;
+}
+
+absl::StatusOr<core::FrictionSettings> FrictionFromProto(const v1::FrictionSettings& message,
+                                                         std::string_view field) {
+  core::FrictionSettings friction;
+  switch (message.model()) {
+    case v1::FRICTION_MODEL_UNSPECIFIED:
+    case v1::FRICTION_MODEL_NONE:
+      friction.model = core::FrictionModel::kNone;
+      break;
+    case v1::FRICTION_MODEL_YAMANE_NAKAMURA:
+      friction.model = core::FrictionModel::kYamaneNakamura;
+      break;
+    case v1::FRICTION_MODEL_VISCOUS:
+      friction.model = core::FrictionModel::kViscous;
+      break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(
+          Field(field, "model"), ": unknown friction model ", static_cast<int>(message.model())));
+  }
+  RETURN_IF_ERROR(CheckNonNegative(message.spring_n_per_m(), Field(field, "spring_n_per_m")));
+  RETURN_IF_ERROR(CheckNonNegative(message.damping_ns_per_m(), Field(field, "damping_ns_per_m")));
+  RETURN_IF_ERROR(CheckNonNegative(message.mu_static(), Field(field, "mu_static")));
+  RETURN_IF_ERROR(CheckNonNegative(message.mu_dynamic(), Field(field, "mu_dynamic")));
+  RETURN_IF_ERROR(CheckNonNegative(message.viscous_coefficient_ns_per_m(),
+                                   Field(field, "viscous_coefficient_ns_per_m")));
+  friction.yamane_nakamura.spring_n_per_m = message.spring_n_per_m();
+  friction.yamane_nakamura.damping_ns_per_m = message.damping_ns_per_m();
+  friction.yamane_nakamura.mu_static = message.mu_static();
+  friction.yamane_nakamura.mu_dynamic = message.mu_dynamic();
+  friction.viscous.coefficient_ns_per_m = message.viscous_coefficient_ns_per_m();
+  return friction;
+}
+
+}  // namespace
+
+absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettings& message,
+                                                           std::string_view field) {
+  core::WorldSettings settings;
+  if (message.has_dt_s()) {
+    RETURN_IF_ERROR(CheckPositive(message.dt_s(), Field(field, "dt_s")));
+    settings.dt_s = message.dt_s();
+  }
+  if (message.has_gravity_m_per_s2()) {
+    ASSIGN_OR_RETURN(
+        settings.gravity_m_per_s2,
+        FiniteVec3FromProto(message.gravity_m_per_s2(), Field(field, "gravity_m_per_s2")));
+  }
+  ASSIGN_OR_RETURN(settings.contact_model,
+                   ContactModelFromProto(message.contact_model(), Field(field, "contact_model")));
+  if (message.has_stiffness_n_per_m()) {
+    RETURN_IF_ERROR(CheckPositive(message.stiffness_n_per_m(), Field(field, "stiffness_n_per_m")));
+    settings.stiffness_n_per_m = message.stiffness_n_per_m();
+  }
+  if (message.has_min_separation_m()) {
+    RETURN_IF_ERROR(CheckNonNegative(message.min_separation_m(), Field(field, "min_separation_m")));
+    settings.min_separation_m = message.min_separation_m();
+  }
+  ASSIGN_OR_RETURN(settings.friction,
+                   FrictionFromProto(message.friction(), Field(field, "friction")));
+  settings.self_collision = message.self_collision();
+  if (message.has_energy_growth_factor()) {
+    const double factor = message.energy_growth_factor();
+    if (std::isnan(factor) || factor <= 1.0) {
+      return absl::InvalidArgumentError(absl::StrCat(Field(field, "energy_growth_factor"),
+                                                     ": must be > 1 (or +inf), got ", factor));
+    }
+    settings.divergence.energy_growth_factor = factor;
+  }
+  // Core's own check as a backstop for anything above that it judges stricter.
+  absl::Status core_check = core::ValidateWorldSettings(settings);
+  if (!core_check.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(field), ": ", core_check.message()));
+  }
+  return settings;
+}
+
+v1::WorldSettings ToProto(const core::WorldSettings& settings) {
+  v1::WorldSettings message;
+  message.set_dt_s(settings.dt_s);
+  *message.mutable_gravity_m_per_s2() = ToProto(settings.gravity_m_per_s2);
+  message.set_contact_model(ContactModelToProto(settings.contact_model));
+  message.set_stiffness_n_per_m(settings.stiffness_n_per_m);
+  message.set_min_separation_m(settings.min_separation_m);
+  v1::FrictionSettings* friction = message.mutable_friction();
+  switch (settings.friction.model) {
+    case core::FrictionModel::kNone:
+      friction->set_model(v1::FRICTION_MODEL_NONE);
+      break;
+    case core::FrictionModel::kYamaneNakamura:
+      friction->set_model(v1::FRICTION_MODEL_YAMANE_NAKAMURA);
+      break;
+    case core::FrictionModel::kViscous:
+      friction->set_model(v1::FRICTION_MODEL_VISCOUS);
+      break;
+  }
+  friction->set_spring_n_per_m(settings.friction.yamane_nakamura.spring_n_per_m);
+  friction->set_damping_ns_per_m(settings.friction.yamane_nakamura.damping_ns_per_m);
+  friction->set_mu_static(settings.friction.yamane_nakamura.mu_static);
+  friction->set_mu_dynamic(settings.friction.yamane_nakamura.mu_dynamic);
+  friction->set_viscous_coefficient_ns_per_m(settings.friction.viscous.coefficient_ns_per_m);
+  message.set_self_collision(settings.self_collision);
+  message.set_energy_growth_factor(settings.divergence.energy_growth_factor);
+  return message;
+}
+
+absl::StatusOr<PlaneInput> GroundPlaneFromProto(const v1::GroundPlane& message,
+                                                std::string_view field) {
+  PlaneInput plane;
+  ASSIGN_OR_RETURN(plane.normal, FiniteVec3FromProto(message.normal(), Field(field, "normal")));
+  if (plane.normal.norm() == 0.0) {
+    return absl::InvalidArgumentError(absl::StrCat(Field(field, "normal"), ": must be non-zero"));
+  }
+  if (!std::isfinite(message.offset_m())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Field(field, "offset_m"), ": must be finite, got ", message.offset_m()));
+  }
+  plane.offset_m = message.offset_m();
+  return plane;
+}
+
+v1::GroundPlane ToProto(const core::GroundPlane& plane) {
+  v1::GroundPlane message;
+  *message.mutable_normal() = ToProto(plane.normal);
+  message.set_offset_m(plane.offset_m);
+  return message;
+}
+
+}  // namespace contactsim::server

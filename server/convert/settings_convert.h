@@ -1,0 +1,28 @@
+// contactsim.v1.WorldSettings / GroundPlane <-> core::WorldSettings / planes. Unset optional
+// fields take core's defaults; every error names the proto field ("settings.dt_s: ...").
+#pragma once
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "contactsim/v1/scene.pb.h"
+#include "core/common/eigen_types.h"
+#include "core/sim/sim_body.h"
+#include "core/sim/world_settings.h"
+
+namespace contactsim::server {
+
+absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettings& message,
+                                                           std::string_view field);
+// Every field set, defaults filled in.
+v1::WorldSettings ToProto(const core::WorldSettings& settings);
+
+struct PlaneInput {
+  core::Vec3 normal = core::Vec3::UnitZ();
+  double offset_m = 0.0;
+};
+absl::StatusOr<PlaneInput> GroundPlaneFromProto(const v1::GroundPlane& message,
+                                                std::string_view field);
+v1::GroundPlane ToProto(const core::GroundPlane& plane);
+
+}  // namespace contactsim::server

@@ -1,0 +1,161 @@
+#include "server/convert/step_convert.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
+#include "server/convert/body_convert.h"
+#include "server/convert/value_convert.h"
+
+namespace contactsim::server {
+
+absl::StatusOr<StepControls> StepControlsFromProto(const v1::StepControls& message) {
+  StepControls controls;
+  for (int i = 0; i < message.bodies_size(); ++i) {
+    const v1::BodyControl& in = message.bodies(i);
+    const std::string field = absl::StrCat("controls.bodies[", i, "]");
+    BodyControlInput control;
+    control.index = i;
+    control.body_id = in.body_id();
+    if (in.has_force_n()) {
+      ASSIGN_OR_RETURN(control.force_n,
+                       FiniteVec3FromProto(in.force_n(), absl::StrCat(field, ".force_n")));
+    }
+    if (in.has_torque_n_m()) {
+      ASSIGN_OR_RETURN(control.torque_n_m,
+                       FiniteVec3FromProto(in.torque_n_m(), absl::StrCat(field, ".torque_n_m")));
+    }
+    if (in.has_kinematic_target()) {
+      KinematicTarget target;
+      ASSIGN_OR_RETURN(target.p_WB_m,
+                       FiniteVec3FromProto(in.kinematic_target().position_m(),
+                                           absl::StrCat(field, ".kinematic_target.position_m")));
+      if (in.kinematic_target().has_orientation()) {
+        ASSIGN_OR_RETURN(target.q_WB,
+                         UnitQuatFromProto(in.kinematic_target().orientation(),
+                                           absl::StrCat(field, ".kinematic_target.orientation")));
+      }
+      control.kinematic_target = target;
+    }
+    if (in.has_kinematic_linear_velocity_m_per_s()) {
+      ASSIGN_OR_RETURN(
+          control.kinematic_linear_velocity_m_per_s,
+          FiniteVec3FromProto(in.kinematic_linear_velocity_m_per_s(),
+                              absl::StrCat(field, ".kinematic_linear_velocity_m_per_s")));
+    }
+    if (in.has_kinematic_angular_velocity_rad_per_s()) {
+      ASSIGN_OR_RETURN(
+          control.kinematic_angular_velocity_rad_per_s,
+          FiniteVec3FromProto(in.kinematic_angular_velocity_rad_per_s(),
+                              absl::StrCat(field, ".kinematic_angular_velocity_rad_per_s")));
+    }
+    controls.bodies.push_back(std::move(control));
+  }
+  for (int i = 0; i < message.vertex_forces_size(); ++i) {
+    const v1::VertexForces& in = message.vertex_forces(i);
+    const std::string field = absl::StrCat("controls.vertex_forces[", i, "]");
+    if (in.forces_n_size() != 3 * in.vertices_size()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".forces_n: length ",
+                                                     in.forces_n_size(), " is not 3 x ",
+                                                     in.vertices_size(), " vertices"));
+    }
+    VertexForcesInput forces;
+    forces.index = i;
+    forces.body_id = in.body_id();
+    forces.vertices.assign(in.vertices().begin(), in.vertices().end());
+    forces.forces_n.resize(in.vertices_size(), 3);
+    for (int k = 0; k < in.forces_n_size(); ++k) {
+      if (!std::isfinite(in.forces_n(k))) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ".forces_n[", k, "]: must be finite, got ", in.forces_n(k)));
+      }
+      forces.forces_n.data()[k] = in.forces_n(k);
+    }
+    controls.vertex_forces.push_back(std::move(forces));
+  }
+  return controls;
+}
+
+v1::StepDiagnostics ToProto(const core::StepDiagnostics& diagnostics) {
+  v1::StepDiagnostics message;
+  message.set_step(diagnostics.step);
+  message.set_time_s(diagnostics.time_s);
+  message.set_kinetic_energy_j(diagnostics.kinetic_energy_j);
+  message.set_potential_energy_j(diagnostics.potential_energy_j);
+  message.set_max_penetration_depth_m(diagnostics.max_penetration_depth_m);
+  message.set_active_pairs(diagnostics.active_pairs);
+  message.set_plane_contacts(diagnostics.plane_contacts);
+  message.set_stick_contacts(diagnostics.stick_contacts);
+  message.set_slip_contacts(diagnostics.slip_contacts);
+  message.set_diverged(diagnostics.divergence != core::DivergenceKind::kNone);
+  message.set_divergence_message(diagnostics.divergence_message);
+  return message;
+}
+
+v1::ContactRecord ToProto(const core::ContactRecord& record) {
+  v1::ContactRecord message;
+  message.set_body_a(record.body_a);
+  message.set_body_b(record.body_b);
+  switch (record.kind) {
+    case core::ContactFeatureKind::kVertexFace:
+      message.set_kind(v1::CONTACT_FEATURE_VERTEX_FACE);
+      break;
+    case core::ContactFeatureKind::kEdgeEdge:
+      message.set_kind(v1::CONTACT_FEATURE_EDGE_EDGE);
+      break;
+    case core::ContactFeatureKind::kVertexPlane:
+      message.set_kind(v1::CONTACT_FEATURE_VERTEX_PLANE);
+      break;
+  }
+  message.set_feature_a(record.feature_a);
+  message.set_feature_b(record.feature_b);
+  *message.mutable_p_wc_m() = ToProto(record.p_WC);
+  *message.mutable_normal_w() = ToProto(record.normal_W);
+  message.set_depth_m(record.depth_m);
+  *message.mutable_normal_impulse_ns() = ToProto(record.normal_impulse_Ns);
+  *message.mutable_friction_impulse_ns() = ToProto(record.friction_impulse_Ns);
+  return message;
+}
+
+v1::BodyContactTotals ToProto(const core::BodyContactTotals& totals) {
+  v1::BodyContactTotals message;
+  message.set_body_id(totals.body_id);
+  *message.mutable_impulse_ns() = ToProto(totals.impulse_Ns);
+  *message.mutable_angular_impulse_nms() = ToProto(totals.angular_impulse_Nms);
+  message.set_contact_count(totals.contact_count);
+  return message;
+}
+
+void FillStepResponse(const core::World& world, const StepOutcome& outcome,
+                      v1::StepResponse* response) {
+  response->set_step_count(world.step_count());
+  response->set_time_s(world.time_s());
+  for (int32_t id : world.body_ids()) {
+    *response->add_bodies() = BodyStateToProto(id, *world.body(id));
+  }
+  for (const core::ContactRecord& record : world.last_contact_report().contacts) {
+    *response->mutable_contacts()->add_contacts() = ToProto(record);
+  }
+  for (const core::BodyContactTotals& totals : outcome.summed_totals) {
+    *response->mutable_contacts()->add_body_totals() = ToProto(totals);
+  }
+  for (const core::StepDiagnostics& diagnostics : outcome.diagnostics) {
+    *response->add_diagnostics() = ToProto(diagnostics);
+  }
+}
+
+v1::SessionSummary ToProto(const SessionSummary& summary) {
+  v1::SessionSummary message;
+  message.set_session_id(summary.id);
+  message.set_name(summary.name);
+  message.set_pipeline(summary.pipeline);
+  message.set_state(summary.state == SessionState::kActive ? v1::SESSION_STATE_ACTIVE
+                                                           : v1::SESSION_STATE_FAILED);
+  message.set_failure_message(summary.failure_message);
+  message.set_step_count(summary.step_count);
+  message.set_time_s(summary.time_s);
+  message.set_num_bodies(summary.num_bodies);
+  return message;
+}
+
+}  // namespace contactsim::server

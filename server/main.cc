@@ -1,0 +1,82 @@
+// contactsim-server: serves contactsim.v1.Simulation (plus health and reflection) until SIGTERM
+// or SIGINT, then stops taking calls, lets in-flight ones (a Step in progress) finish within the
+// grace period, and exits 0.
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "server/service/server.h"
+#include "spdlog/spdlog.h"
+
+int main(int argc, char** argv) {
+  contactsim::server::ServerOptions options;
+  contactsim::server::ServerLimits& limits = options.limits;
+  int max_message_mib = limits.max_message_bytes >> 20;
+  double grace_s = 5.0;
+  std::string log_level = "info";
+
+  CLI::App app{"ContactSim gRPC simulation server"};
+  app.add_option("--listen", options.listen_address,
+                 "host:port to listen on (loopback by default; port 0 picks a free one)")
+      ->capture_default_str();
+  app.add_option("--max-sessions", limits.max_sessions, "sessions at once")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-bodies", limits.max_bodies_per_session, "bodies per session")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-vertices", limits.max_vertices_per_mesh, "vertices per mesh")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-elements", limits.max_elements_per_mesh, "triangles or tetrahedra per mesh")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-steps-per-call", limits.max_steps_per_call, "n_steps of one Step call")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-snapshots", limits.max_snapshots_per_session, "snapshots kept per session")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--stream-ring-frames", limits.stream_ring_frames,
+                 "frames kept per session for StreamState resume (from_seq)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-message-mib", max_message_mib, "largest gRPC message [MiB]")
+      ->check(CLI::Range(1, 2047))
+      ->capture_default_str();
+  app.add_option("--shutdown-grace-s", grace_s, "time in-flight calls get on shutdown [s]")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  limits.max_message_bytes = max_message_mib << 20;
+  spdlog::set_level(spdlog::level::from_str(log_level));
+
+  // Block the stop signals before gRPC starts its threads (they inherit the mask), so only
+  // sigwait below receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto server = contactsim::server::ContactSimServer::Start(options);
+  if (!server.ok()) {
+    spdlog::error("{}", server.status().ToString());
+    return EXIT_FAILURE;
+  }
+  spdlog::info("contactsim-server listening on {} (sessions <= {}, bodies <= {}, vertices <= {})",
+               (*server)->address(), limits.max_sessions, limits.max_bodies_per_session,
+               limits.max_vertices_per_mesh);
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  spdlog::info("signal {}: shutting down (grace {} s)", signal_number, grace_s);
+  (*server)->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(grace_s * 1000.0)));
+  spdlog::info("stopped");
+  return EXIT_SUCCESS;
+}

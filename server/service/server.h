@@ -1,0 +1,52 @@
+// ContactSimServer: the gRPC server with the Simulation service, the standard health service
+// and server reflection, listening on one address (loopback by default) with insecure
+// credentials (TLS comes with a later slice of issue 4). Used by main.cc and by the in-process
+// tests, which listen on 127.0.0.1:0 and read the chosen port back.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/grpcpp.h"
+#include "server/service/simulation_service.h"
+#include "server/service/stream_dispatcher.h"
+#include "server/session/limits.h"
+#include "server/session/session_manager.h"
+
+namespace contactsim::server {
+
+struct ServerOptions {
+  std::string listen_address = "127.0.0.1:50051";
+  ServerLimits limits;
+};
+
+class ContactSimServer {
+ public:
+  // Unavailable when the address cannot be bound.
+  static absl::StatusOr<std::unique_ptr<ContactSimServer>> Start(const ServerOptions& options);
+  ~ContactSimServer();
+
+  int port() const { return port_; }
+  std::string address() const;  // host:port actually bound
+  SessionManager& sessions() { return sessions_; }
+
+  // Ends every StateStream (OK), stops accepting calls and waits up to `grace` for in-flight
+  // calls (a Step in progress finishes), then cancels the rest. Idempotent.
+  void Shutdown(std::chrono::milliseconds grace = std::chrono::seconds(5));
+  void Wait();
+
+ private:
+  explicit ContactSimServer(const ServerOptions& options);
+
+  ServerOptions options_;
+  SessionManager sessions_;
+  StreamDispatcher dispatcher_;  // outlives server_: streams post to it until they are done
+  SimulationService service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  bool shut_down_ = false;
+};
+
+}  // namespace contactsim::server

@@ -1,0 +1,20 @@
+// Server-wide limits, set from flags (server/main.cc). A request beyond one answers
+// RESOURCE_EXHAUSTED naming the field and the limit.
+#pragma once
+
+#include <cstdint>
+
+namespace contactsim::server {
+
+struct ServerLimits {
+  int max_sessions = 64;
+  int max_bodies_per_session = 1024;
+  int64_t max_vertices_per_mesh = 1'000'000;
+  int64_t max_elements_per_mesh = 4'000'000;  // triangles or tetrahedra
+  int max_steps_per_call = 100'000;
+  int max_snapshots_per_session = 16;
+  int max_message_bytes = 64 << 20;  // gRPC receive and send limit [bytes]
+  int stream_ring_frames = 64;       // frames kept per session for StreamState from_seq
+};
+
+}  // namespace contactsim::server

@@ -1,0 +1,304 @@
+#include "server/session/session.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
+#include "core/dynamics/rigid_body.h"
+
+namespace contactsim::server {
+namespace {
+
+const core::RigidBody* AsRigid(const core::Body* body) {
+  if (body == nullptr || body->type() != core::BodyType::kRigid) return nullptr;
+  return static_cast<const core::RigidBody*>(body);
+}
+
+std::string ControlField(const BodyControlInput& control, const char* member) {
+  return absl::StrCat("controls.bodies[", control.index, "].", member);
+}
+
+}  // namespace
+
+Session::Session(std::string id, std::string name, std::string pipeline, core::World world,
+                 const ServerLimits& limits)
+    : id_(std::move(id)),
+      name_(std::move(name)),
+      pipeline_(std::move(pipeline)),
+      controller_token_(GenerateToken()),
+      viewer_token_(GenerateToken()),
+      limits_(limits),
+      world_(std::move(world)),
+      frames_(std::make_shared<FrameBus>(limits.stream_ring_frames)) {
+  std::lock_guard lock(mu_);
+  PublishLocked(/*content_changed=*/true, nullptr);
+}
+
+void Session::PublishLocked(bool content_changed, const core::StepDiagnostics* diagnostics) {
+  if (content_changed || topology_ == nullptr) {
+    auto topology = std::make_shared<Topology>();
+    topology->version = topology_ == nullptr ? 1 : topology_->version + 1;
+    for (int32_t id : world_.body_ids()) {
+      const core::SimBody* sim_body = world_.sim_body(id);
+      TopologyBody body;
+      body.body_id = id;
+      body.type = sim_body->body->type();
+      if (const core::RigidBody* rigid = AsRigid(sim_body->body.get())) {
+        body.rigid_kind = rigid->kind();
+      }
+      body.name = sim_body->name;
+      body.faces = sim_body->body->surface().faces();
+      topology->bodies.push_back(std::move(body));
+    }
+    topology_ = std::move(topology);
+  }
+  Frame frame;
+  frame.time_s = world_.time_s();
+  frame.step_count = world_.step_count();
+  frame.topology = topology_;
+  for (int32_t id : world_.body_ids()) {
+    const core::Body& body = *world_.body(id);
+    FrameBody out;
+    out.body_id = id;
+    out.positions_m = body.positions_t0();
+    out.velocities_m_per_s.resize(body.num_vertices(), 3);
+    for (int i = 0; i < body.num_vertices(); ++i) {
+      out.velocities_m_per_s.row(i) = body.VertexVelocity(i).transpose();
+    }
+    frame.bodies.push_back(std::move(out));
+  }
+  if (diagnostics != nullptr) {
+    frame.contacts = world_.last_contact_report();
+    frame.diagnostics = *diagnostics;
+  }
+  frames_->Publish(std::move(frame));
+}
+
+std::optional<Role> Session::RoleOf(std::string_view token) const {
+  // Both comparisons always run, so the timing does not say which role a token nearly matched.
+  const bool controller = TokensEqual(token, controller_token_);
+  const bool viewer = TokensEqual(token, viewer_token_);
+  if (controller) return Role::kController;
+  if (viewer) return Role::kViewer;
+  return std::nullopt;
+}
+
+SessionSummary Session::Summary() const {
+  std::lock_guard lock(mu_);
+  SessionSummary summary;
+  summary.id = id_;
+  summary.name = name_;
+  summary.pipeline = pipeline_;
+  summary.state = state_;
+  summary.failure_message = failure_message_;
+  summary.step_count = world_.step_count();
+  summary.time_s = world_.time_s();
+  summary.num_bodies = world_.num_bodies();
+  return summary;
+}
+
+void Session::Read(const std::function<void(const core::World&)>& read) const {
+  std::lock_guard lock(mu_);
+  read(world_);
+}
+
+absl::Status Session::CheckActive() const {
+  if (state_ == SessionState::kFailed) {
+    return absl::FailedPreconditionError(absl::StrCat("session_id: session ", id_, " has failed (",
+                                                      failure_message_,
+                                                      "); Restore a snapshot to continue"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int32_t> Session::AddBody(std::unique_ptr<core::Body> body,
+                                         core::BodyOptions options, std::string_view field) {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(CheckActive());
+  if (world_.num_bodies() >= limits_.max_bodies_per_session) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(std::string(field), ": the session already has ", world_.num_bodies(),
+                     " bodies, the server's limit per session"));
+  }
+  if (!options.name.empty() && world_.FindBody(options.name).ok()) {
+    return absl::AlreadyExistsError(absl::StrCat(std::string(field), ".name: a body named '",
+                                                 options.name, "' already exists"));
+  }
+  absl::StatusOr<int32_t> id = world_.AddBody(std::move(body), std::move(options));
+  if (!id.ok()) {
+    return absl::Status(id.status().code(),
+                        absl::StrCat(std::string(field), ": ", id.status().message()));
+  }
+  PublishLocked(/*content_changed=*/true, nullptr);
+  return id;
+}
+
+absl::Status Session::RemoveBody(int32_t body_id) {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(CheckActive());
+  if (world_.body(body_id) == nullptr) {
+    return absl::NotFoundError(absl::StrCat("body_id: no body ", body_id));
+  }
+  RETURN_IF_ERROR(world_.RemoveBody(body_id));
+  PublishLocked(/*content_changed=*/true, nullptr);
+  return absl::OkStatus();
+}
+
+absl::Status Session::ValidateControls(const StepControls& controls) const {
+  std::vector<int32_t> seen;
+  for (const BodyControlInput& control : controls.bodies) {
+    const core::Body* body = world_.body(control.body_id);
+    if (body == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat(ControlField(control, "body_id"), ": no body ", control.body_id));
+    }
+    for (int32_t id : seen) {
+      if (id == control.body_id) {
+        return absl::InvalidArgumentError(absl::StrCat(ControlField(control, "body_id"), ": body ",
+                                                       control.body_id, " appears twice"));
+      }
+    }
+    seen.push_back(control.body_id);
+    const core::RigidBody* rigid = AsRigid(body);
+    const bool dynamic = rigid != nullptr && rigid->kind() == core::RigidBodyKind::kDynamic;
+    const bool kinematic = rigid != nullptr && rigid->kind() == core::RigidBodyKind::kKinematic;
+    if (control.force_n && !dynamic) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ControlField(control, "force_n"), ": body ", control.body_id,
+                       " is not a dynamic rigid body (use vertex_forces on deformables)"));
+    }
+    if (control.torque_n_m && !dynamic) {
+      return absl::InvalidArgumentError(absl::StrCat(ControlField(control, "torque_n_m"), ": body ",
+                                                     control.body_id,
+                                                     " is not a dynamic rigid body"));
+    }
+    const bool has_velocity = control.kinematic_linear_velocity_m_per_s.has_value() ||
+                              control.kinematic_angular_velocity_rad_per_s.has_value();
+    if ((control.kinematic_target || has_velocity) && !kinematic) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ControlField(control, control.kinematic_target ? "kinematic_target"
+                                                         : "kinematic_linear_velocity_m_per_s"),
+          ": body ", control.body_id, " is not kinematic"));
+    }
+    if (control.kinematic_target && has_velocity) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ControlField(control, "kinematic_target"),
+                       ": give either a target pose or velocities, not both"));
+    }
+  }
+  for (const VertexForcesInput& forces : controls.vertex_forces) {
+    const std::string field = absl::StrCat("controls.vertex_forces[", forces.index, "]");
+    const core::Body* body = world_.body(forces.body_id);
+    if (body == nullptr) {
+      return absl::NotFoundError(absl::StrCat(field, ".body_id: no body ", forces.body_id));
+    }
+    for (size_t k = 0; k < forces.vertices.size(); ++k) {
+      const int32_t v = forces.vertices[k];
+      if (v < 0 || v >= body->num_vertices()) {
+        return absl::InvalidArgumentError(absl::StrCat(field, ".vertices[", k, "]: vertex ", v,
+                                                       " out of range [0, ", body->num_vertices(),
+                                                       ")"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::ApplyControls(const StepControls& controls, bool first_step, int n_steps) {
+  for (const BodyControlInput& control : controls.bodies) {
+    auto* rigid = static_cast<core::RigidBody*>(world_.body(control.body_id));
+    if (control.force_n) RETURN_IF_ERROR(rigid->ApplyForce(*control.force_n));
+    if (control.torque_n_m) RETURN_IF_ERROR(rigid->ApplyTorque(*control.torque_n_m));
+    if (!first_step) continue;  // kinematic velocities persist over the call's steps
+    if (control.kinematic_target) {
+      // Constant velocity over the whole call reaches the target at its end.
+      RETURN_IF_ERROR(rigid->SetKinematicTarget(control.kinematic_target->p_WB_m,
+                                                control.kinematic_target->q_WB,
+                                                n_steps * world_.settings().dt_s));
+    } else if (control.kinematic_linear_velocity_m_per_s ||
+               control.kinematic_angular_velocity_rad_per_s) {
+      RETURN_IF_ERROR(rigid->SetVelocity(
+          control.kinematic_linear_velocity_m_per_s.value_or(rigid->state().v_WB_m_per_s),
+          control.kinematic_angular_velocity_rad_per_s.value_or(rigid->state().w_WB_rad_per_s)));
+    }
+  }
+  for (const VertexForcesInput& forces : controls.vertex_forces) {
+    core::Body* body = world_.body(forces.body_id);
+    for (size_t k = 0; k < forces.vertices.size(); ++k) {
+      RETURN_IF_ERROR(body->AddVertexForce(forces.vertices[k], forces.forces_n.row(k).transpose()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::Step(
+    int n_steps, const StepControls& controls,
+    const std::function<void(const core::World&, const StepOutcome&)>& read) {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(CheckActive());
+  RETURN_IF_ERROR(ValidateControls(controls));
+  StepOutcome outcome;
+  outcome.diagnostics.reserve(n_steps);
+  for (int32_t id : world_.body_ids()) {
+    core::BodyContactTotals totals;
+    totals.body_id = id;
+    outcome.summed_totals.push_back(totals);
+  }
+  absl::Status status;
+  for (int step = 0; step < n_steps && status.ok(); ++step) {
+    status = ApplyControls(controls, step == 0, n_steps);
+    if (!status.ok()) break;
+    status = world_.Step(1, &outcome.diagnostics);
+    if (!status.ok()) break;
+    // The body set cannot change within a call, so the totals line up with summed_totals.
+    const auto& totals = world_.last_contact_report().body_totals;
+    for (size_t i = 0; i < totals.size() && i < outcome.summed_totals.size(); ++i) {
+      core::BodyContactTotals& sum = outcome.summed_totals[i];
+      if (totals[i].body_id != sum.body_id) continue;
+      sum.impulse_Ns += totals[i].impulse_Ns;
+      sum.angular_impulse_Nms += totals[i].angular_impulse_Nms;
+      sum.contact_count += totals[i].contact_count;
+    }
+  }
+  if (!status.ok() && world_.diverged()) {
+    state_ = SessionState::kFailed;
+    failure_message_ =
+        absl::StrCat("diverged at step ", world_.step_count(), ": ", status.message());
+    status =
+        absl::FailedPreconditionError(absl::StrCat("n_steps: the simulation ", failure_message_));
+  }
+  if (!outcome.diagnostics.empty()) {
+    PublishLocked(/*content_changed=*/false, &outcome.diagnostics.back());
+  }
+  read(world_, outcome);
+  return status;
+}
+
+absl::StatusOr<uint64_t> Session::Snapshot() {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(CheckActive());
+  if (static_cast<int>(snapshots_.size()) >= limits_.max_snapshots_per_session) {
+    return absl::ResourceExhaustedError(absl::StrCat("session_id: the session already holds ",
+                                                     snapshots_.size(),
+                                                     " snapshots, the server's limit per session"));
+  }
+  ASSIGN_OR_RETURN(core::WorldSnapshot snapshot, world_.Snapshot());
+  const uint64_t handle = next_snapshot_handle_++;
+  snapshots_.emplace(handle, std::move(snapshot));
+  return handle;
+}
+
+absl::Status Session::Restore(uint64_t handle) {
+  std::lock_guard lock(mu_);
+  auto it = snapshots_.find(handle);
+  if (it == snapshots_.end()) {
+    return absl::NotFoundError(absl::StrCat("snapshot: no snapshot ", handle, " in session ", id_));
+  }
+  RETURN_IF_ERROR(world_.Restore(it->second));
+  state_ = SessionState::kActive;
+  failure_message_.clear();
+  PublishLocked(/*content_changed=*/true, nullptr);
+  return absl::OkStatus();
+}
+
+}  // namespace contactsim::server

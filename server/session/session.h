@@ -1,0 +1,119 @@
+// Session: one simulated World (penalty pipeline) with its tokens, its state (active or failed)
+// and its stored snapshots. Every operation takes the session's mutex, so one session's steps and
+// edits are serialized (its strand) while different sessions step in parallel on different
+// threads.
+//
+// Every mutating operation validates all of its input against the World before it changes
+// anything, so a refused request leaves the session exactly as it was. A step that diverges
+// (World::Step returns FailedPrecondition) puts the session in kFailed: Step, AddBody and
+// RemoveBody then answer FailedPrecondition until Restore.
+//
+// After every Step call and content change the session publishes a Frame on its FrameBus (under
+// its lock, so frames are in step order); publishing copies the state and never waits for
+// viewers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/contact/contact_report.h"
+#include "core/dynamics/body.h"
+#include "core/sim/step_diagnostics.h"
+#include "core/sim/world.h"
+#include "server/auth/token.h"
+#include "server/session/frame_bus.h"
+#include "server/session/limits.h"
+#include "server/session/step_controls.h"
+
+namespace contactsim::server {
+
+enum class SessionState { kActive, kFailed };
+
+struct SessionSummary {
+  std::string id;
+  std::string name;
+  std::string pipeline;
+  SessionState state = SessionState::kActive;
+  std::string failure_message;
+  int64_t step_count = 0;
+  double time_s = 0.0;
+  int num_bodies = 0;
+};
+
+// What one Step call did: a diagnostics entry per step taken, and the contact totals of every
+// body summed over those steps (ascending body id).
+struct StepOutcome {
+  std::vector<core::StepDiagnostics> diagnostics;
+  std::vector<core::BodyContactTotals> summed_totals;
+};
+
+class Session {
+ public:
+  Session(std::string id, std::string name, std::string pipeline, core::World world,
+          const ServerLimits& limits);
+
+  const std::string& id() const { return id_; }
+  const std::string& controller_token() const { return controller_token_; }
+  const std::string& viewer_token() const { return viewer_token_; }
+  // The role a presented token grants, or nullopt for a wrong token.
+  std::optional<Role> RoleOf(std::string_view token) const;
+
+  SessionSummary Summary() const;
+
+  // Shared so that streams outlive a closed session safely.
+  const std::shared_ptr<FrameBus>& frames() const { return frames_; }
+  // Ends the session's streams (CloseSession).
+  void CloseStreams() { frames_->Close(); }
+
+  // Runs `read` on the World under the session's lock (for responses that read the state).
+  void Read(const std::function<void(const core::World&)>& read) const;
+
+  // `field` names the body in errors ("body"). ResourceExhausted beyond the body limit.
+  absl::StatusOr<int32_t> AddBody(std::unique_ptr<core::Body> body, core::BodyOptions options,
+                                  std::string_view field);
+  absl::Status RemoveBody(int32_t body_id);
+
+  // Applies `controls` before each of n_steps steps (kinematic targets are reached at the end of
+  // the call), steps, and calls `read` under the lock with the World and the outcome (also when a
+  // step diverged part-way, so the reply can carry the diagnostics).
+  absl::Status Step(int n_steps, const StepControls& controls,
+                    const std::function<void(const core::World&, const StepOutcome&)>& read);
+
+  // A handle to a copy of the whole state kept in memory (at most
+  // limits.max_snapshots_per_session; ResourceExhausted beyond).
+  absl::StatusOr<uint64_t> Snapshot();
+  // NotFound for an unknown handle. Clears kFailed.
+  absl::Status Restore(uint64_t handle);
+
+ private:
+  absl::Status CheckActive() const;                                   // requires mu_
+  absl::Status ValidateControls(const StepControls& controls) const;  // requires mu_
+  absl::Status ApplyControls(const StepControls& controls, bool first_step, int n_steps);
+  // Requires mu_. `content_changed` renews the topology first.
+  void PublishLocked(bool content_changed, const core::StepDiagnostics* diagnostics);
+
+  const std::string id_;
+  const std::string name_;
+  const std::string pipeline_;
+  const std::string controller_token_;
+  const std::string viewer_token_;
+  const ServerLimits limits_;
+
+  mutable std::mutex mu_;
+  core::World world_;
+  SessionState state_ = SessionState::kActive;
+  std::string failure_message_;
+  uint64_t next_snapshot_handle_ = 1;
+  std::map<uint64_t, core::WorldSnapshot> snapshots_;
+  std::shared_ptr<const Topology> topology_;
+  std::shared_ptr<FrameBus> frames_;
+};
+
+}  // namespace contactsim::server

@@ -1,0 +1,71 @@
+#include "server/session/session_manager.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "server/auth/token.h"
+
+namespace contactsim::server {
+
+absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(std::string name,
+                                                                std::string pipeline,
+                                                                core::World world) {
+  std::lock_guard lock(mu_);
+  if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("session: the server already has ", sessions_.size(), " sessions, its limit"));
+  }
+  std::string id;
+  do {
+    id = GenerateToken().substr(0, 16);
+  } while (sessions_.count(id) > 0);
+  auto session = std::make_shared<Session>(id, std::move(name), std::move(pipeline),
+                                           std::move(world), limits_);
+  sessions_.emplace(id, session);
+  return session;
+}
+
+absl::StatusOr<std::shared_ptr<Session>> SessionManager::Get(std::string_view id) const {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) {
+    return absl::NotFoundError(absl::StrCat("session_id: no session '", std::string(id), "'"));
+  }
+  return it->second;
+}
+
+absl::Status SessionManager::Close(std::string_view id) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) {
+    return absl::NotFoundError(absl::StrCat("session_id: no session '", std::string(id), "'"));
+  }
+  it->second->CloseStreams();
+  sessions_.erase(it);
+  return absl::OkStatus();
+}
+
+std::vector<SessionSummary> SessionManager::List() const {
+  std::vector<std::shared_ptr<Session>> sessions;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, session] : sessions_) sessions.push_back(session);
+  }
+  // Summaries take each session's own lock; not under mu_, so a long step elsewhere does not
+  // block creating sessions.
+  std::vector<SessionSummary> summaries;
+  for (const auto& session : sessions) summaries.push_back(session->Summary());
+  return summaries;
+}
+
+void SessionManager::CloseAllStreams() {
+  std::lock_guard lock(mu_);
+  for (const auto& [id, session] : sessions_) session->CloseStreams();
+}
+
+int SessionManager::size() const {
+  std::lock_guard lock(mu_);
+  return static_cast<int>(sessions_.size());
+}
+
+}  // namespace contactsim::server

@@ -1,0 +1,42 @@
+// SessionManager: the server's sessions by id, with the server-wide limits. Thread-safe; a
+// Session is shared, so a call that found one finishes on it even if the session is closed
+// meanwhile.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/sim/world.h"
+#include "server/session/limits.h"
+#include "server/session/session.h"
+
+namespace contactsim::server {
+
+class SessionManager {
+ public:
+  explicit SessionManager(const ServerLimits& limits) : limits_(limits) {}
+
+  const ServerLimits& limits() const { return limits_; }
+
+  // ResourceExhausted at the session limit. The id is 64 random bits in hex.
+  absl::StatusOr<std::shared_ptr<Session>> Create(std::string name, std::string pipeline,
+                                                  core::World world);
+  // NotFound naming session_id for an unknown id.
+  absl::StatusOr<std::shared_ptr<Session>> Get(std::string_view id) const;
+  absl::Status Close(std::string_view id);
+  std::vector<SessionSummary> List() const;  // ascending id
+  // Ends every session's streams (server shutdown), keeping the sessions.
+  void CloseAllStreams();
+  int size() const;
+
+ private:
+  const ServerLimits limits_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Session>, std::less<>> sessions_;
+};
+
+}  // namespace contactsim::server
