@@ -44,11 +44,7 @@ core::Vec3 CcdCpf(bool vertex_face, const PairTrajectory& x) {
   const double sign = core::PenetratingSign(depth, hit.toi);
   if (sign == 0.0) return core::Vec3::Zero();
   const core::PenetrationIntervals found = core::PenetrationIntervalsOf(depth, sign, hit.toi);
-  std::array<core::TimeInterval, 2> intervals;
-  for (int i = 0; i < found.count; ++i) {
-    intervals[i] = {found.intervals[i].t_a, found.intervals[i].t_b};
-  }
-  const std::span<const core::TimeInterval> spans(intervals.data(), found.count);
+  const std::span<const core::TimeInterval> spans(found.intervals.data(), found.count);
   const core::CpfResult result =
       vertex_face ? core::CpfVertexFace(x, hit.weights, spans, kParams)
                   : core::CpfEdgeEdge(x, hit.weights[0], hit.weights[1], spans, kParams);
