@@ -197,11 +197,8 @@ void PenaltyPipeline::ComputeNormalImpulse(PairWork* work) const {
   const bool vf = pair.key.kind == CcdPairKind::kVertexFace;
   const Vec3& w = pair.weights;
   const PairTrajectory& traj = work->trajectory;
-  std::array<TimeInterval, 2> intervals;
-  for (int i = 0; i < work->intervals.count; ++i) {
-    intervals[i] = {work->intervals.intervals[i].t_a, work->intervals.intervals[i].t_b};
-  }
-  const std::span<const TimeInterval> spans(intervals.data(), work->intervals.count);
+  const std::span<const TimeInterval> spans(work->intervals.intervals.data(),
+                                            work->intervals.count);
   NormalFallbackOptions fallback;
   fallback.fallback_normal = pair.normal_W;
 

@@ -58,7 +58,31 @@ CubicPolynomial TripleProductCubic(const LinearDifference& w, const LinearDiffer
   return f;
 }
 
+QuadraticNormal CrossQuadratic(const LinearDifference& e1, const LinearDifference& e2) {
+  QuadraticNormal normal;
+  normal.m[0] = e1.at_t0.cross(e2.at_t0);
+  normal.m[1] = e1.change.cross(e2.at_t0) + e1.at_t0.cross(e2.change);
+  normal.m[2] = e1.change.cross(e2.change);
+  const double gamma = internal::GammaBound(7);
+  const Vec3 bounds[3] = {
+      AbsCross(e1.at_t0_abs, e2.at_t0_abs),
+      AbsCross(e1.change_abs, e2.at_t0_abs) + AbsCross(e1.at_t0_abs, e2.change_abs),
+      AbsCross(e1.change_abs, e2.change_abs)};
+  for (int i = 0; i < 3; ++i) {
+    for (int k = 0; k < 3; ++k) normal.m_error[i][k] = internal::InflateBound(gamma * bounds[i][k]);
+  }
+  return normal;
+}
+
 }  // namespace
+
+QuadraticNormal VertexFaceNormalQuadratic(const PairTrajectory& trajectory) {
+  return CrossQuadratic(Difference(trajectory, 2, 1), Difference(trajectory, 3, 1));
+}
+
+QuadraticNormal EdgeEdgeNormalQuadratic(const PairTrajectory& trajectory) {
+  return CrossQuadratic(Difference(trajectory, 1, 0), Difference(trajectory, 3, 2));
+}
 
 CubicPolynomial VertexFaceCoplanarityCubic(const PairTrajectory& trajectory) {
   // {p, a, b, c} = points 0..3.

@@ -18,6 +18,8 @@
 // |u x v| replaced by (|u_y v_z| + |u_z v_y|, ...) (rounding_bounds.h). The bound uses gamma_12.
 #pragma once
 
+#include <array>
+
 #include "core/collision/ccd/ccd_types.h"
 #include "core/math/cubic.h"
 
@@ -28,5 +30,18 @@ CubicPolynomial VertexFaceCoplanarityCubic(const PairTrajectory& trajectory);
 
 // f(t) = (c - a) . ((b - a) x (d - c)) for the EE pair {a, b, c, d}, with coefficient error bounds.
 CubicPolynomial EdgeEdgeCoplanarityCubic(const PairTrajectory& trajectory);
+
+// The pair's normal m(t) = e1(t) x e2(t) (VF: (b - a) x (c - a); EE: (b - a) x (d - c)), the
+// cross product inside the cubics above: m(t) = m[0] + m[1] t + m[2] t^2 [m^2], each computed
+// coefficient within m_error (componentwise) of the exact one. Every input reaches a coefficient
+// through at most 6 roundings (3 for a change dw, 2 per cross product, 1 for the mixed sum), so
+// the bound is gamma_7 times the absolute-value expansion, as for the cubics.
+struct QuadraticNormal {
+  std::array<Vec3, 3> m;
+  std::array<Vec3, 3> m_error;
+};
+
+QuadraticNormal VertexFaceNormalQuadratic(const PairTrajectory& trajectory);
+QuadraticNormal EdgeEdgeNormalQuadratic(const PairTrajectory& trajectory);
 
 }  // namespace contactsim::core

@@ -4,22 +4,28 @@
 #include "core/collision/ccd/coplanarity_fast_path.h"
 #include "core/collision/ccd/inclusion_root_finder.h"
 #include "core/collision/ccd/separating_axis_filter.h"
+#include "core/collision/ccd/separation_fast_path.h"
 
 namespace contactsim::core {
 
 CcdResult EdgeEdgeCcd(const PairTrajectory& trajectory, const CcdOptions& options) {
   if (!internal::IsValidCcdInput(trajectory, options)) return internal::InvalidInputResult();
+  const double d = options.min_separation_m;
   const auto root_finder = [&] {
     return internal::InclusionTimeOfImpact(internal::InclusionPairKind::kEdgeEdge, trajectory,
                                            options);
   };
-  const double d = options.min_separation_m;
   if (d > 0.0) {
+    // All axes first: the separation fast path costs more than the in-plane axes and decides
+    // fewer of the pairs they leave.
     if (EdgeEdgeSeparatedOnFixedAxis(trajectory, d)) return CcdResult{};
+    const internal::FastPathResult fast =
+        internal::EdgeEdgeSeparationFastPath(trajectory, d, options.tolerance_m);
+    if (fast.outcome != internal::FastPathOutcome::kUndecided) return internal::ToCcdResult(fast);
     return root_finder();
   }
-  // Exact contact: the cheap axes, then the coplanarity fast path, which decides most pairs that
-  // the cheap axes leave (colliding ones included), then the in-plane axes.
+  // Exact contact: the cheap axes, then the coplanarity fast path, which decides nearly every
+  // pair they leave (colliding ones included), then the in-plane axes.
   if (EdgeEdgeSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kPrimary)) return CcdResult{};
   const internal::FastPathResult fast =
       internal::EdgeEdgeCoplanarityFastPath(trajectory, options.tolerance_m);

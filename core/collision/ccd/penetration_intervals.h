@@ -28,8 +28,8 @@
 
 namespace contactsim::core {
 
-// [t_a, t_b] within the normalized step, 0 <= t_a <= t_b <= 1 (the paper's notation; same fields
-// as the penalty kernels' TimeInterval, so conversion is a field copy).
+// [t_a, t_b] within the normalized step, 0 <= t_a <= t_b <= 1 (the paper's notation; the penalty
+// kernels take it as TimeInterval).
 struct PenetrationInterval {
   double t_a = 0.0;
   double t_b = 0.0;

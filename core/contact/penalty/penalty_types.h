@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "core/collision/ccd/penetration_intervals.h"
 #include "core/common/eigen_types.h"
 
 namespace contactsim::core {
@@ -23,11 +24,9 @@ struct PenaltyParams {
 // the parameters enter (session settings); the per-pair kernels then trust them.
 absl::Status ValidatePenaltyParams(const PenaltyParams& params);
 
-// A penetration time interval [t_a, t_b] within the normalized step, 0 <= t_a <= t_b <= 1.
-struct TimeInterval {
-  double t_a = 0.0;
-  double t_b = 0.0;
-};
+// A penetration time interval [t_a, t_b] within the normalized step, 0 <= t_a <= t_b <= 1: the
+// type the CCD layer finds them as (penetration_intervals.h), so they pass to the kernels as is.
+using TimeInterval = PenetrationInterval;
 
 enum class PenaltyStatus : uint8_t {
   kOk = 0,

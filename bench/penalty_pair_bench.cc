@@ -1,0 +1,115 @@
+// Cost of one penetrating feature pair on one core, the CPF paper's per-pair figure (Tang et al.
+// 2012 Sec. 5: about 3 us, CPF 3-4x DPF, on a 2007 CPU):
+//   CcdCpf: continuous collision detection (VertexFaceCcd / EdgeEdgeCcd at d = 0), the pair's
+//           penetration depth cubic, its penetrating sign and penetration intervals, and the
+//           closed-form continuous penalty impulse (CpfVertexFace / CpfEdgeEdge);
+//   DcdDpf: the baseline, discrete collision detection at the end of the step (closest points,
+//           PointTriangleClosest / SegmentSegmentClosest) and the discrete penalty impulse
+//           (DpfVertexFace / DpfEdgeEdge).
+// Pairs: the narrow-phase benchmark's colliding broad-phase pairs (bench/ccd_pair_sets.h) that
+// both methods see penetrating: CCD reports a contact with a penetration interval, and the
+// features still overlap at the end of the step (DPF depth > 0). Counter `pairs`: how many.
+// Target (issue 3): CcdCpf under 0.5 us per pair and within 2x of DcdDpf in the same run.
+//
+//   penalty_pair_bench --benchmark_min_time=0.3
+#include <benchmark/benchmark.h>
+
+#include <array>
+#include <span>
+#include <vector>
+
+#include "bench/ccd_pair_sets.h"
+#include "core/collision/ccd/edge_edge.h"
+#include "core/collision/ccd/penetration_intervals.h"
+#include "core/collision/ccd/vertex_face.h"
+#include "core/collision/proximity.h"
+#include "core/contact/penalty/cpf.h"
+#include "core/contact/penalty/dpf.h"
+
+namespace contactsim::bench {
+namespace {
+
+using core::PairTrajectory;
+
+constexpr int kCandidatePairs = 4096;
+// A mesh-scale contact: 1 kN/m over a 10 ms step (values only scale the impulses, not the cost).
+constexpr core::PenaltyParams kParams{.stiffness_n_per_m = 1e3, .dt_s = 1e-2};
+
+// CCD + penetration intervals + CPF for one pair; the impulse on p [N s] (zero: not penetrating).
+core::Vec3 CcdCpf(bool vertex_face, const PairTrajectory& x) {
+  const core::CcdResult hit = vertex_face ? core::VertexFaceCcd(x) : core::EdgeEdgeCcd(x);
+  if (!hit.collides) return core::Vec3::Zero();
+  const core::CubicPolynomial depth =
+      vertex_face ? core::VertexFacePenetrationDepth(x) : core::EdgeEdgePenetrationDepth(x);
+  const double sign = core::PenetratingSign(depth, hit.toi);
+  if (sign == 0.0) return core::Vec3::Zero();
+  const core::PenetrationIntervals found = core::PenetrationIntervalsOf(depth, sign, hit.toi);
+  const std::span<const core::TimeInterval> spans(found.intervals.data(), found.count);
+  const core::CpfResult result =
+      vertex_face ? core::CpfVertexFace(x, hit.weights, spans, kParams)
+                  : core::CpfEdgeEdge(x, hit.weights[0], hit.weights[1], spans, kParams);
+  return result.impulse_on_p_Ns;
+}
+
+// Closest points at the end of the step + DPF for one pair.
+core::DpfResult DcdDpf(bool vertex_face, const PairTrajectory& x) {
+  const std::array<core::Vec3, 4>& p = x.x_t1;
+  if (vertex_face) {
+    const core::PointTriangleProximity closest = core::PointTriangleClosest(p[0], p[1], p[2], p[3]);
+    return core::DpfVertexFace(x, closest.weights, kParams);
+  }
+  const core::SegmentSegmentProximity closest = core::SegmentSegmentClosest(p[0], p[1], p[2], p[3]);
+  return core::DpfEdgeEdge(x, closest.s, closest.u, kParams);
+}
+
+const std::vector<PairTrajectory>& PenetratingPairs(bool vertex_face) {
+  static const std::array<std::vector<PairTrajectory>, 2> pairs = [] {
+    std::array<std::vector<PairTrajectory>, 2> all;
+    for (int vf = 0; vf < 2; ++vf) {
+      const PairSets sets = MakeBroadPhasePairSets(vf == 1, 0.0, kCandidatePairs);
+      for (const PairTrajectory& x : sets.colliding) {
+        if (!CcdCpf(vf == 1, x).isZero(0.0) && DcdDpf(vf == 1, x).depth_m > 0.0) {
+          all[vf].push_back(x);
+        }
+      }
+    }
+    return all;
+  }();
+  return pairs[vertex_face ? 1 : 0];
+}
+
+enum class Method { kCcdCpf, kDcdDpf };
+
+void RunPairs(benchmark::State& state, bool vertex_face, Method method) {
+  const std::vector<PairTrajectory>& pairs = PenetratingPairs(vertex_face);
+  if (pairs.empty()) {
+    state.SkipWithError("no penetrating pairs were generated");
+    return;
+  }
+  size_t i = 0;
+  for (auto _ : state) {
+    const PairTrajectory& x = pairs[i];
+    i = i + 1 == pairs.size() ? 0 : i + 1;
+    if (method == Method::kCcdCpf) {
+      benchmark::DoNotOptimize(CcdCpf(vertex_face, x));
+    } else {
+      benchmark::DoNotOptimize(DcdDpf(vertex_face, x));
+    }
+  }
+  state.counters["pairs"] = static_cast<double>(pairs.size());
+}
+
+void BM_VertexFace_CcdCpf(benchmark::State& s) { RunPairs(s, true, Method::kCcdCpf); }
+void BM_VertexFace_DcdDpf(benchmark::State& s) { RunPairs(s, true, Method::kDcdDpf); }
+void BM_EdgeEdge_CcdCpf(benchmark::State& s) { RunPairs(s, false, Method::kCcdCpf); }
+void BM_EdgeEdge_DcdDpf(benchmark::State& s) { RunPairs(s, false, Method::kDcdDpf); }
+
+BENCHMARK(BM_VertexFace_CcdCpf);
+BENCHMARK(BM_VertexFace_DcdDpf);
+BENCHMARK(BM_EdgeEdge_CcdCpf);
+BENCHMARK(BM_EdgeEdge_DcdDpf);
+
+}  // namespace
+}  // namespace contactsim::bench
+
+BENCHMARK_MAIN();
