@@ -107,11 +107,11 @@ void BM_EdgeEdge_Colliding_RootFinderOnly(benchmark::State& s) {
 BENCHMARK(BM_VertexFace_NonColliding)->Arg(0)->Arg(1);
 BENCHMARK(BM_VertexFace_NonColliding_RootFinderOnly)->Arg(0)->Arg(1);
 BENCHMARK(BM_VertexFace_Colliding)->Arg(0)->Arg(1);
-BENCHMARK(BM_VertexFace_Colliding_RootFinderOnly)->Arg(0);
+BENCHMARK(BM_VertexFace_Colliding_RootFinderOnly)->Arg(0)->Arg(1);
 BENCHMARK(BM_EdgeEdge_NonColliding)->Arg(0)->Arg(1);
 BENCHMARK(BM_EdgeEdge_NonColliding_RootFinderOnly)->Arg(0)->Arg(1);
 BENCHMARK(BM_EdgeEdge_Colliding)->Arg(0)->Arg(1);
-BENCHMARK(BM_EdgeEdge_Colliding_RootFinderOnly)->Arg(0);
+BENCHMARK(BM_EdgeEdge_Colliding_RootFinderOnly)->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace contactsim::bench
