@@ -286,10 +286,10 @@ absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerL
   return out;
 }
 
-v1::BodyKind BodyKindOf(const core::Body& body) {
-  switch (body.type()) {
+v1::BodyKind BodyKindOf(core::BodyType type, core::RigidBodyKind rigid_kind) {
+  switch (type) {
     case core::BodyType::kRigid:
-      switch (static_cast<const core::RigidBody&>(body).kind()) {
+      switch (rigid_kind) {
         case core::RigidBodyKind::kDynamic:
           return v1::BODY_KIND_RIGID;
         case core::RigidBodyKind::kStatic:
@@ -304,6 +304,13 @@ v1::BodyKind BodyKindOf(const core::Body& body) {
       return v1::BODY_KIND_FEM;
   }
   return v1::BODY_KIND_UNSPECIFIED;
+}
+
+v1::BodyKind BodyKindOf(const core::Body& body) {
+  const core::RigidBodyKind rigid_kind = body.type() == core::BodyType::kRigid
+                                             ? static_cast<const core::RigidBody&>(body).kind()
+                                             : core::RigidBodyKind::kDynamic;
+  return BodyKindOf(body.type(), rigid_kind);
 }
 
 v1::BodyState BodyStateToProto(int32_t body_id, const core::Body& body) {

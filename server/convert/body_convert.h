@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "contactsim/v1/scene.pb.h"
 #include "core/dynamics/body.h"
+#include "core/dynamics/rigid_body.h"
 #include "core/sim/world.h"
 #include "server/session/limits.h"
 
@@ -27,6 +28,8 @@ struct NewBody {
 absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
                                       std::string_view field);
 
+// The wire kind of a body (rigid_kind matters only for BodyType::kRigid).
+v1::BodyKind BodyKindOf(core::BodyType type, core::RigidBodyKind rigid_kind);
 v1::BodyKind BodyKindOf(const core::Body& body);
 v1::BodyState BodyStateToProto(int32_t body_id, const core::Body& body);
 

@@ -1,29 +1,10 @@
 #include "server/convert/frame_convert.h"
 
+#include "server/convert/body_convert.h"
 #include "server/convert/step_convert.h"
 
 namespace contactsim::server {
 namespace {
-
-v1::BodyKind KindOf(const TopologyBody& body) {
-  switch (body.type) {
-    case core::BodyType::kRigid:
-      switch (body.rigid_kind) {
-        case core::RigidBodyKind::kDynamic:
-          return v1::BODY_KIND_RIGID;
-        case core::RigidBodyKind::kStatic:
-          return v1::BODY_KIND_STATIC;
-        case core::RigidBodyKind::kKinematic:
-          return v1::BODY_KIND_KINEMATIC;
-      }
-      break;
-    case core::BodyType::kMassSpringCloth:
-      return v1::BODY_KIND_CLOTH;
-    case core::BodyType::kCorotationalFem:
-      return v1::BODY_KIND_FEM;
-  }
-  return v1::BODY_KIND_UNSPECIFIED;
-}
 
 template <typename Repeated>
 void AddAs(const core::Points3& points, Repeated* out) {
@@ -46,7 +27,7 @@ void FrameToProto(const PulledFrame& pulled, const StreamOptions& options, bool 
     for (const TopologyBody& body : frame.topology->bodies) {
       v1::BodyTopology* out = message->add_topology();
       out->set_body_id(body.body_id);
-      out->set_kind(KindOf(body));
+      out->set_kind(BodyKindOf(body.type, body.rigid_kind));
       out->set_name(body.name);
       out->mutable_surface()->mutable_triangles()->Add(body.faces.data(),
                                                        body.faces.data() + body.faces.size());
