@@ -1,0 +1,120 @@
+// contactsim: the command-line client of a ContactSim server. Subcommands: ping, sessions,
+// create, step, watch, snapshot, restore, close. Exit codes: 0 ok, 2 usage error, 3 server
+// unreachable, 4 server refused (the gRPC code name and message are printed).
+#include <iostream>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "clients/cpp/cli/commands.h"
+#include "clients/cpp/cli/exit_codes.h"
+
+namespace {
+
+using contactsim::client::cli::SessionArgs;
+
+// SESSION positional and --token (or CONTACTSIM_TOKEN), shared by the session subcommands.
+void AddSessionOptions(CLI::App* command, SessionArgs& args) {
+  command->add_option("session", args.session_id, "session id")->required();
+  command->add_option("--token", args.token, "controller or viewer token")
+      ->envname("CONTACTSIM_TOKEN")
+      ->required();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace cli = contactsim::client::cli;
+  CLI::App app{"ContactSim command-line client"};
+  app.require_subcommand(1);
+  std::string server = "127.0.0.1:50051";
+  double timeout_s = 30.0;
+  app.add_option("--server", server, "host:port of the server")->capture_default_str();
+  app.add_option("--timeout-s", timeout_s, "deadline of each call [s]")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
+  int ping_count = 1;
+  CLI::App* ping = app.add_subcommand("ping", "round trip to the server");
+  ping->add_option("--count", ping_count, "pings to send")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
+  CLI::App* sessions = app.add_subcommand("sessions", "list the server's sessions");
+
+  cli::CreateArgs create_args;
+  CLI::App* create =
+      app.add_subcommand("create", "create a session; prints its id and both tokens");
+  create->add_option("--name", create_args.name, "label shown by `sessions`");
+  create->add_option("--pipeline", create_args.pipeline, "simulation pipeline")
+      ->capture_default_str();
+  create->add_option("--dt", create_args.dt_s, "step length [s] (default: the server's)")
+      ->check(CLI::PositiveNumber);
+  create
+      ->add_option("--stiffness", create_args.stiffness_n_per_m,
+                   "penalty stiffness [N/m] (default: the server's)")
+      ->check(CLI::PositiveNumber);
+  create->add_flag("--ground,!--no-ground", create_args.ground, "a ground plane z = 0")
+      ->capture_default_str();
+  create->add_flag("--box", create_args.box, "add a 1 kg cube (half size 0.1 m)");
+  create->add_option("--box-height", create_args.box_height_m, "the cube's centre height [m]")
+      ->capture_default_str();
+
+  cli::StepArgs step_args;
+  CLI::App* step = app.add_subcommand(
+      "step", "advance a session; prints time, steps, contacts and impulse totals per body");
+  AddSessionOptions(step, step_args.session);
+  step->add_option("--steps", step_args.steps, "steps to take")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
+  cli::WatchArgs watch_args;
+  CLI::App* watch = app.add_subcommand("watch", "live view of a session's frames");
+  AddSessionOptions(watch, watch_args.session);
+  watch->add_option("--frames", watch_args.frames, "frames to show (0: until the session closes)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  watch->add_option("--from-seq", watch_args.from_seq, "replay buffered frames from this seq")
+      ->check(CLI::NonNegativeNumber);
+  watch->add_option("--max-rate-hz", watch_args.max_rate_hz, "frame rate cap [1/s] (0: none)")
+      ->check(CLI::NonNegativeNumber);
+
+  cli::SnapshotArgs snapshot_args;
+  CLI::App* snapshot = app.add_subcommand("snapshot", "capture a session's state");
+  AddSessionOptions(snapshot, snapshot_args.session);
+  snapshot->add_option("--out", snapshot_args.out_file,
+                       "file for the blob (default: hex on stdout)");
+
+  cli::RestoreArgs restore_args;
+  CLI::App* restore = app.add_subcommand("restore", "bring a session back to a snapshot");
+  AddSessionOptions(restore, restore_args.session);
+  CLI::Option* in_file = restore->add_option("--in", restore_args.in_file, "file with the blob");
+  CLI::Option* hex = restore->add_option("--snapshot", restore_args.hex, "the blob as hex");
+  in_file->excludes(hex);  // one of the two is required: checked by RunRestore (exit 2)
+
+  SessionArgs close_args;
+  CLI::App* close = app.add_subcommand("close", "close a session");
+  AddSessionOptions(close, close_args);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help is a "successful" parse error; everything else is a usage error with one exit code.
+    const int code = app.exit(e);
+    return code == 0 ? cli::kExitOk : cli::kExitUsage;
+  }
+
+  contactsim::client::ConnectionOptions options;
+  options.target = server;
+  options.deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000.0));
+  const cli::Context context{server, contactsim::client::Connection(options), std::cout, std::cerr};
+
+  if (*ping) return cli::RunPing(context, ping_count);
+  if (*sessions) return cli::RunSessions(context);
+  if (*create) return cli::RunCreate(context, create_args);
+  if (*step) return cli::RunStep(context, step_args);
+  if (*watch) return cli::RunWatch(context, watch_args);
+  if (*snapshot) return cli::RunSnapshot(context, snapshot_args);
+  if (*restore) return cli::RunRestore(context, restore_args);
+  if (*close) return cli::RunClose(context, close_args);
+  return cli::kExitUsage;  // unreachable: require_subcommand(1)
+}

@@ -1,0 +1,73 @@
+#include "clients/cpp/connection.h"
+
+#include <utility>
+
+#include "clients/cpp/session_handle.h"
+#include "clients/cpp/status_convert.h"
+
+namespace contactsim::client {
+namespace {
+
+std::shared_ptr<grpc::Channel> MakeChannel(const ConnectionOptions& options) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  return grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), args);
+}
+
+}  // namespace
+
+Connection::Connection(const ConnectionOptions& options)
+    : Connection(MakeChannel(options), options.deadline) {}
+
+Connection::Connection(std::shared_ptr<grpc::Channel> channel, std::chrono::milliseconds deadline)
+    : channel_(std::move(channel)), stub_(v1::Simulation::NewStub(channel_)), deadline_(deadline) {}
+
+void Connection::PrepareContext(grpc::ClientContext& context, const std::string& token,
+                                bool deadline) const {
+  if (deadline) context.set_deadline(std::chrono::system_clock::now() + deadline_);
+  if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+}
+
+bool Connection::connected() const {
+  // GetState(false) starts no connection attempt. Only READY counts: a channel that never
+  // connected may sit in IDLE again after its failed attempts.
+  return channel_->GetState(/*try_to_connect=*/false) == GRPC_CHANNEL_READY;
+}
+
+absl::StatusOr<std::string> Connection::Ping(std::string_view payload) const {
+  grpc::ClientContext context;
+  PrepareContext(context, /*token=*/"");
+  v1::PingRequest request;
+  request.set_payload(std::string(payload));
+  v1::PingResponse response;
+  absl::Status status = FromGrpcStatus(stub_->Ping(&context, request, &response));
+  if (!status.ok()) return status;
+  return std::move(*response.mutable_payload());
+}
+
+absl::StatusOr<CreatedSession> Connection::CreateSession(
+    const v1::CreateSessionRequest& request) const {
+  grpc::ClientContext context;
+  PrepareContext(context, /*token=*/"");
+  v1::CreateSessionResponse response;
+  absl::Status status = FromGrpcStatus(stub_->CreateSession(&context, request, &response));
+  if (!status.ok()) return status;
+  return CreatedSession{response.session_id(), response.controller_token(),
+                        response.viewer_token()};
+}
+
+absl::StatusOr<std::vector<v1::SessionSummary>> Connection::ListSessions() const {
+  grpc::ClientContext context;
+  PrepareContext(context, /*token=*/"");
+  v1::ListSessionsResponse response;
+  absl::Status status =
+      FromGrpcStatus(stub_->ListSessions(&context, v1::ListSessionsRequest(), &response));
+  if (!status.ok()) return status;
+  return std::vector<v1::SessionSummary>(response.sessions().begin(), response.sessions().end());
+}
+
+SessionHandle Connection::Session(std::string session_id, std::string token) const {
+  return SessionHandle(*this, std::move(session_id), std::move(token));
+}
+
+}  // namespace contactsim::client

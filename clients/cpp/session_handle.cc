@@ -1,0 +1,121 @@
+#include "clients/cpp/session_handle.h"
+
+#include <utility>
+
+#include "clients/cpp/status_convert.h"
+
+namespace contactsim::client {
+
+SessionHandle::SessionHandle(Connection connection, std::string session_id, std::string token)
+    : connection_(std::move(connection)),
+      session_id_(std::move(session_id)),
+      token_(std::move(token)) {}
+
+absl::StatusOr<v1::GetSessionResponse> SessionHandle::GetSession() const {
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_);
+  v1::GetSessionRequest request;
+  request.set_session_id(session_id_);
+  v1::GetSessionResponse response;
+  absl::Status status = FromGrpcStatus(connection_.stub().GetSession(&context, request, &response));
+  if (!status.ok()) return status;
+  return response;
+}
+
+absl::Status SessionHandle::CloseSession() const {
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_);
+  v1::CloseSessionRequest request;
+  request.set_session_id(session_id_);
+  v1::CloseSessionResponse response;
+  return FromGrpcStatus(connection_.stub().CloseSession(&context, request, &response));
+}
+
+absl::StatusOr<v1::AddBodyResponse> SessionHandle::AddBody(const v1::BodySpec& body) const {
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_);
+  v1::AddBodyRequest request;
+  request.set_session_id(session_id_);
+  *request.mutable_body() = body;
+  v1::AddBodyResponse response;
+  absl::Status status = FromGrpcStatus(connection_.stub().AddBody(&context, request, &response));
+  if (!status.ok()) return status;
+  return response;
+}
+
+absl::Status SessionHandle::RemoveBody(int32_t body_id) const {
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_);
+  v1::RemoveBodyRequest request;
+  request.set_session_id(session_id_);
+  request.set_body_id(body_id);
+  v1::RemoveBodyResponse response;
+  return FromGrpcStatus(connection_.stub().RemoveBody(&context, request, &response));
+}
+
+absl::StatusOr<v1::StepResponse> SessionHandle::Step(int32_t n_steps,
+                                                     const v1::StepControls& controls) const {
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_);
+  v1::StepRequest request;
+  request.set_session_id(session_id_);
+  request.set_n_steps(n_steps);
+  *request.mutable_controls() = controls;
+  v1::StepResponse response;
+  absl::Status status = FromGrpcStatus(connection_.stub().Step(&context, request, &response));
+  if (!status.ok()) return status;
+  return response;
+}
+
+absl::StatusOr<v1::SnapshotResponse> SessionHandle::Snapshot() const {
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_);
+  v1::SnapshotRequest request;
+  request.set_session_id(session_id_);
+  v1::SnapshotResponse response;
+  absl::Status status = FromGrpcStatus(connection_.stub().Snapshot(&context, request, &response));
+  if (!status.ok()) return status;
+  return response;
+}
+
+absl::StatusOr<v1::RestoreResponse> SessionHandle::Restore(const std::string& snapshot) const {
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_);
+  v1::RestoreRequest request;
+  request.set_session_id(session_id_);
+  request.set_snapshot(snapshot);
+  v1::RestoreResponse response;
+  absl::Status status = FromGrpcStatus(connection_.stub().Restore(&context, request, &response));
+  if (!status.ok()) return status;
+  return response;
+}
+
+absl::Status SessionHandle::StreamState(v1::StreamStateRequest request,
+                                        const FrameCallback& on_frame, StreamStop* stop) const {
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_, /*deadline=*/false);
+  if (stop != nullptr && !stop->Attach(&context)) return absl::OkStatus();
+  request.set_session_id(session_id_);
+  std::unique_ptr<grpc::ClientReader<v1::StateFrame>> reader =
+      connection_.stub().StreamState(&context, request);
+  v1::StateFrame frame;
+  bool ended_by_us = false;
+  while (reader->Read(&frame)) {
+    if (!on_frame(frame)) {
+      ended_by_us = true;
+      // Finish() would otherwise wait for the server to end a live stream.
+      context.TryCancel();
+      break;
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  if (stop != nullptr) {
+    stop->Detach();
+    ended_by_us = ended_by_us || stop->stopped();
+  }
+  // Our own cancellation reads as CANCELLED on the wire; it is the requested outcome.
+  if (ended_by_us && status.error_code() == grpc::StatusCode::CANCELLED) return absl::OkStatus();
+  return FromGrpcStatus(status);
+}
+
+}  // namespace contactsim::client

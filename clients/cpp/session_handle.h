@@ -1,0 +1,60 @@
+// SessionHandle: the calls on one session, each sending the handle's token as
+// `authorization: Bearer <token>` metadata. With the controller token every call works; with the
+// viewer token the mutating ones answer PERMISSION_DENIED; a wrong token answers UNAUTHENTICATED
+// (the server checks before any work). Codes and messages come back unchanged as absl::Status.
+//
+// Unary calls carry the connection's deadline. StreamState is a blocking reader loop: it calls
+// `on_frame` for every frame until the callback returns false, a StreamStop is triggered, or the
+// stream ends (the session closed). Calls on one handle may come from several threads (gRPC's
+// stub is thread-safe); a handle is a cheap value.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "clients/cpp/connection.h"
+#include "clients/cpp/stream_stop.h"
+#include "contactsim/v1/simulation.pb.h"
+
+namespace contactsim::client {
+
+class SessionHandle {
+ public:
+  SessionHandle(Connection connection, std::string session_id, std::string token);
+
+  const std::string& session_id() const { return session_id_; }
+  const std::string& token() const { return token_; }
+
+  absl::StatusOr<v1::GetSessionResponse> GetSession() const;
+  absl::Status CloseSession() const;
+
+  absl::StatusOr<v1::AddBodyResponse> AddBody(const v1::BodySpec& body) const;
+  absl::Status RemoveBody(int32_t body_id) const;
+
+  // Lockstep: applies `controls` during each of the `n_steps` steps and returns the state, the
+  // contact report and the diagnostics.
+  absl::StatusOr<v1::StepResponse> Step(int32_t n_steps,
+                                        const v1::StepControls& controls = {}) const;
+
+  // The blob is opaque (version 1 is valid only in the same server process and session).
+  absl::StatusOr<v1::SnapshotResponse> Snapshot() const;
+  absl::StatusOr<v1::RestoreResponse> Restore(const std::string& snapshot) const;
+
+  // Returns false to end the stream.
+  using FrameCallback = std::function<bool(const v1::StateFrame& frame)>;
+  // `request` says what to receive (from_seq, fields, rate, precision); its session_id is set by
+  // the handle. OK when the callback or `stop` ended the stream or the server ended it (session
+  // closed); otherwise the stream's error. No deadline: a viewer watches as long as it likes.
+  absl::Status StreamState(v1::StreamStateRequest request, const FrameCallback& on_frame,
+                           StreamStop* stop = nullptr) const;
+
+ private:
+  Connection connection_;
+  std::string session_id_;
+  std::string token_;
+};
+
+}  // namespace contactsim::client

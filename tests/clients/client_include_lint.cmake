@@ -1,0 +1,16 @@
+# Fails when a source under SOURCE_DIR includes core, gpu or server headers: the client library
+# and CLI talk to the server through proto and gRPC only (DESIGN.md sections 1 and 2).
+file(GLOB_RECURSE sources "${SOURCE_DIR}/*.h" "${SOURCE_DIR}/*.cc")
+set(bad "")
+foreach(source IN LISTS sources)
+  file(STRINGS "${source}" hits REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<](core|gpu|server)/")
+  if(hits)
+    list(APPEND bad "${source}: ${hits}")
+  endif()
+endforeach()
+if(bad)
+  string(REPLACE ";" "\n" bad "${bad}")
+  message(FATAL_ERROR "client code includes core/gpu/server headers:\n${bad}")
+endif()
+list(LENGTH sources count)
+message(STATUS "${count} client sources checked")
