@@ -1,0 +1,325 @@
+#include "core/dynamics/local_global/local_global_solver.h"
+
+#include <cmath>
+#include <mutex>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/dynamics/fem/hyperelastic_energy.h"
+#include "core/dynamics/local_global/system_matrix.h"
+#include "core/sim/cpu_backend.h"
+
+namespace contactsim::core {
+namespace {
+
+double DefaultAdmmStiffness(const Material& material) {
+  // The stiffness of Psi at rest along a stretch: 2 mu for ARAP (no volume term), 2 mu + lambda
+  // otherwise. A weight of that size balances the proximal term against the energy.
+  return material.model == MaterialModel::kArap ? 2.0 * material.mu
+                                                : 2.0 * material.mu + material.lambda;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
+    const TetMesh& mesh, const Material& material, double time_step_s,
+    const LocalGlobalOptions& options, Backend* backend) {
+  if (!(std::isfinite(time_step_s) && time_step_s > 0.0)) {
+    return absl::InvalidArgumentError("time_step_s must be finite and > 0");
+  }
+  if (options.iterations < 1) {
+    return absl::InvalidArgumentError("options.iterations must be >= 1");
+  }
+  if (!(std::isfinite(options.admm_stiffness_pa) && options.admm_stiffness_pa >= 0.0)) {
+    return absl::InvalidArgumentError("options.admm_stiffness_pa must be finite and >= 0");
+  }
+  if (!(std::isfinite(material.mu) && material.mu > 0.0)) {
+    return absl::InvalidArgumentError("material.mu must be finite and > 0");
+  }
+  if (!(std::isfinite(material.lambda) && material.lambda >= 0.0)) {
+    return absl::InvalidArgumentError("material.lambda must be finite and >= 0");
+  }
+  if (!(std::isfinite(material.density) && material.density > 0.0)) {
+    return absl::InvalidArgumentError("material.density must be finite and > 0");
+  }
+  const int n = mesh.num_vertices();
+  if (n == 0 || mesh.num_tets() == 0) return absl::InvalidArgumentError("mesh is empty");
+  std::vector<int32_t> free_index(n, 0);
+  for (size_t j = 0; j < options.pinned_vertices.size(); ++j) {
+    const int32_t p = options.pinned_vertices[j];
+    if (p < 0 || p >= n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("options.pinned_vertices: index ", p, " out of range [0, ", n, ")"));
+    }
+    if (free_index[p] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("options.pinned_vertices: index ", p, " repeated"));
+    }
+    free_index[p] = -1 - static_cast<int32_t>(j);  // pinned: -1 - (index in the pinned list)
+  }
+  if (static_cast<int>(options.pinned_vertices.size()) == n) {
+    return absl::InvalidArgumentError("options.pinned_vertices pins every vertex");
+  }
+
+  auto solver = std::unique_ptr<LocalGlobalSolver>(new LocalGlobalSolver());
+  solver->material_ = material;
+  solver->h_ = time_step_s;
+  solver->options_ = options;
+  const double k =
+      options.admm_stiffness_pa > 0.0 ? options.admm_stiffness_pa : DefaultAdmmStiffness(material);
+  auto system = AssembleSystemMatrix(mesh, {material.density, k, time_step_s});
+  if (!system.ok()) return system.status();
+  solver->mass_kg_ = system->lumped_mass_kg;
+  const int m = mesh.num_tets();
+  solver->weights_ = system->element_weight;
+  solver->volumes_m3_.resize(m);
+  std::vector<Eigen::Triplet<double, int32_t>> g_triplets;
+  std::vector<Eigen::Triplet<double, int32_t>> gw_triplets;
+  g_triplets.reserve(12 * m);
+  gw_triplets.reserve(12 * m);
+  for (int e = 0; e < m; ++e) {
+    solver->volumes_m3_[e] = solver->weights_[e] / k;  // w_e = k V_e
+    const Eigen::MatrixXd& b = system->element_b[e];   // 4 x 3
+    for (int a = 0; a < 4; ++a) {
+      const int32_t vertex = mesh.tets()(e, a);
+      for (int c = 0; c < 3; ++c) {
+        g_triplets.emplace_back(3 * e + c, vertex, b(a, c));
+        gw_triplets.emplace_back(vertex, 3 * e + c, solver->weights_[e] * b(a, c));
+      }
+    }
+  }
+  solver->g_.resize(3 * m, n);
+  solver->g_.setFromTriplets(g_triplets.begin(), g_triplets.end());
+  solver->gw_t_.resize(n, 3 * m);
+  solver->gw_t_.setFromTriplets(gw_triplets.begin(), gw_triplets.end());
+
+  // Eliminate the pinned vertices: Abar_ff is factored, Abar_fp moves to the right-hand side.
+  int32_t num_free = 0;
+  for (int i = 0; i < n; ++i) {
+    if (free_index[i] >= 0) {
+      free_index[i] = num_free++;
+      solver->free_.push_back(i);
+    }
+  }
+  const int num_pinned = n - num_free;
+  OrderedCholesky::ColMajorSparse a_ff(num_free, num_free);
+  {
+    std::vector<Eigen::Triplet<double, int32_t>> ff, fp;
+    const auto& a_bar = system->a_bar;
+    for (int col = 0; col < a_bar.outerSize(); ++col) {
+      for (OrderedCholesky::ColMajorSparse::InnerIterator it(a_bar, col); it; ++it) {
+        const int32_t fr = free_index[it.row()];
+        const int32_t fc = free_index[col];
+        if (fr < 0) continue;
+        if (fc >= 0) {
+          ff.emplace_back(fr, fc, it.value());
+        } else {
+          fp.emplace_back(fr, -1 - fc, it.value());
+        }
+      }
+    }
+    a_ff.setFromTriplets(ff.begin(), ff.end());
+    solver->a_fp_.resize(num_free, num_pinned);
+    solver->a_fp_.setFromTriplets(fp.begin(), fp.end());
+  }
+
+  if (backend == nullptr) {
+    solver->owned_backend_ = std::make_unique<CpuBackend>();
+    backend = solver->owned_backend_.get();
+  }
+  solver->backend_ = backend;
+  auto cholesky = OrderedCholesky::Compute(a_ff, options.ordering);
+  if (!cholesky.ok()) return cholesky.status();
+  solver->cholesky_.emplace(*std::move(cholesky));
+  for (DenseId* id : {&solver->b_id_, &solver->q_id_, &solver->q_prev_id_}) {
+    auto created = backend->CreateDense(num_free, 3);
+    if (!created.ok()) return created.status();
+    *id = *created;
+  }
+  switch (options.global_step) {
+    case GlobalStepKind::kSparseInverse: {
+      auto factor = SparseInverseFactor::Compute(*solver->cholesky_);
+      if (!factor.ok()) return factor.status();
+      solver->inverse_factor_.emplace(*std::move(factor));
+      auto step = SparseInverseGlobalStep::Create(*backend, *solver->inverse_factor_, 3);
+      if (!step.ok()) return step.status();
+      solver->sparse_inverse_step_.emplace(*std::move(step));
+      break;
+    }
+    case GlobalStepKind::kJacobi: {
+      auto step = JacobiGlobalStep::Create(*backend, a_ff);
+      if (!step.ok()) return step.status();
+      solver->jacobi_step_.emplace(*std::move(step));
+      break;
+    }
+    case GlobalStepKind::kCompleteSolve:
+      break;
+  }
+  return solver;
+}
+
+LocalGlobalSolver::~LocalGlobalSolver() {
+  if (backend_ == nullptr) return;
+  for (DenseId id : {b_id_, q_id_, q_prev_id_}) {
+    if (id.value >= 0) backend_->ReleaseDense(id).IgnoreError();
+  }
+}
+
+absl::Status LocalGlobalSolver::Validate(const Points3& p, const char* field) const {
+  if (p.rows() != num_vertices()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " has ", p.rows(), " rows, expected ", num_vertices()));
+  }
+  if (!p.allFinite()) return absl::InvalidArgumentError(absl::StrCat(field, " is not finite"));
+  return absl::OkStatus();
+}
+
+Eigen::VectorXd LocalGlobalSolver::DeformationGradients(const Points3& x_m) const {
+  // Row 3e+c of G x is column c of F_e, so the row-major 3m x 3 product is exactly the
+  // column-major F_e array that LocalStepBatch reads.
+  Points3 f = g_ * x_m;
+  return Eigen::Map<const Eigen::VectorXd>(f.data(), f.size());
+}
+
+absl::Status LocalGlobalSolver::GlobalSolve(const Block& b_free, Block* x_free) {
+  switch (options_.global_step) {
+    case GlobalStepKind::kCompleteSolve:
+      *x_free = cholesky_->Solve(b_free);
+      return absl::OkStatus();
+    case GlobalStepKind::kSparseInverse: {
+      if (absl::Status s = backend_->UploadDense(b_id_, {b_free.data(), size_t(b_free.size())});
+          !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = sparse_inverse_step_->Solve(b_id_, q_id_); !s.ok()) return s;
+      return backend_->DownloadDense(q_id_, {x_free->data(), size_t(x_free->size())});
+    }
+    case GlobalStepKind::kJacobi: {
+      // One Jacobi iteration from the current iterate x^k (in *x_free).
+      if (absl::Status s = backend_->UploadDense(b_id_, {b_free.data(), size_t(b_free.size())});
+          !s.ok()) {
+        return s;
+      }
+      if (absl::Status s =
+              backend_->UploadDense(q_prev_id_, {x_free->data(), size_t(x_free->size())});
+          !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = jacobi_step_->Step(b_id_, q_prev_id_, q_id_); !s.ok()) return s;
+      return backend_->DownloadDense(q_id_, {x_free->data(), size_t(x_free->size())});
+    }
+  }
+  return absl::InternalError("unknown global step");
+}
+
+absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* state,
+                                     const Points3* pinned_targets_m, LocalGlobalStepStats* stats) {
+  if (state == nullptr) return absl::InvalidArgumentError("state is null");
+  if (absl::Status s = Validate(state->x_m, "state.x_m"); !s.ok()) return s;
+  if (absl::Status s = Validate(state->v_mps, "state.v_mps"); !s.ok()) return s;
+  if (absl::Status s = Validate(f_ext_n, "f_ext_n"); !s.ok()) return s;
+  const auto& pinned = options_.pinned_vertices;
+  const int num_pinned = static_cast<int>(pinned.size());
+  Points3 x_pinned(num_pinned, 3);
+  for (int p = 0; p < num_pinned; ++p) x_pinned.row(p) = state->x_m.row(pinned[p]);
+  if (pinned_targets_m != nullptr) {
+    if (pinned_targets_m->rows() != num_pinned || !pinned_targets_m->allFinite()) {
+      return absl::InvalidArgumentError(absl::StrCat("pinned_targets_m must be finite with ",
+                                                     num_pinned, " rows (one per pinned vertex)"));
+    }
+    x_pinned = *pinned_targets_m;
+  }
+
+  const int num_free = static_cast<int>(free_.size());
+  const int m = num_elements();
+  const double h2 = h_ * h_;
+  const Points3 y = Predictor(*state, f_ext_n);
+  Points3 my = mass_kg_.asDiagonal() * y;
+  // Free right-hand side constant over the iterations: (M y)_f - Abar_fp x_p.
+  Block rhs_const(num_free, 3);
+  for (int i = 0; i < num_free; ++i) rhs_const.row(i) = my.row(free_[i]);
+  if (num_pinned > 0) rhs_const -= a_fp_ * x_pinned;
+
+  Points3 x = y;
+  for (int p = 0; p < num_pinned; ++p) x.row(pinned[p]) = x_pinned.row(p);
+  Block x_free(num_free, 3);
+  for (int i = 0; i < num_free; ++i) x_free.row(i) = x.row(free_[i]);
+
+  Eigen::VectorXd duals = Eigen::VectorXd::Zero(9 * m);
+  Eigen::VectorXd z(9 * m);
+  Points3 z_minus_u(3 * m, 3);
+  LocalGlobalStepStats local_stats;
+  std::mutex stats_mutex;
+  Block b_free(num_free, 3);
+  for (int k = 0; k < options_.iterations; ++k) {
+    const Eigen::VectorXd f = DeformationGradients(x);
+    LocalStepBatch batch;
+    batch.material = material_;
+    batch.columns = 3;
+    batch.deformation_gradients = {f.data(), size_t(f.size())};
+    batch.volumes = volumes_m3_;
+    batch.weights = weights_;
+    batch.duals = {duals.data(), size_t(duals.size())};
+    batch.projections = {z.data(), size_t(z.size())};
+    batch.options = options_.local_step;
+    if (k == 0) {
+      if (absl::Status s = ValidateLocalStepBatch(batch); !s.ok()) return s;
+    }
+    // Each range writes only its own elements' z and u; the stats are merged under a lock
+    // (integer sums, so the merge order does not matter).
+    absl::Status s = backend_->ForEachElementRange(m, [&](int32_t begin, int32_t end) {
+      const LocalStepStats part = RunLocalSteps(batch, begin, end);
+      std::lock_guard<std::mutex> lock(stats_mutex);
+      AccumulateLocalStepStats(part, &local_stats.local);
+    });
+    if (!s.ok()) return s;
+    if (stats != nullptr) local_stats.primal_residual.push_back((f - z).norm());
+    // z - u in the row-major 3m x 3 layout of G x (see DeformationGradients).
+    Eigen::Map<Eigen::VectorXd>(z_minus_u.data(), z_minus_u.size()) = z - duals;
+    const Points3 elastic = gw_t_ * z_minus_u;  // n x 3
+    for (int i = 0; i < num_free; ++i) {
+      b_free.row(i) = rhs_const.row(i) + h2 * elastic.row(free_[i]);
+    }
+    if (absl::Status gs = GlobalSolve(b_free, &x_free); !gs.ok()) return gs;
+    for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
+    if (options_.iteration_observer) options_.iteration_observer(k + 1, x);
+  }
+  state->v_mps = (x - state->x_m) / h_;
+  state->x_m = std::move(x);
+  if (stats != nullptr) *stats = std::move(local_stats);
+  return absl::OkStatus();
+}
+
+Points3 LocalGlobalSolver::Predictor(const LocalGlobalState& state, const Points3& f_ext_n) const {
+  Points3 y = state.x_m + h_ * state.v_mps;
+  if (f_ext_n.rows() > 0) y += (h_ * h_) * (mass_kg_.cwiseInverse().asDiagonal() * f_ext_n);
+  return y;
+}
+
+double LocalGlobalSolver::ElasticEnergy(const Points3& x_m) const {
+  const Eigen::VectorXd f = DeformationGradients(x_m);
+  double energy = 0.0;
+  for (int e = 0; e < num_elements(); ++e) {
+    energy +=
+        volumes_m3_[e] * EnergyDensity(material_, Mat3(Eigen::Map<const Mat3>(f.data() + 9 * e)));
+  }
+  return energy;
+}
+
+EnergyTerms LocalGlobalSolver::Energy(const Points3& x_m, const Points3& v_mps,
+                                      const Points3& f_ext_n) const {
+  EnergyTerms terms;
+  terms.kinetic_j = 0.5 * (mass_kg_.asDiagonal() * v_mps).cwiseProduct(v_mps).sum();
+  terms.elastic_j = ElasticEnergy(x_m);
+  if (f_ext_n.rows() > 0) terms.external_j = -f_ext_n.cwiseProduct(x_m).sum();
+  return terms;
+}
+
+double LocalGlobalSolver::IncrementalPotential(const Points3& x_m,
+                                               const Points3& predictor_m) const {
+  const Points3 d = x_m - predictor_m;
+  return 0.5 / (h_ * h_) * (mass_kg_.asDiagonal() * d).cwiseProduct(d).sum() + ElasticEnergy(x_m);
+}
+
+}  // namespace contactsim::core

@@ -1,0 +1,147 @@
+// Contact-free local-global (ADMM-PD) time step of one tet-mesh body (Zeng et al. 2024, Sec. 3.3,
+// Alg. 1; Overby et al. 2017), implicit Euler.
+//
+// Symbols (n vertices, m tets, positions as n x 3 blocks, one vertex per row):
+//   h      time step [s];  M = diag(m_v) lumped mass [kg];  f_ext external force [N]
+//   x, v   positions [m] and velocities [m/s] at the start of the step
+//   y      predictor y = x + h v + h^2 M^{-1} f_ext [m]
+//   F_e    deformation gradient F_e = D_e x = X_e B_e (3 x 3, B_e from system_matrix.h) [-]
+//   V_e    rest volume [m^3];  Psi material energy density [J/m^3] (hyperelastic_energy.h)
+//   w_e    ADMM weight w_e = k V_e [J] with k [Pa] = options.admm_stiffness_pa, by default 2 mu
+//          (ARAP) or 2 mu + lambda (co-rotational, Neo-Hookean): the stiffness of Psi at rest
+//   z_e, u_e  proximal point and scaled ADMM dual (3 x 3, [-]), u reset to 0 at each step
+//   Abar   scalar system matrix M + h^2 sum_e w_e B_e B_e^T [kg]  (A = Abar (x) I_3)
+// The step minimises the incremental potential
+//   g(x) = 1/(2 h^2) ||x - y||_M^2 + sum_e V_e Psi(D_e x)        [J / s^2 * s^2 = J]
+// by `iterations` rounds of, starting from x^0 = y,
+//   local:   z_e = argmin V_e Psi(z) + w_e/2 ||z - (F_e + u_e)||^2,  u_e += F_e - z_e
+//            (RunLocalSteps, batched by Backend::ForEachElementRange)
+//   global:  Abar x^{k+1} = M y + h^2 sum_e w_e D_e^T (z_e - u_e)
+//            by the chosen global step: the sparse inverse R^T R b (Sec. 4.2), the complete solve
+//            (two triangular solves with the same ordered factor), or one Jacobi iteration from
+//            x^k (Wang 2015, the incomplete baseline),
+// then v = (x^N - x) / h.
+//
+// Pinned vertices are ELIMINATED (exact, not soft): their rows and columns leave Abar before it
+// is factored, their positions are set to the given targets (default: where they are) and the
+// free right-hand side subtracts Abar_fp x_p. Their velocity is (target - x) / h. The pinned set
+// is fixed at Create because Abar's factor depends on it.
+//
+// The local steps and the global solve run through the Backend; the products F = G x and
+// G_w^T (z - u) (G stacks the D_e, G_w = diag(w) G) run on the host with Eigen (a GPU backend
+// would move them to SpMM).
+//
+// Errors: InvalidArgument naming the field for bad options, material, time step, pinned indices
+// or state shapes / non-finite values; errors of the factorization are passed through.
+#pragma once
+
+#include <Eigen/SparseCore>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/common/eigen_types.h"
+#include "core/dynamics/fem/local_step.h"
+#include "core/dynamics/fem/material.h"
+#include "core/dynamics/local_global/jacobi_global_step.h"
+#include "core/dynamics/local_global/ordered_cholesky.h"
+#include "core/dynamics/local_global/sparse_inverse.h"
+#include "core/geometry/tet_mesh.h"
+#include "core/sim/backend.h"
+
+namespace contactsim::core {
+
+enum class GlobalStepKind { kSparseInverse, kCompleteSolve, kJacobi };
+
+struct LocalGlobalOptions {
+  GlobalStepKind global_step = GlobalStepKind::kSparseInverse;
+  int iterations = 10;                   // local-global rounds per time step, >= 1
+  double admm_stiffness_pa = 0.0;        // k in w_e = k V_e [Pa]; 0 picks the default above
+  std::vector<int32_t> pinned_vertices;  // distinct, in range, not all vertices
+  FillOrdering ordering = FillOrdering::kNestedDissection;
+  LocalStepOptions local_step;
+  // Called after every global step with k = 1..iterations and x^k (for convergence studies).
+  using IterationObserver = std::function<void(int iteration, const Points3& x_m)>;
+  IterationObserver iteration_observer;
+};
+
+struct LocalGlobalState {
+  Points3 x_m;    // positions [m]
+  Points3 v_mps;  // velocities [m/s]
+};
+
+struct LocalGlobalStepStats {
+  // ||D x^k - z^k||_F over all elements after the k-th local step (k = 0..iterations-1): the
+  // ADMM primal residual (global/local consistency) [-].
+  std::vector<double> primal_residual;
+  LocalStepStats local;
+};
+
+struct EnergyTerms {
+  double kinetic_j = 0.0;   // 1/2 v^T M v
+  double elastic_j = 0.0;   // sum_e V_e Psi(F_e)
+  double external_j = 0.0;  // -f_ext . x (potential of a constant force)
+  double total_j() const { return kinetic_j + elastic_j + external_j; }
+};
+
+class LocalGlobalSolver {
+ public:
+  // backend: where the local steps and the global solve run; nullptr uses an owned CpuBackend.
+  // A given backend must outlive the solver.
+  static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> Create(
+      const TetMesh& mesh, const Material& material, double time_step_s,
+      const LocalGlobalOptions& options, Backend* backend = nullptr);
+  ~LocalGlobalSolver();
+  LocalGlobalSolver(const LocalGlobalSolver&) = delete;
+  LocalGlobalSolver& operator=(const LocalGlobalSolver&) = delete;
+
+  // One implicit Euler step. f_ext_n: n x 3 [N]. pinned_targets_m: one row per pinned vertex
+  // (options order) or nullptr to hold them in place. stats: optional.
+  absl::Status Step(const Points3& f_ext_n, LocalGlobalState* state,
+                    const Points3* pinned_targets_m = nullptr,
+                    LocalGlobalStepStats* stats = nullptr);
+
+  // Energies of a state (see EnergyTerms); f_ext may be empty (0 rows) for no external force.
+  EnergyTerms Energy(const Points3& x_m, const Points3& v_mps, const Points3& f_ext_n) const;
+  double ElasticEnergy(const Points3& x_m) const;
+  // The predictor y of a state and the incremental potential g(x) it defines [J].
+  Points3 Predictor(const LocalGlobalState& state, const Points3& f_ext_n) const;
+  double IncrementalPotential(const Points3& x_m, const Points3& predictor_m) const;
+
+  int num_vertices() const { return static_cast<int>(mass_kg_.size()); }
+  int num_elements() const { return static_cast<int>(volumes_m3_.size()); }
+  const Eigen::VectorXd& lumped_mass_kg() const { return mass_kg_; }
+  // D x for all elements: 9 doubles per element, column-major F_e.
+  Eigen::VectorXd DeformationGradients(const Points3& x_m) const;
+
+ private:
+  using RowMajorSparse = Eigen::SparseMatrix<double, Eigen::RowMajor, int32_t>;
+  using Block = OrderedCholesky::Block;
+  LocalGlobalSolver() = default;
+  absl::Status Validate(const Points3& p, const char* field) const;
+  absl::Status GlobalSolve(const Block& b_free, Block* x_free);
+
+  Material material_;
+  double h_ = 0.0;
+  LocalGlobalOptions options_;
+  Eigen::VectorXd mass_kg_;
+  std::vector<double> volumes_m3_;
+  std::vector<double> weights_;
+  RowMajorSparse g_;           // 3m x n: row 3e+c of G x is column c of F_e
+  RowMajorSparse gw_t_;        // n x 3m: G^T diag(w)
+  RowMajorSparse a_fp_;        // Abar_fp (free x pinned)
+  std::vector<int32_t> free_;  // free vertex list
+  std::optional<OrderedCholesky> cholesky_;
+  std::optional<SparseInverseFactor> inverse_factor_;
+
+  std::unique_ptr<Backend> owned_backend_;
+  Backend* backend_ = nullptr;
+  std::optional<SparseInverseGlobalStep> sparse_inverse_step_;
+  std::optional<JacobiGlobalStep> jacobi_step_;
+  DenseId b_id_, q_id_, q_prev_id_;
+};
+
+}  // namespace contactsim::core

@@ -1,0 +1,150 @@
+// Twisting bar (Zeng et al. 2024, Sec. 7.3, Fig. 9b): relative error of the incremental potential
+// g(x^k) of the local-global iterate against a converged reference, versus iterations, for the
+// complete global solve (here the sparse inverse, which applies the same A^{-1}) and the Jacobi
+// baseline (one Jacobi iteration per global step, Wang 2015).
+//
+// Scene: ARAP bar 1.6 m x 0.2 m x 0.2 m (32 x 2 x 2 cells, 297 vertices, 768 tets), rho = 1000
+// kg/m^3, nu = 0.45 (the paper's bar material), h = 1/60 s. Its end faces are pinned (eliminated)
+// and turn in opposite directions about the bar axis at 2 rad/s each; 10 warm-up steps (30 rounds,
+// complete solve) give a moving, twisted state, and the 11th step is measured from it.
+// Reference x*, g* = g(x*): 400 rounds with the complete solve; its change from 200 to 400 rounds
+// is checked to be far below the errors asserted. Errors: |g(x^k) - g*| / g* (energy) and
+// ||x^k - x*|| / ||x* - x_start|| (position, relative to the step's displacement).
+// Measured (this machine, Release, 8.8 s): see the printed table; the paper's claim that Jacobi
+// cannot reach 1e-3 in 1000 rounds for E >= 1e7 is NOT reproduced on this 297-vertex bar (its
+// energy error is 5e-5 after 5 rounds there); only the relative gap is asserted.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "core/dynamics/fem/material.h"
+#include "core/dynamics/local_global/local_global_solver.h"
+#include "gtest/gtest.h"
+#include "tests/core/dynamics/local_global/twisted_bar.h"
+
+namespace contactsim::core {
+namespace {
+
+constexpr double kDt = 1.0 / 60.0;
+const std::vector<int> kCheckpoints = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+
+constexpr double kEndRateRadPerS = 2.0;
+
+struct Scene {
+  TetMesh mesh = lg_test::SmallBar(32, 0.8);
+  std::vector<int32_t> pinned = lg_test::EndFaceVertices(mesh);
+};
+
+// End-face targets after `step` steps: end x_min turned by -rate t, end x_max by +rate t.
+Points3 Targets(const Scene& scene, int step) {
+  const double angle = kEndRateRadPerS * kDt * step;
+  const double x_min = scene.mesh.vertices().col(0).minCoeff();
+  Points3 targets(scene.pinned.size(), 3);
+  for (size_t p = 0; p < scene.pinned.size(); ++p) {
+    const Eigen::RowVector3d r = scene.mesh.vertices().row(scene.pinned[p]);
+    const double a = r(0) - x_min < 1e-9 ? -angle : angle;
+    targets.row(p) = Eigen::RowVector3d(r(0), std::cos(a) * r(1) - std::sin(a) * r(2),
+                                        std::sin(a) * r(1) + std::cos(a) * r(2));
+  }
+  return targets;
+}
+
+std::unique_ptr<LocalGlobalSolver> MakeSolver(const Scene& scene, double youngs_pa,
+                                              GlobalStepKind kind, int iterations,
+                                              LocalGlobalOptions::IterationObserver observer = {}) {
+  const Material material = MakeMaterial(MaterialModel::kArap, {youngs_pa, 0.45, 1000.0}).value();
+  LocalGlobalOptions options;
+  options.global_step = kind;
+  options.iterations = iterations;
+  options.pinned_vertices = scene.pinned;
+  options.iteration_observer = std::move(observer);
+  auto solver = LocalGlobalSolver::Create(scene.mesh, material, kDt, options);
+  EXPECT_TRUE(solver.ok()) << solver.status();
+  return *std::move(solver);
+}
+
+constexpr int kWarmupSteps = 10;
+
+LocalGlobalState WarmUp(const Scene& scene, double youngs_pa) {
+  const int n = scene.mesh.num_vertices();
+  auto solver = MakeSolver(scene, youngs_pa, GlobalStepKind::kSparseInverse, 30);
+  LocalGlobalState state{scene.mesh.vertices(), Points3::Zero(n, 3)};
+  for (int step = 1; step <= kWarmupSteps; ++step) {
+    const Points3 targets = Targets(scene, step);
+    EXPECT_TRUE(solver->Step(Points3::Zero(n, 3), &state, &targets).ok());
+  }
+  return state;
+}
+
+struct Iterates {
+  Points3 predictor;
+  std::map<int, Points3> x;  // x^k at every checkpoint k and at k = iterations
+};
+
+// One measured step from `start` (the 11th step of the scene).
+Iterates RunStep(const Scene& scene, const LocalGlobalState& start, double youngs_pa,
+                 GlobalStepKind kind, int iterations) {
+  const int n = scene.mesh.num_vertices();
+  Iterates out;
+  auto solver = MakeSolver(scene, youngs_pa, kind, iterations, [&](int k, const Points3& x) {
+    if (k == iterations ||
+        std::find(kCheckpoints.begin(), kCheckpoints.end(), k) != kCheckpoints.end()) {
+      out.x[k] = x;
+    }
+  });
+  out.predictor = solver->Predictor(start, Points3::Zero(n, 3));
+  LocalGlobalState state = start;
+  const Points3 targets = Targets(scene, kWarmupSteps + 1);
+  EXPECT_TRUE(solver->Step(Points3::Zero(n, 3), &state, &targets).ok());
+  return out;
+}
+
+TEST(TwistingBarConvergenceTest, CompleteSolveConvergesFasterThanJacobi) {
+  const Scene scene;
+  std::printf("%8s %6s %12s %12s %12s %12s\n", "E [Pa]", "iters", "g complete", "g jacobi",
+              "x complete", "x jacobi");
+  for (double youngs : {1e5, 1e7, 1e9}) {
+    const LocalGlobalState start = WarmUp(scene, youngs);
+    // g is evaluated with the complete-solve solver (same mesh, material, h).
+    auto evaluator = MakeSolver(scene, youngs, GlobalStepKind::kCompleteSolve, 1);
+    const Iterates reference = RunStep(scene, start, youngs, GlobalStepKind::kCompleteSolve, 400);
+    const Points3& x_star = reference.x.at(400);
+    const double g_star = evaluator->IncrementalPotential(x_star, reference.predictor);
+    const double step_norm = (x_star - start.x_m).norm();
+    const Iterates complete = RunStep(scene, start, youngs, GlobalStepKind::kSparseInverse, 100);
+    const Iterates jacobi = RunStep(scene, start, youngs, GlobalStepKind::kJacobi, 1000);
+    auto g_error = [&](const Iterates& it, int k) {
+      if (!it.x.contains(k)) return std::nan("");
+      return std::abs(evaluator->IncrementalPotential(it.x.at(k), it.predictor) - g_star) / g_star;
+    };
+    auto x_error = [&](const Iterates& it, int k) {
+      if (!it.x.contains(k)) return std::nan("");  // not run that far
+      return (it.x.at(k) - x_star).norm() / step_norm;
+    };
+    for (int k : kCheckpoints) {
+      std::printf("%8.0e %6d %12.3e %12.3e %12.3e %12.3e\n", youngs, k, g_error(complete, k),
+                  g_error(jacobi, k), x_error(complete, k), x_error(jacobi, k));
+    }
+    std::printf("  reference change 200 -> 400 rounds: g %.3e, x %.3e\n", g_error(reference, 200),
+                x_error(reference, 200));
+    // The reference is converged far below the errors asserted next (measured <= 9e-7 in x).
+    EXPECT_LT(x_error(reference, 200), 1e-5);
+    // The target: relative energy error below 1e-3 within 5 rounds with the complete
+    // solve (measured 2.1e-4 at E = 1e5, 2e-7 at 1e7, 1.4e-7 at 1e9).
+    EXPECT_LT(g_error(complete, 5), 1e-3) << youngs;
+    // Jacobi propagates the local results one element layer per round: after 100 rounds its
+    // position error is >= 27x the complete solve's (measured 7e-4 vs 9e-13 at E = 1e5, 1.4e-3
+    // vs 4.2e-5 at 1e7, 1.2e-3 vs 4.3e-5 at 1e9).
+    EXPECT_GT(x_error(jacobi, 100), 10.0 * x_error(complete, 100)) << youngs;
+    if (youngs >= 1e7) {
+      // Stiff bars: the complete solve is below 1e-4 after 100 rounds, Jacobi not below 5e-4.
+      EXPECT_LT(x_error(complete, 100), 1e-4) << youngs;
+      EXPECT_GT(x_error(jacobi, 100), 5e-4) << youngs;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace contactsim::core
