@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "server/convert/mesh_convert.h"
 #include "server/service/server.h"
+#include "tests/common/box_scene_request.h"
 
 namespace contactsim::server::servertest {
 
@@ -41,16 +42,7 @@ class ServiceTest : public ::testing::Test {
   }
 
   static v1::CreateSessionRequest BoxSceneRequest() {
-    v1::CreateSessionRequest request;
-    request.set_pipeline("penalty");
-    request.set_name("box");
-    request.mutable_settings()->set_dt_s(0.01);
-    request.mutable_settings()->set_stiffness_n_per_m(2500.0);
-    request.mutable_settings()->set_contact_model(v1::CONTACT_MODEL_CPF);
-    v1::GroundPlane* plane = request.add_ground_planes();
-    plane->mutable_normal()->set_z(1.0);
-    plane->set_offset_m(0.0);
-    return request;
+    return contactsim::test_fixtures::BoxSceneRequest();
   }
 
   // The 1 kg cube, its centre `height_m` above the plane, tilted 3 degrees about x (as in the
