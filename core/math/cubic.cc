@@ -146,7 +146,8 @@ CubicRoots RealRootsInInterval(const CubicPolynomial& f, double lo, double hi) {
   for (int i = 0; i + 1 < point_count; ++i) {
     if (near_zero[i] || near_zero[i + 1]) continue;
     if ((values[i] < 0.0) != (values[i + 1] < 0.0)) {
-      candidates[candidate_count++] = SolveBracketed(f, points[i], points[i + 1], values[i], values[i + 1]);
+      candidates[candidate_count++] =
+          SolveBracketed(f, points[i], points[i + 1], values[i], values[i + 1]);
     }
   }
   SortPrefix(candidates, candidate_count);
