@@ -28,7 +28,7 @@ constexpr double kWindowWidening = 1e-12;
 struct Pair {
   const PairTrajectory& trajectory;
   bool vertex_face;
-  // Bound [m] on how far the computed end points of a sub-trajectory (At: three roundings of
+  // Bound [m] on how far the computed end points of a sub-trajectory (PointAt: three roundings of
   // terms up to 3 M, M the largest absolute input coordinate, so gamma_3 3.01 M per coordinate,
   // sqrt(3) times that per point, for either feature) can sit from the exact ones: separation by
   // more than it proves the exact features separated.
