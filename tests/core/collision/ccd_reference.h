@@ -35,6 +35,12 @@ inline PairTrajectory MakeTrajectory(const std::array<Vec3, 4>& x_t0,
   return trajectory;
 }
 
+// The vertex moving from p0 to p1 against the static triangle (0,0,0), (1,0,0), (0,1,0) in z = 0.
+inline PairTrajectory VertexAgainstUnitTriangle(const Vec3& p0, const Vec3& p1) {
+  return MakeTrajectory({p0, Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)},
+                        {p1, Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)});
+}
+
 // Every point static.
 inline PairTrajectory StaticTrajectory(const std::array<Vec3, 4>& x) {
   return MakeTrajectory(x, x);

@@ -17,13 +17,7 @@ namespace {
 
 constexpr double kTolerance = 1e-6;  // [m], CcdOptions' default
 
-// Vertex p moving from p0 to p1 against the static triangle (0,0,0), (1,0,0), (0,1,0).
-PairTrajectory VertexAgainstUnitTriangle(const Vec3& p0, const Vec3& p1) {
-  PairTrajectory trajectory;
-  trajectory.x_t0 = {p0, Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)};
-  trajectory.x_t1 = {p1, Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)};
-  return trajectory;
-}
+using core::testing::VertexAgainstUnitTriangle;
 
 TEST(CoplanarityFastPath, VertexThroughTheInteriorIsACollisionWithALowerBoundToi) {
   // z goes 1 -> -1: contact at t = 0.5 at barycentrics (0.5, 0.2, 0.3).
