@@ -83,7 +83,8 @@ void ReadUntil(grpc::ClientReader<v1::StateFrame>* reader, int64_t final_step_co
 TEST_F(StreamTest, ViewersFollowAndAStalledViewerDoesNotBlockTheController) {
   const SessionHandle session = CreateSession(BoxSceneRequest());
   const int32_t box = AddBody(session, BoxBody());
-  constexpr int kViewers = 4;
+  // Seven viewers that keep reading plus the stalled one: the eight viewers.
+  constexpr int kViewers = 7;
   constexpr int kCalls = 120;
   Latch ready(kViewers);
   std::vector<ViewerLog> logs(kViewers);
