@@ -71,6 +71,14 @@ class Body {
   // the dt of that Predict.
   virtual absl::Status Correct(double dt_s) = 0;
 
+  // Work [J] that the forces from outside the simulation did on the rest of the world over the
+  // last completed step (0 before the first): external forces along the step's motion, sum
+  // f_i . (x_i,new - x_i,old) (rigid: F . dp + tau . w_new dt); for a kinematic body, the work it
+  // did on what it touched, -(J . v + L . w) with J, L the contact impulse and its moment it
+  // received. The World adds it to the energy reference of its divergence check, so a controller
+  // that pushes a body is not mistaken for a blow-up.
+  virtual double ExternalWorkOfLastStep() const = 0;
+
   // Kinetic energy at the start of the step [J]. Static and kinematic bodies report 0: they are
   // infinite-mass drivers and stay out of the energy balance.
   virtual double KineticEnergy() const = 0;

@@ -92,10 +92,12 @@ absl::Status ParticleBody::Correct(double dt_s) {
     return absl::InvalidArgumentError(absl::StrCat("dt_s: ", dt_s, " differs from the dt_s ",
                                                    predicted_dt_s_, " of the preceding Predict"));
   }
+  external_work_last_step_j_ = 0.0;
   for (int i = 0; i < num_vertices(); ++i) {
     if (inverse_masses_[i] == 0.0) continue;  // pinned: v = 0, x unchanged
     velocities_.row(i) = predicted_velocities_.row(i) + inverse_masses_[i] * impulses_.row(i);
     positions_t0_.row(i) += dt_s * velocities_.row(i);
+    external_work_last_step_j_ += dt_s * external_forces_.row(i).dot(velocities_.row(i));
   }
   positions_t1_ = positions_t0_;
   external_forces_.setZero();

@@ -42,6 +42,7 @@ class ParticleBody : public Body {
   absl::Status AddVertexImpulse(int i, const Vec3& impulse_n_s) override;
   absl::Status Predict(double dt_s, const Vec3& gravity_m_per_s2) override;
   absl::Status Correct(double dt_s) override;
+  double ExternalWorkOfLastStep() const override { return external_work_last_step_j_; }
 
   double KineticEnergy() const override;
   // Elastic energy plus the gravitational energy of the free (unpinned) vertices.
@@ -90,6 +91,7 @@ class ParticleBody : public Body {
   Eigen::VectorXd masses_;
   Eigen::VectorXd inverse_masses_;  // 0 for pinned vertices
   double mass_damping_per_s_ = 0.0;
+  double external_work_last_step_j_ = 0.0;  // see Body::ExternalWorkOfLastStep
   double predicted_dt_s_ = 0.0;
   bool predicted_ = false;
 };

@@ -324,8 +324,14 @@ absl::Status RigidBody::Correct(double dt_s) {
     next.p_WB_m = state_.p_WB_m + dt_s * next.v_WB_m_per_s;
     FreeRotation(state_.q_WB, angular_momentum_star_ + angular_impulse_n_m_s_, dt_s, &next.q_WB,
                  &next.w_WB_rad_per_s);
+    external_work_last_step_j_ =
+        dt_s * (force_n_.dot(next.v_WB_m_per_s) + torque_n_m_.dot(next.w_WB_rad_per_s));
     state_ = next;
   } else {
+    // A kinematic body moves whatever it touches: the impulses it received (and ignores) are
+    // minus those it gave, at the velocity it moves with. Static bodies have zero velocity.
+    external_work_last_step_j_ = -(impulse_n_s_.dot(state_.v_WB_m_per_s) +
+                                   angular_impulse_n_m_s_.dot(state_.w_WB_rad_per_s));
     state_ = predicted_state_;
   }
   WorldVertices(state_.p_WB_m, state_.q_WB, &positions_t0_);

@@ -113,6 +113,7 @@ class RigidBody final : public Body {
   absl::Status AddVertexImpulse(int i, const Vec3& impulse_n_s) override;
   absl::Status Predict(double dt_s, const Vec3& gravity_m_per_s2) override;
   absl::Status Correct(double dt_s) override;
+  double ExternalWorkOfLastStep() const override { return external_work_last_step_j_; }
 
   // 1/2 m |v|^2 + 1/2 w . I_W w [J].
   double KineticEnergy() const override;
@@ -150,6 +151,7 @@ class RigidBody final : public Body {
   Points3 positions_t1_;
 
   // Accumulated for the step; cleared by Correct.
+  double external_work_last_step_j_ = 0.0;  // see Body::ExternalWorkOfLastStep
   Vec3 force_n_ = Vec3::Zero();
   Vec3 torque_n_m_ = Vec3::Zero();
   Vec3 impulse_n_s_ = Vec3::Zero();

@@ -14,7 +14,9 @@
 //
 // The energy reference E_ref of the blow-up check is the total energy T + V at the start of the
 // first step after the content last changed (AddBody, RemoveBody, Restore, Reset) or after
-// ResetEnergyReference; call that after changing body states by hand (e.g. a new velocity).
+// ResetEnergyReference, plus the work done since by external forces and kinematic bodies
+// (Body::ExternalWorkOfLastStep); call ResetEnergyReference after changing body states by hand
+// (e.g. a new velocity).
 //
 // Snapshot copies everything that determines later steps (bodies with their state, planes, the
 // pipeline's tracked contacts and friction anchors, time, ids, the energy reference); Restore

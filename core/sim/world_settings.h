@@ -20,8 +20,9 @@
 // energy T exceeds energy_growth_factor * (max(E_ref - V, 0) + energy_floor_j), where E_ref =
 // T_ref + V_ref is the total mechanical energy at the reference (the first step after the
 // content last changed, see World) and V the potential energy now. A passive system has
-// T <= E_ref - V (energy conservation with dissipation), so the factor is the tolerated gain;
-// work done by user forces and kinematic bodies counts as gain too.
+// T <= E_ref - V (energy conservation with dissipation), so the factor is the tolerated gain.
+// The work that user forces and kinematic bodies do is added to E_ref as it is done (World), so
+// a pushed body's kinetic energy is matched by the work that pushed it.
 #pragma once
 
 #include <cstdint>
