@@ -10,6 +10,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev
   libmetis-dev
+  openssl  # the TLS tests make throwaway certificates with it
 )
 
 missing=()

@@ -22,6 +22,11 @@ int main(int argc, char** argv) {
   app.add_option("--listen", options.listen_address,
                  "host:port to listen on (loopback by default; port 0 picks a free one)")
       ->capture_default_str();
+  app.add_option("--tls-cert", options.tls.cert_file,
+                 "PEM certificate (chain) of the server: listen with TLS (needs --tls-key)");
+  app.add_option("--tls-key", options.tls.key_file, "PEM private key of --tls-cert");
+  app.add_option("--tls-client-ca", options.tls.client_ca_file,
+                 "PEM CA certificate(s): require and verify client certificates (mutual TLS)");
   app.add_option("--max-sessions", limits.max_sessions, "sessions at once")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -69,9 +74,13 @@ int main(int argc, char** argv) {
     spdlog::error("{}", server.status().ToString());
     return EXIT_FAILURE;
   }
-  spdlog::info("contactsim-server listening on {} (sessions <= {}, bodies <= {}, vertices <= {})",
-               (*server)->address(), limits.max_sessions, limits.max_bodies_per_session,
-               limits.max_vertices_per_mesh);
+  const char* transport = options.tls.mutual()    ? "mutual TLS"
+                          : options.tls.enabled() ? "TLS"
+                                                  : "plaintext";
+  spdlog::info(
+      "contactsim-server listening on {} ({}; sessions <= {}, bodies <= {}, vertices <= {})",
+      (*server)->address(), transport, limits.max_sessions, limits.max_bodies_per_session,
+      limits.max_vertices_per_mesh);
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

@@ -11,13 +11,24 @@ namespace {
 std::shared_ptr<grpc::Channel> MakeChannel(const ConnectionOptions& options) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
-  return grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), args);
+  if (!options.tls.has_value()) {
+    return grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), args);
+  }
+  const ClientTlsOptions& tls = *options.tls;
+  if (!tls.target_name_override.empty()) args.SetSslTargetNameOverride(tls.target_name_override);
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = tls.root_ca_pem;
+  ssl.pem_cert_chain = tls.cert_chain_pem;
+  ssl.pem_private_key = tls.private_key_pem;
+  return grpc::CreateCustomChannel(options.target, grpc::SslCredentials(ssl), args);
 }
 
 }  // namespace
 
 Connection::Connection(const ConnectionOptions& options)
-    : Connection(MakeChannel(options), options.deadline) {}
+    : Connection(MakeChannel(options), options.deadline) {
+  uses_tls_ = options.tls.has_value();
+}
 
 Connection::Connection(std::shared_ptr<grpc::Channel> channel, std::chrono::milliseconds deadline)
     : channel_(std::move(channel)), stub_(v1::Simulation::NewStub(channel_)), deadline_(deadline) {}

@@ -10,11 +10,13 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "clients/cpp/tls_options.h"
 #include "contactsim/v1/simulation.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 
@@ -28,6 +30,9 @@ struct ConnectionOptions {
   std::chrono::milliseconds deadline = std::chrono::seconds(30);
   // Largest message received (stream frames of big deformables exceed gRPC's 4 MiB default).
   int max_receive_message_bytes = 64 << 20;
+  // TLS (tls_options.h) for a server started with --tls-cert. None: plaintext, which a TLS
+  // server refuses (UNAVAILABLE).
+  std::optional<ClientTlsOptions> tls;
 };
 
 // What CreateSession hands back: the id and both tokens (controller: mutate and step; viewer:
@@ -40,8 +45,9 @@ struct CreatedSession {
 
 class Connection {
  public:
-  // Insecure credentials (the server binds loopback by default; TLS comes with the server's).
-  // No network traffic happens until the first call.
+  // TLS credentials when options.tls is set, else insecure ones (the server binds loopback by
+  // default). No network traffic happens until the first call, so a failed TLS handshake shows
+  // up there, as UNAVAILABLE.
   explicit Connection(const ConnectionOptions& options = {});
   // Over an existing channel (other credentials, tests).
   Connection(std::shared_ptr<grpc::Channel> channel, std::chrono::milliseconds deadline);
@@ -63,11 +69,14 @@ class Connection {
   // True while the channel's transport is up (READY). False after a failed call: the server
   // was not reached (the CLI tells "unreachable" from "refused" with it).
   bool connected() const;
+  // True when made from ConnectionOptions with tls set (false for a channel given directly).
+  bool uses_tls() const { return uses_tls_; }
 
  private:
   std::shared_ptr<grpc::Channel> channel_;
   std::shared_ptr<v1::Simulation::Stub> stub_;
   std::chrono::milliseconds deadline_;
+  bool uses_tls_ = false;
 };
 
 }  // namespace contactsim::client

@@ -1,7 +1,7 @@
 // ContactSimServer: the gRPC server with the Simulation service, the standard health service
-// and server reflection, listening on one address (loopback by default) with insecure
-// credentials (TLS comes with a later slice of issue 4). Used by main.cc and by the in-process
-// tests, which listen on 127.0.0.1:0 and read the chosen port back.
+// and server reflection, listening on one address (loopback by default) in plaintext, TLS or
+// mutual TLS (server_tls.h). Used by main.cc and by the in-process tests, which listen on
+// 127.0.0.1:0 and read the chosen port back.
 #pragma once
 
 #include <chrono>
@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
+#include "server/service/server_tls.h"
 #include "server/service/simulation_service.h"
 #include "server/service/stream_dispatcher.h"
 #include "server/session/limits.h"
@@ -19,12 +20,14 @@ namespace contactsim::server {
 
 struct ServerOptions {
   std::string listen_address = "127.0.0.1:50051";
+  ServerTlsOptions tls;  // no files: plaintext
   ServerLimits limits;
 };
 
 class ContactSimServer {
  public:
-  // Unavailable when the address cannot be bound.
+  // InvalidArgument (naming the flag) when the TLS files are wrong; Unavailable when the address
+  // cannot be bound. Logs a warning when listening beyond loopback without TLS.
   static absl::StatusOr<std::unique_ptr<ContactSimServer>> Start(const ServerOptions& options);
   ~ContactSimServer();
 

@@ -1,14 +1,11 @@
 // The `contactsim` binary run as a subprocess against an in-process server: what it prints and
 // the exit codes scripts rely on (0 ok, 2 usage, 3 unreachable, 4 refused).
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/clients/cli_runner.h"
 #include "tests/clients/client_fixture.h"
 
 namespace contactsim::client::clienttest {
@@ -17,39 +14,6 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-struct CliResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// Runs the CLI with `args` (already shell-safe: ids, tokens and numbers) and waits for it.
-// CONTACTSIM_TOKEN is cleared so that a developer's environment cannot supply a token.
-CliResult RunCli(const std::string& args) {
-  const std::string command =
-      std::string("env -u CONTACTSIM_TOKEN ") + CONTACTSIM_CLI_PATH + " " + args + " 2>&1";
-  CliResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  return result;
-}
-
-// "key: value" lines of the CLI's output.
-std::map<std::string, std::string> ParseFields(const std::string& output) {
-  std::map<std::string, std::string> fields;
-  std::istringstream lines(output);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const size_t colon = line.find(": ");
-    if (colon != std::string::npos) fields[line.substr(0, colon)] = line.substr(colon + 2);
-  }
-  return fields;
-}
 
 class CliTest : public ClientTest {
  protected:

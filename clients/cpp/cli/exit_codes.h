@@ -19,7 +19,9 @@ enum ExitCode : int {
 
 // Prints "error: ..." with the gRPC code name and message to `err` and returns the exit code:
 // UNAVAILABLE, or DEADLINE_EXCEEDED on a channel that never connected, is "unreachable"; every
-// other code is "refused".
+// other code is "refused". An unreachable server whose error shows a TLS cause (handshake,
+// certificate) is reported as "TLS handshake failed"; a connection the server closed at once
+// gets a hint about the TLS flags.
 int ReportFailure(const absl::Status& status, const Connection& connection,
                   const std::string& server, std::ostream& err);
 

@@ -1,11 +1,13 @@
 // contactsim: the command-line client of a ContactSim server. Subcommands: ping, sessions,
 // create, step, watch, snapshot, restore, close. Exit codes: 0 ok, 2 usage error, 3 server
-// unreachable, 4 server refused (the gRPC code name and message are printed).
+// unreachable, 4 server refused (the gRPC code name and message are printed). The connection
+// flags (--server, --timeout-s, --tls-ca...) are shared by every command: connection_flags.h.
 #include <iostream>
 #include <string>
 
 #include "CLI/CLI.hpp"
 #include "clients/cpp/cli/commands.h"
+#include "clients/cpp/cli/connection_flags.h"
 #include "clients/cpp/cli/exit_codes.h"
 
 namespace {
@@ -26,12 +28,8 @@ int main(int argc, char** argv) {
   namespace cli = contactsim::client::cli;
   CLI::App app{"ContactSim command-line client"};
   app.require_subcommand(1);
-  std::string server = "127.0.0.1:50051";
-  double timeout_s = 30.0;
-  app.add_option("--server", server, "host:port of the server")->capture_default_str();
-  app.add_option("--timeout-s", timeout_s, "deadline of each call [s]")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  cli::ConnectionFlags connection_flags;
+  cli::AddConnectionFlags(app, connection_flags);
 
   int ping_count = 1;
   CLI::App* ping = app.add_subcommand("ping", "round trip to the server");
@@ -103,10 +101,14 @@ int main(int argc, char** argv) {
     return code == 0 ? cli::kExitOk : cli::kExitUsage;
   }
 
-  contactsim::client::ConnectionOptions options;
-  options.target = server;
-  options.deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000.0));
-  const cli::Context context{server, contactsim::client::Connection(options), std::cout, std::cerr};
+  absl::StatusOr<contactsim::client::ConnectionOptions> options =
+      cli::MakeConnectionOptions(connection_flags);
+  if (!options.ok()) {
+    std::cerr << "error: " << options.status().message() << "\n";
+    return cli::kExitUsage;
+  }
+  const cli::Context context{connection_flags.server, contactsim::client::Connection(*options),
+                             std::cout, std::cerr};
 
   if (*ping) return cli::RunPing(context, ping_count);
   if (*sessions) return cli::RunSessions(context);
