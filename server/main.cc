@@ -1,14 +1,18 @@
-// contactsim-server: serves contactsim.v1.Simulation (plus health and reflection) until SIGTERM
-// or SIGINT, then stops taking calls, lets in-flight ones (a Step in progress) finish within the
-// grace period, and exits 0.
+// contactsim-server: serves contactsim.v1.Simulation (plus health and reflection), optionally
+// with sessions loaded from scene files at start-up (--scene), until SIGTERM or SIGINT, then stops
+// taking calls, lets in-flight ones (a Step in progress) finish within the grace period, and
+// exits 0.
 #include <signal.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "server/service/server.h"
+#include "server/service/startup_scenes.h"
 #include "spdlog/spdlog.h"
 
 int main(int argc, char** argv) {
@@ -57,6 +61,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
+  std::vector<std::string> scene_files;
+  app.add_option("--scene", scene_files,
+                 "scene file (scenes/*.textproto) to load into a new session at start-up; "
+                 "repeatable; prints 'scene file=... session_id=... controller_token=... "
+                 "viewer_token=...' on stdout per scene")
+      ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
   limits.max_message_bytes = max_message_mib << 20;
   spdlog::set_level(spdlog::level::from_str(log_level));
@@ -81,6 +91,19 @@ int main(int argc, char** argv) {
       "contactsim-server listening on {} ({}; sessions <= {}, bodies <= {}, vertices <= {})",
       (*server)->address(), transport, limits.max_sessions, limits.max_bodies_per_session,
       limits.max_vertices_per_mesh);
+  absl::StatusOr<std::vector<contactsim::server::StartupScene>> scenes =
+      contactsim::server::LoadStartupScenes(**server, scene_files);
+  if (!scenes.ok()) {
+    spdlog::error("--scene: {}", scenes.status().ToString());
+    (*server)->Shutdown(std::chrono::milliseconds(0));
+    return EXIT_FAILURE;
+  }
+  for (const contactsim::server::StartupScene& scene : *scenes) {
+    spdlog::info("scene {}: session {} ({} bodies), controller token {}, viewer token {}",
+                 scene.file, scene.loaded.session.session_id, scene.loaded.bodies.size(),
+                 scene.loaded.session.controller_token, scene.loaded.session.viewer_token);
+    std::cout << contactsim::server::StartupSceneLine(scene) << std::endl;
+  }
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

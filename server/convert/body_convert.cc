@@ -10,6 +10,7 @@
 #include "core/dynamics/mass_spring_cloth.h"
 #include "core/dynamics/rigid_body.h"
 #include "server/convert/mesh_convert.h"
+#include "server/convert/primitive_convert.h"
 #include "server/convert/value_convert.h"
 
 namespace contactsim::server {
@@ -81,6 +82,9 @@ absl::StatusOr<core::TriangleMesh> TriangleMeshFor(const v1::BodySpec& message,
   if (message.mesh_case() == v1::BodySpec::kMeshId) {
     return absl::UnimplementedError(
         absl::StrCat(Field(field, "mesh_id"), ": uploaded meshes are not implemented yet"));
+  }
+  if (message.mesh_case() == v1::BodySpec::kPrimitive) {
+    return SurfaceFromPrimitive(message.primitive(), limits, closed, Field(field, "primitive"));
   }
   if (message.mesh_case() != v1::BodySpec::kTriangleMesh) {
     return absl::InvalidArgumentError(absl::StrCat(mesh_field, ": required for this body kind"));
@@ -211,7 +215,8 @@ absl::StatusOr<NewBody> FemFromProto(const v1::BodySpec& message, const ServerLi
     return absl::UnimplementedError(
         absl::StrCat(Field(field, "mesh_id"), ": uploaded meshes are not implemented yet"));
   }
-  if (message.mesh_case() != v1::BodySpec::kTetMesh) {
+  if (message.mesh_case() != v1::BodySpec::kTetMesh &&
+      message.mesh_case() != v1::BodySpec::kPrimitive) {
     return absl::InvalidArgumentError(absl::StrCat(mesh_field, ": required for BODY_KIND_FEM"));
   }
   const v1::FemMaterial& material = message.fem();
@@ -231,15 +236,21 @@ absl::StatusOr<NewBody> FemFromProto(const v1::BodySpec& message, const ServerLi
       CheckNonNegative(params.mass_damping_per_s, Field(field, "fem.mass_damping_per_s")));
   RETURN_IF_ERROR(
       CheckNonNegative(params.stiffness_damping_s, Field(field, "fem.stiffness_damping_s")));
-  const v1::TetMeshData& mesh = message.tet_mesh();
-  RETURN_IF_ERROR(CheckMeshSize(mesh.vertices_m_size(), mesh.tetrahedra_size(), 4, limits,
-                                mesh_field, "tetrahedra"));
   core::MeshOptions options;
   options.limits.max_vertices = limits.max_vertices_per_mesh;
   options.limits.max_elements = limits.max_elements_per_mesh;
-  ASSIGN_OR_RETURN(core::TetMesh rest, FromProto(mesh, options, mesh_field));
+  absl::StatusOr<core::TetMesh> rest;
+  if (message.mesh_case() == v1::BodySpec::kPrimitive) {
+    rest = TetMeshFromPrimitive(message.primitive(), limits, Field(field, "primitive"));
+  } else {
+    const v1::TetMeshData& mesh = message.tet_mesh();
+    RETURN_IF_ERROR(CheckMeshSize(mesh.vertices_m_size(), mesh.tetrahedra_size(), 4, limits,
+                                  mesh_field, "tetrahedra"));
+    rest = FromProto(mesh, options, mesh_field);
+  }
+  if (!rest.ok()) return rest.status();
   absl::StatusOr<core::TetMesh> placed = core::TetMesh::Create(
-      Transformed(rest.vertices(), placement.p, placement.q), rest.tets(), options);
+      Transformed(rest->vertices(), placement.p, placement.q), rest->tets(), options);
   if (!placed.ok()) return Prefixed(placed.status(), Field(field, "pose"));
   const std::vector<int> pins(message.pinned_vertices().begin(), message.pinned_vertices().end());
   absl::StatusOr<core::CorotationalFem> fem =

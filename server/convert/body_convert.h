@@ -24,7 +24,8 @@ struct NewBody {
 };
 
 // ResourceExhausted naming the mesh field when its vertex or element count exceeds the limits;
-// Unimplemented for mesh_id (UploadMesh is not implemented yet).
+// Unimplemented for mesh_id (UploadMesh is not implemented yet). A `primitive` mesh is generated
+// here (primitive_convert.h), its counts checked before it is built.
 absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
                                       std::string_view field);
 

@@ -52,6 +52,13 @@ std::string ContactSimServer::address() const {
   return absl::StrCat(listen.substr(0, colon), ":", port_);
 }
 
+std::shared_ptr<grpc::Channel> ContactSimServer::InProcessChannel() {
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(options_.limits.max_message_bytes);
+  arguments.SetMaxSendMessageSize(options_.limits.max_message_bytes);
+  return server_->InProcessChannel(arguments);
+}
+
 void ContactSimServer::Shutdown(std::chrono::milliseconds grace) {
   if (shut_down_ || server_ == nullptr) return;
   shut_down_ = true;

@@ -34,6 +34,8 @@ class ContactSimServer {
   int port() const { return port_; }
   std::string address() const;  // host:port actually bound
   SessionManager& sessions() { return sessions_; }
+  // A channel to this server that bypasses the network (the start-up scenes of `--scene`).
+  std::shared_ptr<grpc::Channel> InProcessChannel();
 
   // Ends every StateStream (OK), stops accepting calls and waits up to `grace` for in-flight
   // calls (a Step in progress finishes), then cancels the rest. Idempotent.

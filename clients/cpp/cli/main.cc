@@ -1,7 +1,8 @@
 // contactsim: the command-line client of a ContactSim server. Subcommands: ping, sessions,
-// create, step, watch, snapshot, restore, close. Exit codes: 0 ok, 2 usage error, 3 server
-// unreachable, 4 server refused (the gRPC code name and message are printed). The connection
-// flags (--server, --timeout-s, --tls-ca...) are shared by every command: connection_flags.h.
+// create, step, watch, snapshot, restore, close, load, record. Exit codes: 0 ok, 2 usage error
+// (also an unreadable or unparseable scene file), 3 server unreachable, 4 server refused (the
+// gRPC code name and message are printed). The connection flags (--server, --timeout-s,
+// --tls-ca...) are shared by every command: connection_flags.h.
 #include <iostream>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "clients/cpp/cli/commands.h"
 #include "clients/cpp/cli/connection_flags.h"
 #include "clients/cpp/cli/exit_codes.h"
+#include "clients/cpp/cli/scene_commands.h"
 
 namespace {
 
@@ -89,6 +91,30 @@ int main(int argc, char** argv) {
   CLI::Option* hex = restore->add_option("--snapshot", restore_args.hex, "the blob as hex");
   in_file->excludes(hex);  // one of the two is required: checked by RunRestore (exit 2)
 
+  cli::LoadArgs load_args;
+  CLI::App* load = app.add_subcommand(
+      "load", "create a session from a scene file (scenes/*.textproto); prints its id and tokens");
+  load->add_option("scene", load_args.scene_file, "scene file (contactsim.v1.SceneFile, text)")
+      ->required();
+  load->add_option("--name", load_args.name, "session name (default: the file's)");
+
+  cli::RecordArgs record_args;
+  CLI::App* record = app.add_subcommand("record", "write a session's frames to a file");
+  AddSessionOptions(record, record_args.session);
+  record->add_option("--out", record_args.out_file, "file to write")->required();
+  record->add_option("--format", record_args.format, "binary (length-delimited StateFrames), csv")
+      ->check(CLI::IsMember({"binary", "csv"}))
+      ->capture_default_str();
+  record->add_option("--frames", record_args.frames, "frames to record (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  record->add_option("--duration-s", record_args.duration_s, "time to record [s] (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  record->add_option("--from-seq", record_args.from_seq, "replay buffered frames from this seq")
+      ->check(CLI::NonNegativeNumber);
+  record->add_option("--max-rate-hz", record_args.max_rate_hz, "frame rate cap [1/s] (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  record->add_flag("--f64", record_args.float64, "positions as float64 (default float32)");
+
   SessionArgs close_args;
   CLI::App* close = app.add_subcommand("close", "close a session");
   AddSessionOptions(close, close_args);
@@ -118,5 +144,7 @@ int main(int argc, char** argv) {
   if (*snapshot) return cli::RunSnapshot(context, snapshot_args);
   if (*restore) return cli::RunRestore(context, restore_args);
   if (*close) return cli::RunClose(context, close_args);
+  if (*load) return cli::RunLoad(context, load_args);
+  if (*record) return cli::RunRecord(context, record_args);
   return cli::kExitUsage;  // unreachable: require_subcommand(1)
 }

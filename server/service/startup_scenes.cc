@@ -1,0 +1,35 @@
+#include "server/service/startup_scenes.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "clients/cpp/connection.h"
+
+namespace contactsim::server {
+
+absl::StatusOr<std::vector<StartupScene>> LoadStartupScenes(ContactSimServer& server,
+                                                            const std::vector<std::string>& files) {
+  // Generous: the server is otherwise idle at start-up, but a large scene takes a while to build.
+  const client::Connection connection(server.InProcessChannel(), std::chrono::seconds(300));
+  std::vector<StartupScene> scenes;
+  for (const std::string& file : files) {
+    absl::StatusOr<v1::SceneFile> scene = client::ReadSceneFile(file);
+    if (!scene.ok()) return scene.status();  // already names the file (and line:column)
+    absl::StatusOr<client::LoadedScene> loaded = client::LoadScene(connection, *scene);
+    if (!loaded.ok()) {
+      return absl::Status(loaded.status().code(),
+                          absl::StrCat(file, ": ", loaded.status().message()));
+    }
+    scenes.push_back(StartupScene{file, *std::move(loaded)});
+  }
+  return scenes;
+}
+
+std::string StartupSceneLine(const StartupScene& scene) {
+  return absl::StrCat("scene file=", scene.file, " session_id=", scene.loaded.session.session_id,
+                      " controller_token=", scene.loaded.session.controller_token,
+                      " viewer_token=", scene.loaded.session.viewer_token);
+}
+
+}  // namespace contactsim::server

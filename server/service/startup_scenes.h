@@ -1,0 +1,31 @@
+// `contactsim-server --scene FILE`: sessions created at start-up from scene files
+// (scenes/*.textproto), through the server's own API over an in-process channel, so a scene
+// file gets exactly the requests and checks a client's `contactsim load` gets (the loader is the
+// client library's, clients/cpp/scene_file.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "clients/cpp/scene_file.h"
+#include "server/service/server.h"
+
+namespace contactsim::server {
+
+struct StartupScene {
+  std::string file;
+  client::LoadedScene loaded;
+};
+
+// Loads the files in order. The first failure is returned with the file named ("FILE:LINE:COL:
+// ..." for a parse error, "FILE: bodies[2] (pin0): ..." for a refusal); scenes loaded before it
+// stay open.
+absl::StatusOr<std::vector<StartupScene>> LoadStartupScenes(ContactSimServer& server,
+                                                            const std::vector<std::string>& files);
+
+// The machine-readable line printed on stdout for each scene:
+// "scene file=FILE session_id=ID controller_token=TOKEN viewer_token=TOKEN".
+std::string StartupSceneLine(const StartupScene& scene);
+
+}  // namespace contactsim::server

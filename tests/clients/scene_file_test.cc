@@ -1,0 +1,411 @@
+// Scene files (scenes/*.textproto) and server-built primitive meshes: every file parses and
+// loads; the penalty scenes load into exactly what core/sim/scenes/penalty_scenes.cc builds
+// (settings, bodies, names, vertex and triangle counts, masses, world vertex positions, and one
+// step's rigid states); bad primitive parameters are refused with the field named and the
+// session unchanged; parse errors carry line:column; start-up scenes (`--scene`) load through the
+// same path. The test links core to build the reference scenes; the client library does not.
+#include "clients/cpp/scene_file.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/dynamics/rigid_body.h"
+#include "core/sim/scenes/penalty_scenes.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/service/startup_scenes.h"
+#include "tests/clients/client_fixture.h"
+
+namespace contactsim::client::clienttest {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string ScenePath(const std::string& name) {
+  return std::string(CONTACTSIM_SCENES_DIR) + "/" + name + ".textproto";
+}
+
+// The first frame of a new stream: every body's topology and its f64 positions.
+v1::StateFrame FirstFrame(const SessionHandle& session) {
+  v1::StreamStateRequest request;
+  request.set_precision(v1::PRECISION_FLOAT64);
+  v1::StateFrame first;
+  absl::Status status = session.StreamState(request, [&](const v1::StateFrame& frame) {
+    first = frame;
+    return false;
+  });
+  EXPECT_TRUE(status.ok()) << status;
+  return first;
+}
+
+double MaxAbsDifference(const v1::Vec3& a, const core::Vec3& b) {
+  return std::max({std::abs(a.x() - b.x()), std::abs(a.y() - b.y()), std::abs(a.z() - b.z())});
+}
+
+class PenaltySceneFileTest : public ClientTest,
+                             public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(PenaltySceneFileTest, LoadsWhatTheCoreBuilderBuilds) {
+  const std::string name = GetParam();
+  absl::StatusOr<core::PenaltyScene> reference = core::MakePenaltyScene(name, {});
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  core::World& world = reference->world;
+
+  absl::StatusOr<v1::SceneFile> scene = ReadSceneFile(ScenePath(name));
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  absl::StatusOr<LoadedScene> loaded = LoadScene(*connection_, *scene);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const SessionHandle session =
+      connection_->Session(loaded->session.session_id, loaded->session.controller_token);
+
+  // Settings and ground planes as applied by the server.
+  absl::StatusOr<v1::GetSessionResponse> info = session.GetSession();
+  ASSERT_TRUE(info.ok()) << info.status();
+  const core::WorldSettings& settings = world.settings();
+  EXPECT_EQ(info->settings().dt_s(), settings.dt_s);
+  EXPECT_EQ(info->settings().stiffness_n_per_m(), settings.stiffness_n_per_m);
+  EXPECT_EQ(MaxAbsDifference(info->settings().gravity_m_per_s2(), settings.gravity_m_per_s2), 0.0);
+  EXPECT_EQ(info->settings().contact_model(), v1::CONTACT_MODEL_CPF);
+  EXPECT_EQ(settings.contact_model, core::ContactModel::kCpf);
+  EXPECT_EQ(info->settings().energy_growth_factor(), settings.divergence.energy_growth_factor);
+  EXPECT_EQ(info->ground_planes_size(), static_cast<int>(world.ground_planes().size()));
+
+  // Bodies: same ids, names, kinds, counts, masses and world vertex positions.
+  ASSERT_EQ(static_cast<int>(loaded->bodies.size()), world.num_bodies());
+  ASSERT_EQ(info->body_ids_size(), world.num_bodies());
+  const v1::StateFrame frame = FirstFrame(session);
+  ASSERT_EQ(frame.topology_size(), world.num_bodies());
+  ASSERT_EQ(frame.bodies_size(), world.num_bodies());
+  int total_triangles = 0;
+  for (int i = 0; i < world.num_bodies(); ++i) {
+    SCOPED_TRACE(scene->bodies(i).name());
+    const int32_t id = loaded->bodies[i].body_id();
+    EXPECT_EQ(id, world.body_ids()[i]);
+    absl::StatusOr<int32_t> core_id = world.FindBody(scene->bodies(i).name());
+    ASSERT_TRUE(core_id.ok()) << core_id.status();
+    EXPECT_EQ(*core_id, id);
+    const auto& body = static_cast<const core::RigidBody&>(*world.body(id));
+    EXPECT_EQ(scene->bodies(i).kind() == v1::BODY_KIND_RIGID,
+              body.kind() == core::RigidBodyKind::kDynamic);
+    EXPECT_EQ(loaded->bodies[i].num_vertices(), body.num_vertices());
+    const v1::BodyTopology& topology = frame.topology(i);
+    ASSERT_EQ(topology.body_id(), id);
+    EXPECT_EQ(topology.surface().triangles_size() / 3, body.surface().num_faces());
+    total_triangles += topology.surface().triangles_size() / 3;
+    if (body.kind() == core::RigidBodyKind::kDynamic) {
+      EXPECT_NEAR(loaded->bodies[i].mass_kg(), body.mass_kg(), 1e-12 * body.mass_kg());
+    }
+    const v1::BodyFrame& positions = frame.bodies(i);
+    ASSERT_EQ(positions.body_id(), id);
+    ASSERT_EQ(positions.positions_m_f64_size(), 3 * body.num_vertices());
+    double max_error_m = 0.0;
+    for (int v = 0; v < body.num_vertices(); ++v) {
+      for (int c = 0; c < 3; ++c) {
+        max_error_m = std::max(max_error_m, std::abs(positions.positions_m_f64(3 * v + c) -
+                                                     body.positions_t0()(v, c)));
+      }
+    }
+    EXPECT_LT(max_error_m, 1e-12);
+  }
+  EXPECT_EQ(total_triangles, reference->num_triangles);
+
+  // One step from the same start gives the same rigid states (dynamic bodies: static ones are
+  // placed by pose here and by transformed vertices in core, so their frames differ).
+  absl::StatusOr<v1::StepResponse> step = session.Step(1);
+  ASSERT_TRUE(step.ok()) << step.status();
+  ASSERT_TRUE(world.Step(1).ok());
+  for (const v1::BodyState& state : step->bodies()) {
+    const auto& body = static_cast<const core::RigidBody&>(*world.body(state.body_id()));
+    if (body.kind() != core::RigidBodyKind::kDynamic) continue;
+    SCOPED_TRACE(state.body_id());
+    const core::RigidBodyState& expected = body.state();
+    EXPECT_LT(MaxAbsDifference(state.p_wb_m(), expected.p_WB_m), 1e-12);
+    EXPECT_LT(MaxAbsDifference(state.v_wb_m_per_s(), expected.v_WB_m_per_s), 1e-12);
+    EXPECT_LT(MaxAbsDifference(state.w_wb_rad_per_s(), expected.w_WB_rad_per_s), 1e-12);
+    EXPECT_NEAR(state.q_wb().w(), expected.q_WB.w(), 1e-12);
+    EXPECT_NEAR(state.q_wb().x(), expected.q_WB.x(), 1e-12);
+    EXPECT_NEAR(state.q_wb().y(), expected.q_WB.y(), 1e-12);
+    EXPECT_NEAR(state.q_wb().z(), expected.q_WB.z(), 1e-12);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, PenaltySceneFileTest,
+                         ::testing::Values("chain", "stick", "rings", "box"));
+
+TEST_F(ClientTest, EverySceneFileParsesAndLoads) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(CONTACTSIM_SCENES_DIR)) {
+    if (entry.path().extension() != ".textproto") continue;
+    ++files;
+    SCOPED_TRACE(entry.path().string());
+    absl::StatusOr<v1::SceneFile> scene = ReadSceneFile(entry.path().string());
+    ASSERT_TRUE(scene.ok()) << scene.status();
+    EXPECT_FALSE(scene->description().empty());
+    EXPECT_GT(scene->bodies_size(), 0);
+    absl::StatusOr<LoadedScene> loaded = LoadScene(*connection_, *scene);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(static_cast<int>(loaded->bodies.size()), scene->bodies_size());
+  }
+  EXPECT_EQ(files, 5);  // box, chain, push_box, rings, stick
+}
+
+// The demo's promise: a push moves the box along x, and viscous friction stops it afterwards.
+TEST_F(ClientTest, PushBoxSlidesWhenPushedAndStops) {
+  absl::StatusOr<v1::SceneFile> scene = ReadSceneFile(ScenePath("push_box"));
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  absl::StatusOr<LoadedScene> loaded = LoadScene(*connection_, *scene, "pushed");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const SessionHandle session =
+      connection_->Session(loaded->session.session_id, loaded->session.controller_token);
+  v1::StepControls push;
+  v1::BodyControl* control = push.add_bodies();
+  control->set_body_id(loaded->bodies[0].body_id());
+  control->mutable_force_n()->set_x(5.0);
+  absl::StatusOr<v1::StepResponse> pushed = session.Step(50, push);  // 0.5 s
+  ASSERT_TRUE(pushed.ok()) << pushed.status();
+  const v1::BodyState& moving = pushed->bodies(0);
+  EXPECT_GT(moving.p_wb_m().x(), 0.05);
+  EXPECT_NEAR(moving.p_wb_m().z(), 0.1, 0.01);  // still on the ground
+  EXPECT_GT(moving.v_wb_m_per_s().x(), 0.1);
+  absl::StatusOr<v1::StepResponse> coasted = session.Step(150);  // 1.5 s without the push
+  ASSERT_TRUE(coasted.ok()) << coasted.status();
+  const v1::BodyState& stopped = coasted->bodies(0);
+  EXPECT_GT(stopped.p_wb_m().x(), moving.p_wb_m().x());
+  EXPECT_LT(std::abs(stopped.v_wb_m_per_s().x()), 0.01);
+  EXPECT_NEAR(stopped.p_wb_m().z(), 0.1, 0.01);
+  for (const v1::StepDiagnostics& d : coasted->diagnostics()) ASSERT_FALSE(d.diverged());
+}
+
+TEST(SceneFileParseTest, ErrorsCarryLineAndColumn) {
+  const std::string text =
+      "description: \"bad\"\n"
+      "session {\n"
+      "  nmae: \"typo\"\n"
+      "}\n";
+  absl::StatusOr<v1::SceneFile> scene = ParseSceneFile(text, "bad.textproto");
+  ASSERT_FALSE(scene.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(scene.status())) << scene.status();
+  // The parser points at the token after the unknown name: line 3, column 7 (1-based).
+  EXPECT_THAT(std::string(scene.status().message()), StartsWith("bad.textproto:3:7: "));
+  EXPECT_THAT(std::string(scene.status().message()), HasSubstr("nmae"));
+}
+
+TEST(SceneFileParseTest, UnreadableFileIsNotFound) {
+  absl::StatusOr<v1::SceneFile> scene = ReadSceneFile(ScenePath("no_such_scene"));
+  EXPECT_TRUE(absl::IsNotFound(scene.status())) << scene.status();
+  EXPECT_THAT(std::string(scene.status().message()), HasSubstr("no_such_scene.textproto"));
+}
+
+struct BadPrimitive {
+  const char* what;
+  v1::BodyKind kind;
+  const char* primitive;  // PrimitiveMesh in text format
+  absl::StatusCode code;
+  const char* message_prefix;
+};
+
+class BadPrimitiveTest : public ClientTest, public ::testing::WithParamInterface<BadPrimitive> {};
+
+TEST_P(BadPrimitiveTest, IsRefusedNamingTheFieldAndLeavesTheSessionUnchanged) {
+  const BadPrimitive& bad = GetParam();
+  absl::StatusOr<CreatedSession> created = connection_->CreateSession(BoxSceneRequest());
+  ASSERT_TRUE(created.ok()) << created.status();
+  const SessionHandle session =
+      connection_->Session(created->session_id, created->controller_token);
+  v1::BodySpec body;
+  body.set_kind(bad.kind);
+  absl::StatusOr<v1::SceneFile> parsed =
+      ParseSceneFile(std::string("bodies { primitive { ") + bad.primitive + " } }", bad.what);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  *body.mutable_primitive() = parsed->bodies(0).primitive();
+  if (bad.kind == v1::BODY_KIND_RIGID) body.mutable_rigid()->set_density_kg_per_m3(1000.0);
+  if (bad.kind == v1::BODY_KIND_FEM) {
+    body.mutable_fem()->set_youngs_modulus_pa(1e6);
+    body.mutable_fem()->set_poisson_ratio(0.3);
+    body.mutable_fem()->set_density_kg_per_m3(1000.0);
+  }
+  absl::StatusOr<v1::AddBodyResponse> added = session.AddBody(body);
+  ASSERT_FALSE(added.ok());
+  EXPECT_EQ(added.status().code(), bad.code) << added.status();
+  EXPECT_THAT(std::string(added.status().message()), StartsWith(bad.message_prefix))
+      << added.status();
+  absl::StatusOr<v1::GetSessionResponse> info = session.GetSession();
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->summary().num_bodies(), 0);
+}
+
+constexpr absl::StatusCode kInvalid = absl::StatusCode::kInvalidArgument;
+constexpr absl::StatusCode kExhausted = absl::StatusCode::kResourceExhausted;
+
+INSTANTIATE_TEST_SUITE_P(
+    Primitives, BadPrimitiveTest,
+    ::testing::Values(
+        BadPrimitive{"tube_zero", v1::BODY_KIND_RIGID,
+                     "torus { major_radius_m: 0.5 tube_radius_m: 0 major_segments: 8 "
+                     "tube_segments: 4 }",
+                     kInvalid, "body.primitive.torus.tube_radius_m: must be finite and > 0"},
+        BadPrimitive{"tube_too_thick", v1::BODY_KIND_RIGID,
+                     "torus { major_radius_m: 0.5 tube_radius_m: 0.5 major_segments: 8 "
+                     "tube_segments: 4 }",
+                     kInvalid, "body.primitive.torus.tube_radius_m: must be < major_radius_m"},
+        BadPrimitive{"torus_segments", v1::BODY_KIND_STATIC,
+                     "torus { major_radius_m: 0.5 tube_radius_m: 0.1 major_segments: 2 "
+                     "tube_segments: 4 }",
+                     kInvalid, "body.primitive.torus.major_segments: must be >= 3, got 2"},
+        BadPrimitive{"torus_too_big", v1::BODY_KIND_STATIC,
+                     "torus { major_radius_m: 0.5 tube_radius_m: 0.1 major_segments: 100000 "
+                     "tube_segments: 100000 }",
+                     kExhausted, "body.primitive.torus: 10000000000 vertices exceed"},
+        BadPrimitive{"sphere_subdivisions", v1::BODY_KIND_RIGID,
+                     "sphere { radius_m: 0.1 subdivisions: 10 }", kInvalid,
+                     "body.primitive.sphere.subdivisions: must be in [0, 9], got 10"},
+        BadPrimitive{"sphere_too_big", v1::BODY_KIND_RIGID,
+                     "sphere { radius_m: 0.1 subdivisions: 9 }", kExhausted,
+                     "body.primitive.sphere: 2621442 vertices exceed"},
+        BadPrimitive{"box_negative", v1::BODY_KIND_RIGID,
+                     "box { half_extents_m { x: 0.1 y: -1 z: 0.1 } }", kInvalid,
+                     "body.primitive.box.half_extents_m.y: must be finite and > 0, got -1"},
+        BadPrimitive{"box_unset", v1::BODY_KIND_KINEMATIC, "box { }", kInvalid,
+                     "body.primitive.box.half_extents_m.x: must be finite and > 0, got 0"},
+        BadPrimitive{"cylinder_height", v1::BODY_KIND_STATIC,
+                     "cylinder { radius_m: 0.01 height_m: nan segments: 16 }", kInvalid,
+                     "body.primitive.cylinder.height_m: must be finite and > 0"},
+        BadPrimitive{"capsule_half_length", v1::BODY_KIND_RIGID,
+                     "capsule { radius_m: 0.1 half_length_m: -0.1 segments: 8 cap_rings: 2 }",
+                     kInvalid, "body.primitive.capsule.half_length_m: must be finite and >= 0"},
+        BadPrimitive{"capsule_rings", v1::BODY_KIND_RIGID,
+                     "capsule { radius_m: 0.1 half_length_m: 0.1 segments: 8 cap_rings: 0 }",
+                     kInvalid, "body.primitive.capsule.cap_rings: must be >= 1, got 0"},
+        BadPrimitive{"open_rigid", v1::BODY_KIND_RIGID,
+                     "cloth_grid { size_x_m: 1 size_y_m: 1 cells_x: 4 cells_y: 4 }", kInvalid,
+                     "body.primitive.cloth_grid: an open surface"},
+        BadPrimitive{"cloth_cells", v1::BODY_KIND_STATIC,
+                     "cloth_grid { size_x_m: 1 size_y_m: 1 cells_x: 4 cells_y: 0 }", kInvalid,
+                     "body.primitive.cloth_grid.cells_y: must be >= 1, got 0"},
+        BadPrimitive{"tet_for_rigid", v1::BODY_KIND_RIGID,
+                     "tet_box { half_extents_m { x: 0.1 y: 0.1 z: 0.1 } cells_x: 1 cells_y: 1 "
+                     "cells_z: 1 }",
+                     kInvalid, "body.primitive: a tet shape"},
+        BadPrimitive{"surface_for_fem", v1::BODY_KIND_FEM,
+                     "box { half_extents_m { x: 0.1 y: 0.1 z: 0.1 } }", kInvalid,
+                     "body.primitive: a surface shape"},
+        BadPrimitive{"tet_box_cells", v1::BODY_KIND_FEM,
+                     "tet_box { half_extents_m { x: 0.1 y: 0.1 z: 0.1 } cells_x: 1 cells_y: 1 "
+                     "cells_z: 0 }",
+                     kInvalid, "body.primitive.tet_box.cells_z: must be >= 1, got 0"},
+        BadPrimitive{"tet_sphere_too_big", v1::BODY_KIND_FEM,
+                     "tet_sphere { radius_m: 0.1 resolution: 1000 }", kExhausted,
+                     "body.primitive.tet_sphere: 1003003001 vertices exceed"},
+        BadPrimitive{"no_shape", v1::BODY_KIND_STATIC, "", kInvalid,
+                     "body.primitive: no shape set"}),
+    [](const ::testing::TestParamInfo<BadPrimitive>& info) { return info.param.what; });
+
+// Deformables from primitives: counts as the shapes' documentation gives them.
+TEST_F(ClientTest, ClothAndFemBodiesFromPrimitives) {
+  absl::StatusOr<CreatedSession> created = connection_->CreateSession(BoxSceneRequest());
+  ASSERT_TRUE(created.ok()) << created.status();
+  const SessionHandle session =
+      connection_->Session(created->session_id, created->controller_token);
+  v1::BodySpec cloth;
+  cloth.set_kind(v1::BODY_KIND_CLOTH);
+  v1::ClothGridShape* grid = cloth.mutable_primitive()->mutable_cloth_grid();
+  grid->set_size_x_m(1.0);
+  grid->set_size_y_m(0.5);
+  grid->set_cells_x(8);
+  grid->set_cells_y(4);
+  cloth.mutable_cloth()->set_area_density_kg_per_m2(0.2);
+  cloth.mutable_cloth()->set_stretch_stiffness_n_per_m(100.0);
+  cloth.mutable_pose()->mutable_position_m()->set_z(0.5);
+  absl::StatusOr<v1::AddBodyResponse> added_cloth = session.AddBody(cloth);
+  ASSERT_TRUE(added_cloth.ok()) << added_cloth.status();
+  EXPECT_EQ(added_cloth->num_vertices(), 9 * 5);
+  EXPECT_NEAR(added_cloth->mass_kg(), 0.2 * 0.5, 1e-12);
+
+  v1::BodySpec fem;
+  fem.set_kind(v1::BODY_KIND_FEM);
+  v1::TetBoxShape* box = fem.mutable_primitive()->mutable_tet_box();
+  box->mutable_half_extents_m()->set_x(0.1);
+  box->mutable_half_extents_m()->set_y(0.1);
+  box->mutable_half_extents_m()->set_z(0.05);
+  box->set_cells_x(2);
+  box->set_cells_y(2);
+  box->set_cells_z(1);
+  fem.mutable_fem()->set_youngs_modulus_pa(1e5);
+  fem.mutable_fem()->set_poisson_ratio(0.3);
+  fem.mutable_fem()->set_density_kg_per_m3(1000.0);
+  fem.mutable_pose()->mutable_position_m()->set_z(0.2);
+  absl::StatusOr<v1::AddBodyResponse> added_fem = session.AddBody(fem);
+  ASSERT_TRUE(added_fem.ok()) << added_fem.status();
+  EXPECT_EQ(added_fem->num_vertices(), 3 * 3 * 2);
+  EXPECT_NEAR(added_fem->mass_kg(), 0.2 * 0.2 * 0.1 * 1000.0, 1e-9);
+}
+
+TEST_F(ClientTest, RefusedBodyClosesTheHalfLoadedSession) {
+  absl::StatusOr<v1::SceneFile> scene = ParseSceneFile(R"pb(
+    session { name: "half" }
+    bodies {
+      name: "ok"
+      kind: BODY_KIND_STATIC
+      primitive { box { half_extents_m { x: 1 y: 1 z: 1 } } }
+    }
+    bodies {
+      name: "bad"
+      kind: BODY_KIND_STATIC
+      primitive { sphere { radius_m: -1 } }
+    }
+  )pb");
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  absl::StatusOr<LoadedScene> loaded = LoadScene(*connection_, *scene);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(loaded.status())) << loaded.status();
+  EXPECT_THAT(std::string(loaded.status().message()),
+              StartsWith("bodies[1] (bad): body.primitive.sphere.radius_m: must be"));
+  absl::StatusOr<std::vector<v1::SessionSummary>> sessions = connection_->ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  EXPECT_TRUE(sessions->empty());
+}
+
+// `contactsim-server --scene`: the same loader over the server's in-process channel.
+TEST_F(ClientTest, StartupScenesLoadThroughTheServersOwnApi) {
+  absl::StatusOr<std::vector<server::StartupScene>> scenes =
+      server::LoadStartupScenes(*server_, {ScenePath("push_box"), ScenePath("box")});
+  ASSERT_TRUE(scenes.ok()) << scenes.status();
+  ASSERT_EQ(scenes->size(), 2u);
+  const server::StartupScene& first = (*scenes)[0];
+  EXPECT_EQ(first.file, ScenePath("push_box"));
+  EXPECT_EQ(server::StartupSceneLine(first),
+            "scene file=" + ScenePath("push_box") +
+                " session_id=" + first.loaded.session.session_id +
+                " controller_token=" + first.loaded.session.controller_token +
+                " viewer_token=" + first.loaded.session.viewer_token);
+  // The tokens work from outside the process.
+  absl::StatusOr<v1::StepResponse> step =
+      connection_->Session(first.loaded.session.session_id, first.loaded.session.controller_token)
+          .Step(1);
+  ASSERT_TRUE(step.ok()) << step.status();
+  absl::StatusOr<std::vector<v1::SessionSummary>> sessions = connection_->ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  EXPECT_EQ(sessions->size(), 2u);
+}
+
+TEST_F(ClientTest, StartupSceneErrorsNameTheFile) {
+  const std::string path = ::testing::TempDir() + "/broken_scene.textproto";
+  {
+    std::ofstream file(path);
+    file << "session {\n  name: \"x\"\n}\nbodies { name: \"nokind\" }\n";
+  }
+  absl::StatusOr<std::vector<server::StartupScene>> scenes =
+      server::LoadStartupScenes(*server_, {path});
+  ASSERT_FALSE(scenes.ok());
+  EXPECT_THAT(std::string(scenes.status().message()),
+              StartsWith(path + ": bodies[0] (nokind): body.kind: must be set"))
+      << scenes.status();
+}
+
+}  // namespace
+}  // namespace contactsim::client::clienttest
