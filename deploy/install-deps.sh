@@ -9,7 +9,7 @@ packages=(
   libeigen3-dev libabsl-dev libtbb-dev libassimp-dev libcli11-dev libspdlog-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev
-  libmetis-dev
+  libmetis-dev libcivetweb-dev
   openssl  # the TLS tests make throwaway certificates with it
 )
 

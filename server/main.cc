@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   contactsim::server::ServerLimits& limits = options.limits;
   int max_message_mib = limits.max_message_bytes >> 20;
   double grace_s = 5.0;
+  double inline_step_budget_us = options.inline_step_budget_s * 1e6;
   std::string log_level = "info";
 
   CLI::App app{"ContactSim gRPC simulation server"};
@@ -31,6 +32,19 @@ int main(int argc, char** argv) {
   app.add_option("--tls-key", options.tls.key_file, "PEM private key of --tls-cert");
   app.add_option("--tls-client-ca", options.tls.client_ca_file,
                  "PEM CA certificate(s): require and verify client certificates (mutual TLS)");
+  app.add_option("--metrics-listen", options.metrics_listen,
+                 "host:port for Prometheus metrics at GET /metrics (off when empty; "
+                 "e.g. 127.0.0.1:9464; port 0 picks a free one)")
+      ->capture_default_str();
+  app.add_option("--step-threads", options.step_threads,
+                 "worker threads that run session steps (0: one per hardware thread)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--inline-step-budget-us", inline_step_budget_us,
+                 "a Step estimated to take at most this long runs on the gRPC thread when its "
+                 "session is idle (0: every Step goes to the worker pool) [us]")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--max-sessions", limits.max_sessions, "sessions at once")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -69,6 +83,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
   limits.max_message_bytes = max_message_mib << 20;
+  options.inline_step_budget_s = inline_step_budget_us * 1e-6;
   spdlog::set_level(spdlog::level::from_str(log_level));
 
   // Block the stop signals before gRPC starts its threads (they inherit the mask), so only
@@ -103,6 +118,11 @@ int main(int argc, char** argv) {
                  scene.file, scene.loaded.session.session_id, scene.loaded.bodies.size(),
                  scene.loaded.session.controller_token, scene.loaded.session.viewer_token);
     std::cout << contactsim::server::StartupSceneLine(scene) << std::endl;
+  }
+  if ((*server)->metrics_port() != 0) {
+    spdlog::info("metrics on http://{}:{}/metrics",
+                 options.metrics_listen.substr(0, options.metrics_listen.rfind(':')),
+                 (*server)->metrics_port());
   }
 
   int signal_number = 0;

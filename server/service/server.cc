@@ -1,15 +1,40 @@
 #include "server/service/server.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "server/service/listen_address.h"
 #include "spdlog/spdlog.h"
+#include "server/metrics/rpc_interceptor.h"
 
 namespace contactsim::server {
 
+namespace {
+
+int PoolThreads(int requested) {
+  if (requested > 0) return requested;
+  return std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
 ContactSimServer::ContactSimServer(const ServerOptions& options)
-    : options_(options), sessions_(options.limits), service_(&sessions_, &dispatcher_) {}
+    : options_(options),
+      metrics_(&registry_),
+      sessions_(options.limits),
+      pool_(PoolThreads(options.step_threads)),
+      service_(&sessions_, &dispatcher_, &metrics_, &pool_, options.inline_step_budget_s) {
+  registry_.AddCallbackGauge("contactsim_sessions", "sessions open now, by state", {"state"},
+                             [this] {
+                               const SessionManager::StateCounts counts = sessions_.CountByState();
+                               return std::vector<metrics::CallbackGaugeFamily::Sample>{
+                                   {{"active"}, static_cast<double>(counts.active)},
+                                   {{"failed"}, static_cast<double>(counts.failed)}};
+                             });
+}
 
 ContactSimServer::~ContactSimServer() { Shutdown(std::chrono::milliseconds(0)); }
 
@@ -30,6 +55,9 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen_address, *credentials, &server->port_);
   builder.RegisterService(&server->service_);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(metrics::MakeRpcCountingInterceptor(&server->metrics_.rpcs));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.SetMaxReceiveMessageSize(options.limits.max_message_bytes);
   builder.SetMaxSendMessageSize(options.limits.max_message_bytes);
   server->server_ = builder.BuildAndStart();
@@ -42,6 +70,11 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
           " with TLS (is the address free, and does --tls-key belong to --tls-cert?)"));
     }
     return absl::UnavailableError(absl::StrCat("listen: could not bind ", options.listen_address));
+  }
+  if (!options.metrics_listen.empty()) {
+    auto exporter = metrics::HttpExporter::Start(options.metrics_listen, &server->registry_);
+    if (!exporter.ok()) return exporter.status();
+    server->exporter_ = std::move(*exporter);
   }
   return server;
 }
@@ -65,8 +98,12 @@ void ContactSimServer::Shutdown(std::chrono::milliseconds grace) {
   // Streams never end by themselves: end them now (OK) so that the grace period only waits for
   // unary calls such as a Step in progress.
   sessions_.CloseAllStreams();
+  // Returns once every call has finished: gRPC waits for the reactors of Steps still on their
+  // strands (the pool keeps running them), cancelling the calls past the grace period, which
+  // then finish CANCELLED when their turn comes, without stepping.
   server_->Shutdown(std::chrono::system_clock::now() + grace);
   server_->Wait();
+  exporter_.reset();
 }
 
 void ContactSimServer::Wait() {

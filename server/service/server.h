@@ -1,7 +1,8 @@
 // ContactSimServer: the gRPC server with the Simulation service, the standard health service
 // and server reflection, listening on one address (loopback by default) in plaintext, TLS or
-// mutual TLS (server_tls.h). Used by main.cc and by the in-process tests, which listen on
-// 127.0.0.1:0 and read the chosen port back.
+// mutual TLS (server_tls.h), with the worker pool that runs session strands and, when asked, a
+// Prometheus /metrics listener. Used by main.cc and by the in-process tests, which listen on
+// 127.0.0.1:0 and read the chosen ports back.
 #pragma once
 
 #include <chrono>
@@ -11,10 +12,14 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
 #include "server/service/server_tls.h"
+#include "server/metrics/http_exporter.h"
+#include "server/metrics/metrics.h"
+#include "server/metrics/server_metrics.h"
 #include "server/service/simulation_service.h"
 #include "server/service/stream_dispatcher.h"
 #include "server/session/limits.h"
 #include "server/session/session_manager.h"
+#include "server/session/worker_pool.h"
 
 namespace contactsim::server {
 
@@ -22,6 +27,13 @@ struct ServerOptions {
   std::string listen_address = "127.0.0.1:50051";
   ServerTlsOptions tls;  // no files: plaintext
   ServerLimits limits;
+  // host:port of the Prometheus text endpoint (GET /metrics); empty: no metrics listener.
+  std::string metrics_listen;
+  // Threads that run session tasks; 0: one per hardware thread (at least 2).
+  int step_threads = 0;
+  // A Step estimated to take at most this long runs on the gRPC thread when its session is idle
+  // (no thread hop); 0 sends every Step to the pool.
+  double inline_step_budget_s = 1e-3;
 };
 
 class ContactSimServer {
@@ -36,6 +48,10 @@ class ContactSimServer {
   SessionManager& sessions() { return sessions_; }
   // A channel to this server that bypasses the network (the start-up scenes of `--scene`).
   std::shared_ptr<grpc::Channel> InProcessChannel();
+  WorkerPool& worker_pool() { return pool_; }
+  const metrics::Registry& metrics_registry() const { return registry_; }
+  // The metrics listener's port; 0 without one.
+  int metrics_port() const { return exporter_ != nullptr ? exporter_->port() : 0; }
 
   // Ends every StateStream (OK), stops accepting calls and waits up to `grace` for in-flight
   // calls (a Step in progress finishes), then cancels the rest. Idempotent.
@@ -46,10 +62,14 @@ class ContactSimServer {
   explicit ContactSimServer(const ServerOptions& options);
 
   ServerOptions options_;
+  metrics::Registry registry_;
+  metrics::ServerMetrics metrics_;
   SessionManager sessions_;
   StreamDispatcher dispatcher_;  // outlives server_: streams post to it until they are done
+  WorkerPool pool_;              // outlives server_: queued tasks finish calls gRPC waits for
   SimulationService service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<metrics::HttpExporter> exporter_;  // reads sessions_: goes first
   int port_ = 0;
   bool shut_down_ = false;
 };

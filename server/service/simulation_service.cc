@@ -1,5 +1,6 @@
 #include "server/service/simulation_service.h"
 
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -67,6 +68,34 @@ absl::StatusOr<std::shared_ptr<Session>> SimulationService::Authorize(
   return session;
 }
 
+grpc::ServerUnaryReactor* SimulationService::OnSession(grpc::CallbackServerContext* context,
+                                                       std::string_view session_id, Role required,
+                                                       bool may_run_inline, SessionWork work) {
+  absl::StatusOr<std::shared_ptr<Session>> session = Authorize(*context, session_id, required);
+  if (!session.ok()) return Finish(context, session.status());
+  return RunOnStrand(context, *std::move(session), may_run_inline, std::move(work));
+}
+
+grpc::ServerUnaryReactor* SimulationService::RunOnStrand(grpc::CallbackServerContext* context,
+                                                         std::shared_ptr<Session> session,
+                                                         bool may_run_inline, SessionWork work) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const std::shared_ptr<Strand> strand = session->strand();
+  const bool ran_inline = strand->Post(
+      pool_,
+      [context, reactor, session = std::move(session), work = std::move(work)] {
+        if (context->IsCancelled()) {
+          reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED,
+                                       "the call was cancelled before the session ran it"));
+          return;
+        }
+        reactor->Finish(ToGrpcStatus(work(*session)));
+      },
+      may_run_inline);
+  (ran_inline ? metrics_->session_tasks_inline : metrics_->session_tasks_pooled).Increment();
+  return reactor;
+}
+
 grpc::ServerUnaryReactor* SimulationService::Ping(grpc::CallbackServerContext* context,
                                                   const v1::PingRequest* request,
                                                   v1::PingResponse* response) {
@@ -108,6 +137,7 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
                      sessions_->Create(request->name(), pipeline, std::move(*world)));
     spdlog::info("session {} created ('{}', {} planes, dt {} s)", session->id(), request->name(),
                  planes.size(), settings.dt_s);
+    metrics_->sessions_created.Increment();
     response->set_session_id(session->id());
     response->set_controller_token(session->controller_token());
     response->set_viewer_token(session->viewer_token());
@@ -128,11 +158,9 @@ grpc::ServerUnaryReactor* SimulationService::ListSessions(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* SimulationService::GetSession(grpc::CallbackServerContext* context,
                                                         const v1::GetSessionRequest* request,
                                                         v1::GetSessionResponse* response) {
-  auto run = [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
-                     Authorize(*context, request->session_id(), Role::kViewer));
-    *response->mutable_summary() = ToProto(session->Summary());
-    session->Read([&](const core::World& world) {
+  auto run = [response](Session& session) -> absl::Status {
+    *response->mutable_summary() = ToProto(session.Summary());
+    session.Read([&](const core::World& world) {
       *response->mutable_settings() = ToProto(world.settings());
       for (int32_t id : world.body_ids()) response->add_body_ids(id);
       for (const core::GroundPlane& plane : world.ground_planes()) {
@@ -141,7 +169,7 @@ grpc::ServerUnaryReactor* SimulationService::GetSession(grpc::CallbackServerCont
     });
     return absl::OkStatus();
   };
-  return Finish(context, run());
+  return OnSession(context, request->session_id(), Role::kViewer, /*may_run_inline=*/true, run);
 }
 
 grpc::ServerUnaryReactor* SimulationService::CloseSession(grpc::CallbackServerContext* context,
@@ -152,6 +180,7 @@ grpc::ServerUnaryReactor* SimulationService::CloseSession(grpc::CallbackServerCo
                      Authorize(*context, request->session_id(), Role::kController));
     RETURN_IF_ERROR(sessions_->Close(session->id()));
     spdlog::info("session {} closed", session->id());
+    metrics_->sessions_closed.Increment();
     return absl::OkStatus();
   };
   return Finish(context, run());
@@ -160,32 +189,33 @@ grpc::ServerUnaryReactor* SimulationService::CloseSession(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* SimulationService::AddBody(grpc::CallbackServerContext* context,
                                                      const v1::AddBodyRequest* request,
                                                      v1::AddBodyResponse* response) {
-  auto run = [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
-                     Authorize(*context, request->session_id(), Role::kController));
+  // Mesh conversion can be long: on the pool, off the callback thread.
+  auto run = [this, request, response](Session& session) -> absl::Status {
     if (!request->has_body()) return absl::InvalidArgumentError("body: required");
     ASSIGN_OR_RETURN(NewBody body, BodyFromProto(request->body(), sessions_->limits(), "body"));
     const int num_vertices = body.body->num_vertices();
     ASSIGN_OR_RETURN(int32_t id,
-                     session->AddBody(std::move(body.body), std::move(body.options), "body"));
+                     session.AddBody(std::move(body.body), std::move(body.options), "body"));
+    session.strand()->ForgetStepCost();
     response->set_body_id(id);
     response->set_num_vertices(num_vertices);
     response->set_mass_kg(body.mass_kg);
     *response->mutable_center_of_mass_m_m() = ToProto(body.center_of_mass_M_m);
     return absl::OkStatus();
   };
-  return Finish(context, run());
+  return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/false,
+                   run);
 }
 
 grpc::ServerUnaryReactor* SimulationService::RemoveBody(grpc::CallbackServerContext* context,
                                                         const v1::RemoveBodyRequest* request,
                                                         v1::RemoveBodyResponse* response) {
-  auto run = [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
-                     Authorize(*context, request->session_id(), Role::kController));
-    return session->RemoveBody(request->body_id());
+  auto run = [request](Session& session) -> absl::Status {
+    RETURN_IF_ERROR(session.RemoveBody(request->body_id()));
+    session.strand()->ForgetStepCost();
+    return absl::OkStatus();
   };
-  return Finish(context, run());
+  return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/true, run);
 }
 
 grpc::ServerUnaryReactor* SimulationService::AddConstraint(grpc::CallbackServerContext* context,
@@ -215,9 +245,13 @@ grpc::ServerReadReactor<v1::UploadMeshChunk>* SimulationService::UploadMesh(
 grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* context,
                                                   const v1::StepRequest* request,
                                                   v1::StepResponse* response) {
-  auto run = [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
-                     Authorize(*context, request->session_id(), Role::kController));
+  const auto arrived = std::chrono::steady_clock::now();
+  std::shared_ptr<Session> session;
+  StepControls controls;
+  // On the callback thread: the token and the request alone (no session state) are checked
+  // before queueing.
+  auto check = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(session, Authorize(*context, request->session_id(), Role::kController));
     const int max_steps = sessions_->limits().max_steps_per_call;
     if (request->n_steps() < 1) {
       return absl::InvalidArgumentError(
@@ -228,18 +262,40 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
                                                        " exceeds the server's limit of ", max_steps,
                                                        " per call"));
     }
-    ASSIGN_OR_RETURN(StepControls controls, StepControlsFromProto(request->controls()));
-    absl::Status status = session->Step(request->n_steps(), controls,
-                                        [&](const core::World& world, const StepOutcome& outcome) {
-                                          FillStepResponse(world, outcome, response);
-                                        });
+    ASSIGN_OR_RETURN(controls, StepControlsFromProto(request->controls()));
+    return absl::OkStatus();
+  };
+  if (absl::Status checked = check(); !checked.ok()) return Finish(context, checked);
+  auto run = [this, request, response, arrived,
+              controls = std::make_shared<const StepControls>(std::move(controls))](
+                 Session& session) -> absl::Status {
+    const auto started = std::chrono::steady_clock::now();
+    size_t steps_taken = 0;
+    absl::Status status = session.Step(request->n_steps(), *controls,
+                                       [&](const core::World& world, const StepOutcome& outcome) {
+                                         steps_taken = outcome.diagnostics.size();
+                                         FillStepResponse(world, outcome, response);
+                                       });
+    const auto finished = std::chrono::steady_clock::now();
+    if (steps_taken > 0) {
+      session.strand()->set_step_cost_s(std::chrono::duration<double>(finished - started).count() /
+                                        steps_taken);
+    }
+    metrics_->step_calls.Increment();
+    metrics_->steps.Increment(steps_taken);
+    metrics_->step_call_duration_s.Observe(
+        std::chrono::duration<double>(finished - arrived).count());
     if (absl::IsFailedPrecondition(status) && response->diagnostics_size() > 0 &&
         response->diagnostics(response->diagnostics_size() - 1).diverged()) {
-      spdlog::warn("session {} failed: {}", session->id(), std::string(status.message()));
+      spdlog::warn("session {} failed: {}", session.id(), std::string(status.message()));
     }
     return status;
   };
-  return Finish(context, run());
+  // Small when the last measured cost says so; unknown (a new session, a content change) is not.
+  const double step_cost_s = session->strand()->step_cost_s();
+  const bool small =
+      step_cost_s >= 0.0 && step_cost_s * request->n_steps() <= inline_step_budget_s_;
+  return RunOnStrand(context, std::move(session), small, run);
 }
 
 grpc::ServerWriteReactor<v1::StateFrame>* SimulationService::StreamState(
@@ -255,39 +311,40 @@ grpc::ServerWriteReactor<v1::StateFrame>* SimulationService::StreamState(
         request->from_seq() < 0 ? "from_seq: must be >= 0"
                                 : "max_rate_hz: must be finite and >= 0"));
   }
-  return StateStream::Start((*session)->frames(), dispatcher_, *request);
+  return StateStream::Start((*session)->frames(), dispatcher_, metrics_, *request);
 }
 
 grpc::ServerUnaryReactor* SimulationService::Snapshot(grpc::CallbackServerContext* context,
                                                       const v1::SnapshotRequest* request,
                                                       v1::SnapshotResponse* response) {
-  auto run = [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
-                     Authorize(*context, request->session_id(), Role::kController));
-    ASSIGN_OR_RETURN(uint64_t handle, session->Snapshot());
-    response->set_snapshot(EncodeSnapshotBlob(session->id(), handle));
-    const SessionSummary summary = session->Summary();
+  auto run = [this, response](Session& session) -> absl::Status {
+    ASSIGN_OR_RETURN(uint64_t handle, session.Snapshot());
+    response->set_snapshot(EncodeSnapshotBlob(session.id(), handle));
+    const SessionSummary summary = session.Summary();
     response->set_step_count(summary.step_count);
     response->set_time_s(summary.time_s);
+    metrics_->snapshots.Increment();
     return absl::OkStatus();
   };
-  return Finish(context, run());
+  return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/false,
+                   run);
 }
 
 grpc::ServerUnaryReactor* SimulationService::Restore(grpc::CallbackServerContext* context,
                                                      const v1::RestoreRequest* request,
                                                      v1::RestoreResponse* response) {
-  auto run = [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
-                     Authorize(*context, request->session_id(), Role::kController));
-    ASSIGN_OR_RETURN(uint64_t handle, DecodeSnapshotBlob(request->snapshot(), session->id()));
-    RETURN_IF_ERROR(session->Restore(handle));
-    const SessionSummary summary = session->Summary();
+  auto run = [this, request, response](Session& session) -> absl::Status {
+    ASSIGN_OR_RETURN(uint64_t handle, DecodeSnapshotBlob(request->snapshot(), session.id()));
+    RETURN_IF_ERROR(session.Restore(handle));
+    session.strand()->ForgetStepCost();
+    const SessionSummary summary = session.Summary();
     response->set_step_count(summary.step_count);
     response->set_time_s(summary.time_s);
+    metrics_->restores.Increment();
     return absl::OkStatus();
   };
-  return Finish(context, run());
+  return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/false,
+                   run);
 }
 
 }  // namespace contactsim::server

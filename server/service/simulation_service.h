@@ -1,10 +1,17 @@
-// SimulationService: contactsim.v1.Simulation on gRPC's callback API. Unary rpcs run on the
-// callback thread that delivers them (one reactor per call, finished before returning): a Step
-// holds only its own session's lock, so sessions step in parallel while one session's calls are
-// serialized. Tokens are checked first in every session rpc (an AuthMetadataProcessor on
-// insecure credentials aborts the process in gRPC 1.51), so a refused call does no work.
+// SimulationService: contactsim.v1.Simulation on gRPC's callback API. Tokens are checked first
+// in every session rpc, on the callback thread that delivers the call (an AuthMetadataProcessor
+// on insecure credentials aborts the process in gRPC 1.51), so a refused call does no work.
+//
+// The session's work then runs as a task on the session's Strand: one at a time per session in
+// arrival order, sessions in parallel on the WorkerPool, and the task finishes the call's
+// reactor. A Step whose estimated time (n_steps x the session's last measured time per step) is
+// within inline_step_budget_s, and other short reads and edits, run directly on the callback
+// thread when the strand is idle: no thread hop for a robot loop's tiny steps. A call cancelled
+// while its task waited (client deadline, shutdown past its grace) finishes CANCELLED without
+// touching the session.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -12,16 +19,23 @@
 #include "contactsim/v1/simulation.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "server/auth/token.h"
+#include "server/metrics/server_metrics.h"
 #include "server/service/stream_dispatcher.h"
 #include "server/session/session_manager.h"
+#include "server/session/worker_pool.h"
 
 namespace contactsim::server {
 
 class SimulationService final : public v1::Simulation::CallbackService {
  public:
-  // Both must outlive the service's calls (ContactSimServer owns all three).
-  SimulationService(SessionManager* sessions, StreamDispatcher* dispatcher)
-      : sessions_(sessions), dispatcher_(dispatcher) {}
+  // All must outlive the service's calls (ContactSimServer owns them all).
+  SimulationService(SessionManager* sessions, StreamDispatcher* dispatcher,
+                    metrics::ServerMetrics* metrics, WorkerPool* pool, double inline_step_budget_s)
+      : sessions_(sessions),
+        dispatcher_(dispatcher),
+        metrics_(metrics),
+        pool_(pool),
+        inline_step_budget_s_(inline_step_budget_s) {}
 
   grpc::ServerUnaryReactor* Ping(grpc::CallbackServerContext* context,
                                  const v1::PingRequest* request,
@@ -72,8 +86,23 @@ class SimulationService final : public v1::Simulation::CallbackService {
                                                      std::string_view session_id,
                                                      Role required) const;
 
+  using SessionWork = std::function<absl::Status(Session& session)>;
+  // Authorizes, then runs `work` on the session's strand (RunOnStrand).
+  grpc::ServerUnaryReactor* OnSession(grpc::CallbackServerContext* context,
+                                      std::string_view session_id, Role required,
+                                      bool may_run_inline, SessionWork work);
+  // Queues `work` on the session's strand (or runs it now: see the top) and finishes the call
+  // with its status. `work` runs after this returns when queued: it must capture nothing from
+  // the caller's stack.
+  grpc::ServerUnaryReactor* RunOnStrand(grpc::CallbackServerContext* context,
+                                        std::shared_ptr<Session> session, bool may_run_inline,
+                                        SessionWork work);
+
   SessionManager* sessions_;
   StreamDispatcher* dispatcher_;
+  metrics::ServerMetrics* metrics_;
+  WorkerPool* pool_;
+  const double inline_step_budget_s_;
 };
 
 // absl::Status -> grpc::Status (the codes share their numbers).

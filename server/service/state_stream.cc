@@ -24,9 +24,11 @@ class StateStreamReactor final : public grpc::ServerWriteReactor<v1::StateFrame>
 }  // namespace
 
 StateStream::StateStream(std::shared_ptr<FrameBus> bus, StreamDispatcher* dispatcher,
-                         const StreamOptions& options, SubscriberCursor cursor, double max_rate_hz)
+                         metrics::ServerMetrics* metrics, const StreamOptions& options,
+                         SubscriberCursor cursor, double max_rate_hz)
     : bus_(std::move(bus)),
       dispatcher_(dispatcher),
+      metrics_(metrics),
       options_(options),
       min_interval_(max_rate_hz > 0.0
                         ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -35,7 +37,7 @@ StateStream::StateStream(std::shared_ptr<FrameBus> bus, StreamDispatcher* dispat
       cursor_(cursor) {}
 
 grpc::ServerWriteReactor<v1::StateFrame>* StateStream::Start(
-    std::shared_ptr<FrameBus> bus, StreamDispatcher* dispatcher,
+    std::shared_ptr<FrameBus> bus, StreamDispatcher* dispatcher, metrics::ServerMetrics* metrics,
     const v1::StreamStateRequest& request) {
   StreamOptions options;
   options.include_velocities = request.include_velocities();
@@ -44,9 +46,10 @@ grpc::ServerWriteReactor<v1::StateFrame>* StateStream::Start(
   SubscriberCursor cursor;
   cursor.next_seq = request.from_seq();
   cursor.replay = request.from_seq() > 0;
-  auto stream = std::make_shared<StateStream>(std::move(bus), dispatcher, options, cursor,
+  auto stream = std::make_shared<StateStream>(std::move(bus), dispatcher, metrics, options, cursor,
                                               request.max_rate_hz());
   auto* reactor = new StateStreamReactor(stream);
+  metrics->stream_subscribers.Add(1);  // until Detach
   stream->Pump();
   return reactor;
 }
@@ -71,6 +74,7 @@ void StateStream::Pump() {
       pulled->frame->topology != nullptr ? pulled->frame->topology->version : 0;
   FrameToProto(*pulled, options_, topology_version != sent_topology_version_, &message_);
   sent_topology_version_ = topology_version;
+  metrics_->stream_frames_coalesced.Increment(static_cast<uint64_t>(pulled->coalesced));
   last_write_ = now;
   write_in_flight_ = true;
   reactor_->StartWrite(&message_);
@@ -80,6 +84,7 @@ void StateStream::OnWriteDone(bool ok) {
   {
     std::lock_guard lock(mu_);
     write_in_flight_ = false;
+    if (ok) metrics_->stream_frames_sent.Increment();
     if (!ok || cancelled_) {
       FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "stream cancelled"));
       return;
@@ -99,6 +104,7 @@ void StateStream::OnCancel() {
 
 void StateStream::Detach() {
   std::lock_guard lock(mu_);
+  if (reactor_ != nullptr) metrics_->stream_subscribers.Add(-1);
   reactor_ = nullptr;
   finished_ = true;
   bus_->Unsubscribe(this);

@@ -14,6 +14,7 @@
 #include "contactsim/v1/simulation.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "server/convert/frame_convert.h"
+#include "server/metrics/server_metrics.h"
 #include "server/service/stream_dispatcher.h"
 #include "server/session/frame_bus.h"
 
@@ -23,12 +24,15 @@ class StateStream final : public FrameSubscriber,
                           public Pumpable,
                           public std::enable_shared_from_this<StateStream> {
  public:
+  // `metrics` (subscribers, frames sent and coalesced) must outlive the stream.
   StateStream(std::shared_ptr<FrameBus> bus, StreamDispatcher* dispatcher,
-              const StreamOptions& options, SubscriberCursor cursor, double max_rate_hz);
+              metrics::ServerMetrics* metrics, const StreamOptions& options,
+              SubscriberCursor cursor, double max_rate_hz);
 
   // Creates the reactor that owns this stream and starts pumping.
   static grpc::ServerWriteReactor<v1::StateFrame>* Start(std::shared_ptr<FrameBus> bus,
                                                          StreamDispatcher* dispatcher,
+                                                         metrics::ServerMetrics* metrics,
                                                          const v1::StreamStateRequest& request);
 
   void Wake() override;
@@ -46,6 +50,7 @@ class StateStream final : public FrameSubscriber,
 
   const std::shared_ptr<FrameBus> bus_;
   StreamDispatcher* const dispatcher_;
+  metrics::ServerMetrics* const metrics_;
   const StreamOptions options_;
   const std::chrono::steady_clock::duration min_interval_;
 

@@ -1,7 +1,8 @@
 // Session: one simulated World (penalty pipeline) with its tokens, its state (active or failed)
-// and its stored snapshots. Every operation takes the session's mutex, so one session's steps and
-// edits are serialized (its strand) while different sessions step in parallel on different
-// threads.
+// and its stored snapshots. The service runs the session's work (steps, edits, snapshots) as
+// tasks on the session's Strand, one at a time in arrival order, while different sessions run in
+// parallel on the server's WorkerPool. Every operation also takes the session's mutex, which
+// guards reads from outside the strand (ListSessions' summaries).
 //
 // Every mutating operation validates all of its input against the World before it changes
 // anything, so a refused request leaves the session exactly as it was. A step that diverges
@@ -13,6 +14,7 @@
 // viewers.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -31,6 +33,7 @@
 #include "server/session/frame_bus.h"
 #include "server/session/limits.h"
 #include "server/session/step_controls.h"
+#include "server/session/strand.h"
 
 namespace contactsim::server {
 
@@ -66,6 +69,11 @@ class Session {
   std::optional<Role> RoleOf(std::string_view token) const;
 
   SessionSummary Summary() const;
+  // Without the lock (metrics): the state as of the last completed operation.
+  SessionState state() const { return state_.load(std::memory_order_relaxed); }
+
+  // The FIFO that runs this session's tasks (see strand.h).
+  const std::shared_ptr<Strand>& strand() const { return strand_; }
 
   // Shared so that streams outlive a closed session safely.
   const std::shared_ptr<FrameBus>& frames() const { return frames_; }
@@ -108,12 +116,13 @@ class Session {
 
   mutable std::mutex mu_;
   core::World world_;
-  SessionState state_ = SessionState::kActive;
+  std::atomic<SessionState> state_ = SessionState::kActive;  // written under mu_
   std::string failure_message_;
   uint64_t next_snapshot_handle_ = 1;
   std::map<uint64_t, core::WorldSnapshot> snapshots_;
   std::shared_ptr<const Topology> topology_;
   std::shared_ptr<FrameBus> frames_;
+  const std::shared_ptr<Strand> strand_ = std::make_shared<Strand>();
 };
 
 }  // namespace contactsim::server

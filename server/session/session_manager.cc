@@ -68,4 +68,13 @@ int SessionManager::size() const {
   return static_cast<int>(sessions_.size());
 }
 
+SessionManager::StateCounts SessionManager::CountByState() const {
+  std::lock_guard lock(mu_);
+  StateCounts counts;
+  for (const auto& [id, session] : sessions_) {
+    (session->state() == SessionState::kFailed ? counts.failed : counts.active) += 1;
+  }
+  return counts;
+}
+
 }  // namespace contactsim::server

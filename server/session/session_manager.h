@@ -32,6 +32,12 @@ class SessionManager {
   // Ends every session's streams (server shutdown), keeping the sessions.
   void CloseAllStreams();
   int size() const;
+  // Sessions in each state (for metrics; reads each session's state without its lock).
+  struct StateCounts {
+    int active = 0;
+    int failed = 0;
+  };
+  StateCounts CountByState() const;
 
  private:
   const ServerLimits limits_;

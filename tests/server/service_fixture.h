@@ -22,10 +22,15 @@ class ServiceTest : public ::testing::Test {
   void SetUp() override { StartServer(ServerLimits{}); }
 
   void StartServer(const ServerLimits& limits) {
-    server_.reset();
     ServerOptions options;
-    options.listen_address = "127.0.0.1:0";
     options.limits = limits;
+    StartServerWith(options);
+  }
+
+  // Any options; the gRPC listener is always 127.0.0.1:0.
+  void StartServerWith(ServerOptions options) {
+    server_.reset();
+    options.listen_address = "127.0.0.1:0";
     auto server = ContactSimServer::Start(options);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(*server);

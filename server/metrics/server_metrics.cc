@@ -1,0 +1,121 @@
+#include "server/metrics/server_metrics.h"
+
+#include "google/protobuf/descriptor.h"
+
+namespace contactsim::server::metrics {
+namespace {
+
+// Services whose methods get their own rows; their methods are read from the generated
+// descriptors where linked in, so a method added to the proto is counted without a change here.
+constexpr const char* kDescribedServices[] = {"contactsim.v1.Simulation"};
+// gRPC's own services (their descriptors are not in the generated pool).
+constexpr const char* kGrpcMethods[] = {
+    "/grpc.health.v1.Health/Check",
+    "/grpc.health.v1.Health/Watch",
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+};
+
+// Step latency per call: 10 us (a tiny step on loopback is ~100 us end to end) to 10 s.
+constexpr double kStepBucketLowest_s = 1e-5;
+constexpr double kStepBucketHighest_s = 10.0;
+
+const char* CodeName(int code) {
+  static constexpr const char* kNames[] = {"OK",
+                                           "CANCELLED",
+                                           "UNKNOWN",
+                                           "INVALID_ARGUMENT",
+                                           "DEADLINE_EXCEEDED",
+                                           "NOT_FOUND",
+                                           "ALREADY_EXISTS",
+                                           "PERMISSION_DENIED",
+                                           "RESOURCE_EXHAUSTED",
+                                           "FAILED_PRECONDITION",
+                                           "ABORTED",
+                                           "OUT_OF_RANGE",
+                                           "UNIMPLEMENTED",
+                                           "INTERNAL",
+                                           "UNAVAILABLE",
+                                           "DATA_LOSS",
+                                           "UNAUTHENTICATED"};
+  return code >= 0 && code < 17 ? kNames[code] : "OTHER";
+}
+
+}  // namespace
+
+RpcCounters::RpcCounters(Registry* registry)
+    : family_(&registry->AddCounterFamily("contactsim_rpcs_total",
+                                          "gRPC calls finished, by service, method and status code",
+                                          {"service", "method", "code"})) {
+  auto add = [this](const std::string& service, const std::string& method) {
+    Row& row = rows_["/" + service + "/" + method];
+    row.service = service;
+    row.method = method;
+  };
+  for (const char* name : kDescribedServices) {
+    const google::protobuf::ServiceDescriptor* service =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(name);
+    if (service == nullptr) continue;
+    for (int i = 0; i < service->method_count(); ++i) add(name, service->method(i)->name());
+  }
+  for (std::string_view full : kGrpcMethods) {
+    const size_t slash = full.rfind('/');
+    add(std::string(full.substr(1, slash - 1)), std::string(full.substr(slash + 1)));
+  }
+  other_.service = "other";
+  other_.method = "other";
+}
+
+RpcCounters::Row& RpcCounters::RowFor(std::string_view full_method) {
+  auto it = rows_.find(std::string(full_method));
+  return it != rows_.end() ? it->second : other_;
+}
+
+void RpcCounters::Count(std::string_view full_method, int code) {
+  Row& row = RowFor(full_method);
+  const int index = code >= 0 && code < kNumCodes ? code : kNumCodes;
+  std::atomic<Counter*>& slot = row.by_code[index];
+  Counter* counter = slot.load(std::memory_order_acquire);
+  if (counter == nullptr) {
+    // First call with this code: With() is idempotent, so a race stores the same pointer.
+    counter = &family_->With({row.service, row.method, CodeName(code)});
+    slot.store(counter, std::memory_order_release);
+  }
+  counter->Increment();
+}
+
+ServerMetrics::ServerMetrics(Registry* registry_in)
+    : registry(registry_in),
+      sessions_created(registry->AddCounter("contactsim_sessions_created_total",
+                                            "sessions created since the server started")),
+      sessions_closed(registry->AddCounter("contactsim_sessions_closed_total",
+                                           "sessions closed by CloseSession")),
+      steps(registry->AddCounter("contactsim_steps_total",
+                                 "simulation steps taken, over all sessions (rate() is steps/s)")),
+      step_calls(registry->AddCounter(
+          "contactsim_step_calls_total",
+          "Step calls that ran on a session (refused or not), over all sessions")),
+      step_call_duration_s(registry->AddHistogram(
+          "contactsim_step_call_duration_seconds",
+          "server time of one Step call, from its arrival to its reply being handed to gRPC, "
+          "including the wait for the session's earlier tasks",
+          OneTwoFiveBounds(kStepBucketLowest_s, kStepBucketHighest_s))),
+      session_tasks_inline(registry->AddCounter(
+          "contactsim_session_tasks_inline_total",
+          "session tasks run directly on the gRPC thread that received the call (strand idle, "
+          "small work)")),
+      session_tasks_pooled(registry->AddCounter(
+          "contactsim_session_tasks_pooled_total",
+          "session tasks queued on the session's strand and run by the worker pool")),
+      stream_subscribers(
+          registry->AddGauge("contactsim_stream_subscribers", "StreamState calls in progress")),
+      stream_frames_sent(registry->AddCounter("contactsim_stream_frames_sent_total",
+                                              "StreamState frames written to viewers")),
+      stream_frames_coalesced(registry->AddCounter(
+          "contactsim_stream_frames_coalesced_total",
+          "frames viewers skipped: coalesced into a newer frame for a slow viewer, or gone from "
+          "the resume ring")),
+      snapshots(registry->AddCounter("contactsim_snapshots_total", "successful Snapshot calls")),
+      restores(registry->AddCounter("contactsim_restores_total", "successful Restore calls")),
+      rpcs(registry) {}
+
+}  // namespace contactsim::server::metrics
