@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libmetis-dev libcivetweb-dev
   openssl  # the TLS tests make throwaway certificates with it
+  python3-grpcio python3-protobuf python3-matplotlib
 )
 
 missing=()
