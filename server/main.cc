@@ -67,6 +67,17 @@ int main(int argc, char** argv) {
                  "frames kept per session for StreamState resume (from_seq)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--max-constraints", limits.max_constraints_per_session, "constraints per session")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-meshes", limits.max_meshes_per_session,
+                 "meshes stored by UploadMesh per session")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-mesh-bytes", limits.max_mesh_bytes_per_session,
+                 "bytes of uploaded meshes per session (8 per coordinate, 4 per index)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--max-message-mib", max_message_mib, "largest gRPC message [MiB]")
       ->check(CLI::Range(1, 2047))
       ->capture_default_str();

@@ -1,5 +1,7 @@
 #include "clients/cpp/session_handle.h"
 
+#include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "clients/cpp/status_convert.h"
@@ -51,6 +53,63 @@ absl::Status SessionHandle::RemoveBody(int32_t body_id) const {
   request.set_body_id(body_id);
   v1::RemoveBodyResponse response;
   return FromGrpcStatus(connection_.stub().RemoveBody(&context, request, &response));
+}
+
+absl::StatusOr<int32_t> SessionHandle::AddConstraint(const v1::ConstraintSpec& constraint) const {
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_);
+  v1::AddConstraintRequest request;
+  request.set_session_id(session_id_);
+  *request.mutable_constraint() = constraint;
+  v1::AddConstraintResponse response;
+  absl::Status status =
+      FromGrpcStatus(connection_.stub().AddConstraint(&context, request, &response));
+  if (!status.ok()) return status;
+  return response.constraint_id();
+}
+
+absl::Status SessionHandle::RemoveConstraint(int32_t constraint_id) const {
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_);
+  v1::RemoveConstraintRequest request;
+  request.set_session_id(session_id_);
+  request.set_constraint_id(constraint_id);
+  v1::RemoveConstraintResponse response;
+  return FromGrpcStatus(connection_.stub().RemoveConstraint(&context, request, &response));
+}
+
+absl::StatusOr<v1::UploadMeshResponse> SessionHandle::UploadMesh(
+    const std::vector<double>& vertices_m, const std::vector<int32_t>& elements, bool tetrahedral,
+    size_t values_per_chunk) const {
+  if (values_per_chunk == 0) {
+    return absl::InvalidArgumentError("values_per_chunk: must be > 0");
+  }
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_);
+  v1::UploadMeshResponse response;
+  std::unique_ptr<grpc::ClientWriter<v1::UploadMeshChunk>> writer =
+      connection_.stub().UploadMesh(&context, &response);
+  size_t v = 0, e = 0;
+  bool first = true;
+  while (first || v < vertices_m.size() || e < elements.size()) {
+    v1::UploadMeshChunk chunk;
+    if (first) {
+      chunk.set_session_id(session_id_);
+      chunk.set_tetrahedral(tetrahedral);
+      first = false;
+    }
+    const size_t nv = std::min(values_per_chunk, vertices_m.size() - v);
+    const size_t ne = std::min(values_per_chunk, elements.size() - e);
+    chunk.mutable_vertices_m()->Add(vertices_m.begin() + v, vertices_m.begin() + v + nv);
+    chunk.mutable_elements()->Add(elements.begin() + e, elements.begin() + e + ne);
+    v += nv;
+    e += ne;
+    if (!writer->Write(chunk)) break;  // the server has answered (a refusal): read it
+  }
+  writer->WritesDone();
+  absl::Status status = FromGrpcStatus(writer->Finish());
+  if (!status.ok()) return status;
+  return response;
 }
 
 absl::StatusOr<v1::StepResponse> SessionHandle::Step(int32_t n_steps,

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -33,6 +34,19 @@ class SessionHandle {
 
   absl::StatusOr<v1::AddBodyResponse> AddBody(const v1::BodySpec& body) const;
   absl::Status RemoveBody(int32_t body_id) const;
+
+  // Pins, attachments and position targets (scene.proto ConstraintSpec); returns the id.
+  absl::StatusOr<int32_t> AddConstraint(const v1::ConstraintSpec& constraint) const;
+  absl::Status RemoveConstraint(int32_t constraint_id) const;
+
+  // Streams a mesh (packed xyz vertices [m], 3 or 4 indices per element) in chunks of at most
+  // `values_per_chunk` (> 0) coordinates and indices each, and returns the mesh id for
+  // BodySpec.mesh_id. When the server refuses part-way (a limit), the rest is not sent and its
+  // status is returned. One deadline (the connection's) covers the whole upload.
+  absl::StatusOr<v1::UploadMeshResponse> UploadMesh(const std::vector<double>& vertices_m,
+                                                    const std::vector<int32_t>& elements,
+                                                    bool tetrahedral,
+                                                    size_t values_per_chunk = 1 << 20) const;
 
   // Lockstep: applies `controls` during each of the `n_steps` steps and returns the state, the
   // contact report and the diagnostics.

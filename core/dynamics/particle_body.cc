@@ -21,7 +21,42 @@ ParticleBody::ParticleBody(const Points3& rest_positions_m, Eigen::VectorXd mass
       masses_(std::move(masses_kg)),
       mass_damping_per_s_(mass_damping_per_s) {
   inverse_masses_ = masses_.cwiseInverse();
-  for (int i : pinned) inverse_masses_[i] = 0.0;
+  free_masses_ = masses_;
+  pinned_.assign(masses_.size(), 0);
+  held_.assign(masses_.size(), 0);
+  for (int i : pinned) {
+    inverse_masses_[i] = 0.0;
+    free_masses_[i] = 0.0;
+    pinned_[i] = 1;
+  }
+}
+
+absl::Status ParticleBody::SetVertexHeld(int i, bool held) {
+  if (predicted_) {
+    return absl::FailedPreconditionError("SetVertexHeld called between Predict and Correct");
+  }
+  RETURN_IF_ERROR(internal::CheckVertexIndex(i, num_vertices()));
+  held_[i] = held ? 1 : 0;
+  const bool immovable = held || pinned_[i] != 0;
+  inverse_masses_[i] = immovable ? 0.0 : 1.0 / masses_[i];
+  free_masses_[i] = immovable ? 0.0 : masses_[i];
+  if (held || pinned_[i] != 0) velocities_.row(i).setZero();
+  return absl::OkStatus();
+}
+
+absl::Status ParticleBody::DriveHeldVertex(int i, const Vec3& x_t1_m) {
+  if (!predicted_) {
+    return absl::FailedPreconditionError("DriveHeldVertex called outside Predict and Correct");
+  }
+  RETURN_IF_ERROR(internal::CheckVertexIndex(i, num_vertices()));
+  if (held_[i] == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("DriveHeldVertex: vertex ", i, " is not held"));
+  }
+  RETURN_IF_ERROR(internal::CheckFiniteVector(x_t1_m, "x_t1_m"));
+  positions_t1_.row(i) = x_t1_m.transpose();
+  predicted_velocities_.row(i) = (x_t1_m.transpose() - positions_t0_.row(i)) / predicted_dt_s_;
+  return absl::OkStatus();
 }
 
 absl::Status ParticleBody::CheckMassesAndPins(const Eigen::VectorXd& masses_kg,
@@ -94,7 +129,12 @@ absl::Status ParticleBody::Correct(double dt_s) {
   }
   external_work_last_step_j_ = 0.0;
   for (int i = 0; i < num_vertices(); ++i) {
-    if (inverse_masses_[i] == 0.0) continue;  // pinned: v = 0, x unchanged
+    if (inverse_masses_[i] == 0.0) {
+      // Pinned: v* = 0 and x_t1 = x_t0 from Predict; held: as driven (DriveHeldVertex).
+      velocities_.row(i) = predicted_velocities_.row(i);
+      positions_t0_.row(i) = positions_t1_.row(i);
+      continue;
+    }
     velocities_.row(i) = predicted_velocities_.row(i) + inverse_masses_[i] * impulses_.row(i);
     positions_t0_.row(i) += dt_s * velocities_.row(i);
     external_work_last_step_j_ += dt_s * external_forces_.row(i).dot(velocities_.row(i));
@@ -107,7 +147,7 @@ absl::Status ParticleBody::Correct(double dt_s) {
 }
 
 double ParticleBody::KineticEnergy() const {
-  return 0.5 * velocities_.rowwise().squaredNorm().dot(masses_);
+  return 0.5 * velocities_.rowwise().squaredNorm().dot(free_masses_);
 }
 
 double ParticleBody::PotentialEnergy(const Vec3& gravity_m_per_s2) const {
@@ -119,11 +159,14 @@ double ParticleBody::PotentialEnergy(const Vec3& gravity_m_per_s2) const {
   return ElasticEnergyAt(positions_t0_) + gravitational;
 }
 
-Vec3 ParticleBody::LinearMomentum() const { return (velocities_.transpose() * masses_).eval(); }
+Vec3 ParticleBody::LinearMomentum() const {
+  return (velocities_.transpose() * free_masses_).eval();
+}
 
 Vec3 ParticleBody::AngularMomentum() const {
   Vec3 angular = Vec3::Zero();
   for (int i = 0; i < num_vertices(); ++i) {
+    if (inverse_masses_[i] == 0.0) continue;  // pinned or held: v = 0 or a driver's
     angular += masses_[i] * positions_t0_.row(i).transpose().cross(velocities_.row(i).transpose());
   }
   return angular;
@@ -172,7 +215,7 @@ absl::Status ParticleBody::SetVelocities(const Points3& velocities_m_per_s) {
   }
   velocities_ = velocities_m_per_s;
   for (int i = 0; i < num_vertices(); ++i) {
-    if (inverse_masses_[i] == 0.0) velocities_.row(i).setZero();
+    if (inverse_masses_[i] == 0.0) velocities_.row(i).setZero();  // pinned or held
   }
   return absl::OkStatus();
 }

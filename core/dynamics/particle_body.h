@@ -10,6 +10,12 @@
 //   x_t1,i = x_t0,i + dt v*_i
 //   v_i    = v*_i + J_i / m_i,   x_i = x_t0,i + dt v_i     (Correct)
 // Forces are evaluated once per step at the start state, so the step is explicit.
+//
+// Run-time holds (World constraints, core/sim/constraints.h): a held vertex has inverse mass 0
+// like a pinned one. It is an infinite-mass driver: forces and impulses do not move it, and it is
+// left out of the kinetic energy, the momenta and the gravitational energy. By default it stays
+// where it is (v = 0); DriveHeldVertex, between Predict and Correct, moves it instead to a given
+// end-of-step position x_t1 with v = (x_t1 - x_t0) / dt, and Correct lands it exactly there.
 #pragma once
 
 #include <vector>
@@ -30,7 +36,21 @@ class ParticleBody : public Body {
 
   // Lumped vertex masses [kg], pinned vertices included.
   const Eigen::VectorXd& masses() const { return masses_; }
+  // Pinned at creation or held at run time: inverse mass 0.
   bool is_pinned(int i) const { return inverse_masses_[i] == 0.0; }
+  bool is_held(int i) const { return held_[i] != 0; }
+
+  // Holds (held = true: velocity set to 0) or releases vertex i; a released vertex that was
+  // pinned at creation stays pinned (v = 0), any other keeps the velocity it was last driven
+  // with. Between steps only (FailedPrecondition otherwise); InvalidArgument for a bad index.
+  absl::Status SetVertexHeld(int i, bool held);
+  // Between Predict and Correct, for a held vertex only (FailedPrecondition otherwise): moves it
+  // to x_t1 [m] (finite) over this step.
+  absl::Status DriveHeldVertex(int i, const Vec3& x_t1_m);
+  // Between Predict and Correct: the force on vertex i that Predict evaluated, external plus
+  // internal, f_ext,i + f_int,i(x_t0, v) [N] (no gravity, no mass damping). For a held vertex it
+  // is the force its holder must take up.
+  Vec3 PredictedVertexForce(int i) const { return force_scratch_.row(i).transpose(); }
   double InverseMass(int i) const override { return inverse_masses_[i]; }
   double InverseMassAlong(int i, const Vec3& /*unit_direction*/) const override {
     return inverse_masses_[i];
@@ -89,7 +109,10 @@ class ParticleBody : public Body {
   Points3 impulses_;              // [N s], consumed by Correct
   Points3 force_scratch_;         // reused by Predict to avoid a per-step allocation
   Eigen::VectorXd masses_;
-  Eigen::VectorXd inverse_masses_;  // 0 for pinned vertices
+  Eigen::VectorXd inverse_masses_;  // 0 for pinned and held vertices
+  Eigen::VectorXd free_masses_;     // m_i, 0 for pinned and held vertices (energy, momenta)
+  std::vector<char> pinned_;        // pinned at creation
+  std::vector<char> held_;          // held at run time (SetVertexHeld)
   double mass_damping_per_s_ = 0.0;
   double external_work_last_step_j_ = 0.0;  // see Body::ExternalWorkOfLastStep
   double predicted_dt_s_ = 0.0;

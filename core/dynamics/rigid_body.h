@@ -84,6 +84,9 @@ class RigidBody final : public Body {
   const Points3& body_vertices() const { return body_vertices_; }
 
   const RigidBodyState& state() const { return state_; }
+  // Between Predict and Correct the predicted end-of-step state (pose p_t1, R_t1); otherwise
+  // state().
+  const RigidBodyState& predicted_state() const { return predicted_ ? predicted_state_ : state_; }
   // Between steps only (FailedPrecondition otherwise); InvalidArgument naming the field for a
   // non-finite value or a quaternion that is not unit (see the top of this file).
   absl::Status SetState(const RigidBodyState& state);

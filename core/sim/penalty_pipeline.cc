@@ -17,6 +17,7 @@
 #include "core/contact/penalty/penalty_pair.h"
 #include "core/contact/penalty/static_plane.h"
 #include "core/sim/body_utils.h"
+#include "core/sim/constraints.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 
@@ -425,11 +426,27 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
   report->contacts.clear();
   report->body_totals.clear();
 
-  // 1. Predict.
-  for (SimBody& sim_body : input.bodies) {
-    if (absl::Status s = sim_body.body->Predict(dt, settings_.gravity_m_per_s2); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("body ", sim_body.id, ": ", s.message()));
+  // 1. Predict. Bodies predict independently, so the order changes no result; constraints
+  // (constraints.h) need deformables first, whose held vertices' forces go to the rigid bodies
+  // they are attached to before those predict, and then drive the attached vertices to the
+  // rigid bodies' predicted poses.
+  ConstraintSet* constraints = input.constraints;
+  if (constraints != nullptr) {
+    if (absl::Status s = constraints->ApplyTargetForces(input.bodies); !s.ok()) return s;
+  }
+  for (const bool rigid_pass : {false, true}) {
+    for (SimBody& sim_body : input.bodies) {
+      if ((sim_body.body->type() == BodyType::kRigid) != rigid_pass) continue;
+      if (absl::Status s = sim_body.body->Predict(dt, settings_.gravity_m_per_s2); !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("body ", sim_body.id, ": ", s.message()));
+      }
     }
+    if (constraints != nullptr && !rigid_pass) {
+      if (absl::Status s = constraints->ApplyAttachmentReactions(input.bodies); !s.ok()) return s;
+    }
+  }
+  if (constraints != nullptr) {
+    if (absl::Status s = constraints->DriveAttachedVertices(input.bodies); !s.ok()) return s;
   }
   for (const SimBody& sim_body : input.bodies) {
     if (!sim_body.body->positions_t1().allFinite()) {

@@ -5,6 +5,9 @@
 // One step of length dt [s] (Eq. 7: predict with all other forces, CCD, correct with the penalty
 // impulse; t in [0, 1] is the normalized time in the step):
 //   1. Predict every body (body.h): v* = v + dt M^-1 (f_int + M g + f_ext), x_t1 = x_t0 + dt v*.
+//      With constraints (constraints.h): target springs are added as vertex forces first,
+//      deformables predict before rigid bodies (attachment reactions go to dynamic rigid bodies
+//      in between), and attached vertices are then driven to their rigid bodies' predicted poses.
 //   2. CCD over the predicted straight-line trajectories x(t) = (1 - t) x_t0 + t x_t1
 //      (ccd_sweep.h): VF and EE hits with their time of impact toi and collision-point weights.
 //   3. Tracking (tracked_pair.h). Each tracked pair, with the weights w and penetrating sign s

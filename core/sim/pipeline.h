@@ -18,9 +18,13 @@
 
 namespace contactsim::core {
 
+class ConstraintSet;
+
 struct StepInput {
   std::span<SimBody> bodies;            // ascending id
   std::span<const GroundPlane> planes;  // ascending id
+  // The World's constraints, applied through their step hooks (constraints.h); may be null.
+  ConstraintSet* constraints = nullptr;
 };
 
 class Pipeline {

@@ -73,6 +73,7 @@ absl::StatusOr<int32_t> World::AddBody(std::unique_ptr<Body> body, BodyOptions o
 absl::Status World::RemoveBody(int32_t id) {
   const int index = BodyIndex(id);
   if (index < 0) return absl::NotFoundError(absl::StrCat("id: no body with id ", id));
+  constraints_.ForgetBody(id, bodies_);
   bodies_.erase(bodies_.begin() + index);
   pipeline_->ForgetBody(id);
   energy_reference_j_.reset();
@@ -102,6 +103,24 @@ absl::Status World::RemoveGroundPlane(int32_t id) {
   planes_.erase(it);
   pipeline_->ForgetPlane(id);
   return absl::OkStatus();
+}
+
+absl::StatusOr<int32_t> World::AddConstraint(ConstraintSpec spec) {
+  absl::StatusOr<int32_t> id = constraints_.Add(std::move(spec), bodies_, settings_.dt_s);
+  if (id.ok()) energy_reference_j_.reset();
+  return id;
+}
+
+absl::Status World::RemoveConstraint(int32_t id) {
+  absl::Status status = constraints_.Remove(id, bodies_);
+  if (status.ok()) energy_reference_j_.reset();
+  return status;
+}
+
+absl::Status World::SetConstraintTargets(int32_t id, const Points3& targets_m) {
+  absl::Status status = constraints_.SetTargets(id, targets_m);
+  if (status.ok()) energy_reference_j_.reset();
+  return status;
 }
 
 std::vector<int32_t> World::body_ids() const {
@@ -155,12 +174,14 @@ absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
     if (initial.ok()) initial_ = std::make_unique<WorldSnapshot>(*std::move(initial));
   }
   if (!energy_reference_j_.has_value()) {
-    const WorldEnergies reference = MeasureEnergies(bodies_, settings_.gravity_m_per_s2);
+    const WorldEnergies reference = MeasureWorldEnergies();
     energy_reference_j_ = reference.kinetic_j + reference.potential_j;
   }
 
   StepDiagnostics step;
-  const absl::Status status = pipeline_->Step(StepInput{bodies_, planes_}, &step, &last_report_);
+  const absl::Status status =
+      pipeline_->Step(StepInput{bodies_, planes_, constraints_.empty() ? nullptr : &constraints_},
+                      &step, &last_report_);
   // Energy fed in from outside (controller forces, kinematic bodies) raises what a passive
   // system may hold, so the blow-up check compares with the reference plus that work.
   for (const SimBody& sim_body : bodies_) {
@@ -170,7 +191,7 @@ absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
   time_s_ = static_cast<double>(step_count_) * settings_.dt_s;
   step.step = step_count_;
   step.time_s = time_s_;
-  const WorldEnergies energies = MeasureEnergies(bodies_, settings_.gravity_m_per_s2);
+  const WorldEnergies energies = MeasureWorldEnergies();
   step.kinetic_energy_j = energies.kinetic_j;
   step.potential_energy_j = energies.potential_j;
   step.total_energy_j = energies.kinetic_j + energies.potential_j;
@@ -178,6 +199,8 @@ absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
     step.divergence = DivergenceKind::kPipelineError;
     step.divergence_message = status.ToString();
   }
+  // Work fed in by attachments to kinematic bodies is energy the World did not have.
+  *energy_reference_j_ += constraints_.TakeDrivenWork();
   if (step.divergence == DivergenceKind::kNone) {
     DetectDivergence(bodies_, energies, *energy_reference_j_, settings_.divergence, &step);
   }
@@ -192,6 +215,12 @@ absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
   return absl::OkStatus();
 }
 
+WorldEnergies World::MeasureWorldEnergies() const {
+  WorldEnergies energies = MeasureEnergies(bodies_, settings_.gravity_m_per_s2);
+  if (!constraints_.empty()) energies.potential_j += constraints_.TargetSpringEnergy(bodies_);
+  return energies;
+}
+
 absl::StatusOr<WorldSnapshot> World::Snapshot() const {
   if (diverged_) {
     return absl::FailedPreconditionError(
@@ -203,6 +232,7 @@ absl::StatusOr<WorldSnapshot> World::Snapshot() const {
   snapshot.settings_ = settings_;
   snapshot.bodies_ = *std::move(bodies);
   snapshot.planes_ = planes_;
+  snapshot.constraints_ = constraints_;
   snapshot.pipeline_ = pipeline_->Clone();
   snapshot.time_s_ = time_s_;
   snapshot.step_count_ = step_count_;
@@ -220,6 +250,7 @@ absl::Status World::Restore(const WorldSnapshot& snapshot) {
   settings_ = snapshot.settings_;
   bodies_ = *std::move(bodies);
   planes_ = snapshot.planes_;
+  constraints_ = snapshot.constraints_;
   pipeline_ = snapshot.pipeline_->Clone();
   time_s_ = snapshot.time_s_;
   step_count_ = snapshot.step_count_;

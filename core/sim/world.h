@@ -18,8 +18,15 @@
 // (Body::ExternalWorkOfLastStep); call ResetEnergyReference after changing body states by hand
 // (e.g. a new velocity).
 //
-// Snapshot copies everything that determines later steps (bodies with their state, planes, the
-// pipeline's tracked contacts and friction anchors, time, ids, the energy reference); Restore
+// Constraints (constraints.h: pins, attachments to rigid bodies, moving position targets) on
+// vertices of deformables, with World-assigned ids never reused. Removing a body removes every
+// constraint on it (as the constrained body or an attachment's rigid body), releasing the
+// vertices the others held. Adding or removing a constraint, or moving targets, renews the
+// energy reference; the target springs' energy counts as potential energy.
+//
+// Snapshot copies everything that determines later steps (bodies with their state, planes,
+// constraints, the pipeline's tracked contacts and friction anchors, time, ids, the energy
+// reference); Restore
 // returns to it, and stepping from a restored snapshot reproduces the same bits. Reset restores
 // the state the world had when its first step began (time 0); content added after that is gone.
 //
@@ -39,12 +46,15 @@
 #include "core/common/eigen_types.h"
 #include "core/contact/contact_report.h"
 #include "core/dynamics/body.h"
+#include "core/sim/constraints.h"
 #include "core/sim/pipeline.h"
 #include "core/sim/sim_body.h"
 #include "core/sim/step_diagnostics.h"
 #include "core/sim/world_settings.h"
 
 namespace contactsim::core {
+
+struct WorldEnergies;  // divergence_check.h
 
 struct BodyOptions {
   std::string name;  // optional; unique among the World's bodies when not empty
@@ -68,6 +78,7 @@ class WorldSnapshot {
   WorldSettings settings_;
   std::vector<SimBody> bodies_;
   std::vector<GroundPlane> planes_;
+  ConstraintSet constraints_;  // with the bodies' holds, which CloneBody copies
   std::unique_ptr<Pipeline> pipeline_;
   double time_s_ = 0.0;
   int64_t step_count_ = 0;
@@ -109,6 +120,17 @@ class World {
   absl::StatusOr<int32_t> FindBody(std::string_view name) const;
   std::span<const GroundPlane> ground_planes() const { return planes_; }
 
+  // Adds a constraint (constraints.h) and returns its id; NotFound for an unknown body,
+  // InvalidArgument naming the member otherwise ("pin.vertices[3]: no vertex 812 in body 2 (412
+  // vertices)"); nothing changes on failure.
+  absl::StatusOr<int32_t> AddConstraint(ConstraintSpec spec);
+  // NotFound ("constraint_id: ...") for an unknown id; releases the vertices it held.
+  absl::Status RemoveConstraint(int32_t id);
+  // New targets of a position target, one row per vertex: NotFound for an unknown id,
+  // InvalidArgument for another kind, a count mismatch or a non-finite target.
+  absl::Status SetConstraintTargets(int32_t id, const Points3& targets_m);
+  const ConstraintSet& constraints() const { return constraints_; }
+
   // Advances num_steps (>= 0, else InvalidArgument) steps; appends one StepDiagnostics per step
   // taken to *diagnostics when given. FailedPrecondition when the world has diverged, now or
   // before (see the top of this file).
@@ -135,11 +157,14 @@ class World {
  private:
   explicit World(const WorldSettings& settings);
   absl::Status StepOnce(std::vector<StepDiagnostics>* diagnostics);
+  // Body energies plus the target springs' energy (potential).
+  WorldEnergies MeasureWorldEnergies() const;
   int BodyIndex(int32_t id) const;  // -1 when unknown
 
   WorldSettings settings_;
   std::vector<SimBody> bodies_;      // ascending id
   std::vector<GroundPlane> planes_;  // ascending id
+  ConstraintSet constraints_;
   std::unique_ptr<Pipeline> pipeline_;
   double time_s_ = 0.0;
   int64_t step_count_ = 0;

@@ -80,8 +80,8 @@ absl::StatusOr<core::TriangleMesh> TriangleMeshFor(const v1::BodySpec& message,
                                                    std::string_view field) {
   const std::string mesh_field = Field(field, "triangle_mesh");
   if (message.mesh_case() == v1::BodySpec::kMeshId) {
-    return absl::UnimplementedError(
-        absl::StrCat(Field(field, "mesh_id"), ": uploaded meshes are not implemented yet"));
+    return absl::InternalError(absl::StrCat(
+        Field(field, "mesh_id"), ": resolve uploaded meshes (WithUploadedMesh) before conversion"));
   }
   if (message.mesh_case() == v1::BodySpec::kPrimitive) {
     return SurfaceFromPrimitive(message.primitive(), limits, closed, Field(field, "primitive"));
@@ -212,8 +212,8 @@ absl::StatusOr<NewBody> FemFromProto(const v1::BodySpec& message, const ServerLi
   }
   const std::string mesh_field = Field(field, "tet_mesh");
   if (message.mesh_case() == v1::BodySpec::kMeshId) {
-    return absl::UnimplementedError(
-        absl::StrCat(Field(field, "mesh_id"), ": uploaded meshes are not implemented yet"));
+    return absl::InternalError(absl::StrCat(
+        Field(field, "mesh_id"), ": resolve uploaded meshes (WithUploadedMesh) before conversion"));
   }
   if (message.mesh_case() != v1::BodySpec::kTetMesh &&
       message.mesh_case() != v1::BodySpec::kPrimitive) {

@@ -24,8 +24,9 @@ struct NewBody {
 };
 
 // ResourceExhausted naming the mesh field when its vertex or element count exceeds the limits;
-// Unimplemented for mesh_id (UploadMesh is not implemented yet). A `primitive` mesh is generated
-// here (primitive_convert.h), its counts checked before it is built.
+// Internal for mesh_id: the service resolves uploaded meshes first (mesh_upload.h).
+// A `primitive` mesh is generated here (primitive_convert.h), its counts checked before it is
+// built.
 absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
                                       std::string_view field);
 

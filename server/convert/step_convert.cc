@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
 #include "server/convert/body_convert.h"
+#include "server/convert/constraint_convert.h"
 #include "server/convert/value_convert.h"
 
 namespace contactsim::server {
@@ -72,6 +73,15 @@ absl::StatusOr<StepControls> StepControlsFromProto(const v1::StepControls& messa
       forces.forces_n.data()[k] = in.forces_n(k);
     }
     controls.vertex_forces.push_back(std::move(forces));
+  }
+  for (int i = 0; i < message.constraint_targets_size(); ++i) {
+    const v1::ConstraintTarget& in = message.constraint_targets(i);
+    const std::string field = absl::StrCat("controls.constraint_targets[", i, "].targets_m");
+    ConstraintTargetInput targets;
+    targets.index = i;
+    targets.constraint_id = in.constraint_id();
+    ASSIGN_OR_RETURN(targets.targets_m, FinitePointsFromProto(in.targets_m(), field));
+    controls.constraint_targets.push_back(std::move(targets));
   }
   return controls;
 }

@@ -9,11 +9,14 @@
 #include "core/common/status_macros.h"
 #include "core/sim/world.h"
 #include "server/convert/body_convert.h"
+#include "server/convert/constraint_convert.h"
+#include "server/convert/mesh_upload.h"
 #include "server/convert/settings_convert.h"
 #include "server/convert/snapshot_blob.h"
 #include "server/convert/step_convert.h"
 #include "server/convert/value_convert.h"
 #include "server/service/state_stream.h"
+#include "server/service/upload_mesh_reactor.h"
 #include "spdlog/spdlog.h"
 
 namespace contactsim::server {
@@ -42,8 +45,8 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-absl::StatusOr<std::shared_ptr<Session>> SimulationService::Authorize(
-    const grpc::CallbackServerContext& context, std::string_view session_id, Role required) const {
+// The bearer token of the call's metadata: UNAUTHENTICATED when missing or malformed.
+static absl::StatusOr<std::string_view> BearerToken(const grpc::CallbackServerContext& context) {
   const auto& metadata = context.client_metadata();
   auto it = metadata.find("authorization");
   if (it == metadata.end()) {
@@ -55,8 +58,14 @@ absl::StatusOr<std::shared_ptr<Session>> SimulationService::Authorize(
   if (!token) {
     return absl::UnauthenticatedError("authorization: expected 'Bearer <token>'");
   }
+  return *token;
+}
+
+absl::StatusOr<std::shared_ptr<Session>> SimulationService::Authorize(
+    const grpc::CallbackServerContext& context, std::string_view session_id, Role required) const {
+  ASSIGN_OR_RETURN(const std::string_view token, BearerToken(context));
   ASSIGN_OR_RETURN(std::shared_ptr<Session> session, sessions_->Get(session_id));
-  const std::optional<Role> role = session->RoleOf(*token);
+  const std::optional<Role> role = session->RoleOf(token);
   if (!role) {
     return absl::UnauthenticatedError("authorization: the token is not valid for this session");
   }
@@ -192,7 +201,15 @@ grpc::ServerUnaryReactor* SimulationService::AddBody(grpc::CallbackServerContext
   // Mesh conversion can be long: on the pool, off the callback thread.
   auto run = [this, request, response](Session& session) -> absl::Status {
     if (!request->has_body()) return absl::InvalidArgumentError("body: required");
-    ASSIGN_OR_RETURN(NewBody body, BodyFromProto(request->body(), sessions_->limits(), "body"));
+    const v1::BodySpec* spec = &request->body();
+    v1::BodySpec resolved;  // with an uploaded mesh inline
+    if (spec->mesh_case() == v1::BodySpec::kMeshId) {
+      ASSIGN_OR_RETURN(std::shared_ptr<const UploadedMesh> mesh,
+                       session.FindMesh(spec->mesh_id(), "body"));
+      ASSIGN_OR_RETURN(resolved, WithUploadedMesh(*spec, *mesh, "body"));
+      spec = &resolved;
+    }
+    ASSIGN_OR_RETURN(NewBody body, BodyFromProto(*spec, sessions_->limits(), "body"));
     const int num_vertices = body.body->num_vertices();
     ASSIGN_OR_RETURN(int32_t id,
                      session.AddBody(std::move(body.body), std::move(body.options), "body"));
@@ -221,25 +238,35 @@ grpc::ServerUnaryReactor* SimulationService::RemoveBody(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* SimulationService::AddConstraint(grpc::CallbackServerContext* context,
                                                            const v1::AddConstraintRequest* request,
                                                            v1::AddConstraintResponse* response) {
-  absl::StatusOr<std::shared_ptr<Session>> session =
-      Authorize(*context, request->session_id(), Role::kController);
-  if (!session.ok()) return Finish(context, session.status());
-  return Finish(context, absl::UnimplementedError("AddConstraint is not implemented yet"));
+  auto run = [request, response](Session& session) -> absl::Status {
+    ASSIGN_OR_RETURN(core::ConstraintSpec spec,
+                     ConstraintSpecFromProto(request->constraint(), "constraint"));
+    ASSIGN_OR_RETURN(int32_t id, session.AddConstraint(std::move(spec)));
+    session.strand()->ForgetStepCost();
+    response->set_constraint_id(id);
+    return absl::OkStatus();
+  };
+  return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/true, run);
 }
 
 grpc::ServerUnaryReactor* SimulationService::RemoveConstraint(
     grpc::CallbackServerContext* context, const v1::RemoveConstraintRequest* request,
     v1::RemoveConstraintResponse* response) {
-  absl::StatusOr<std::shared_ptr<Session>> session =
-      Authorize(*context, request->session_id(), Role::kController);
-  if (!session.ok()) return Finish(context, session.status());
-  return Finish(context, absl::UnimplementedError("RemoveConstraint is not implemented yet"));
+  auto run = [request](Session& session) -> absl::Status {
+    RETURN_IF_ERROR(session.RemoveConstraint(request->constraint_id()));
+    session.strand()->ForgetStepCost();
+    return absl::OkStatus();
+  };
+  return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/true, run);
 }
 
 grpc::ServerReadReactor<v1::UploadMeshChunk>* SimulationService::UploadMesh(
     grpc::CallbackServerContext* context, v1::UploadMeshResponse* response) {
-  return new FinishedReactor<grpc::ServerReadReactor<v1::UploadMeshChunk>>(
-      absl::UnimplementedError("UploadMesh is not implemented yet"));
+  auto authorize = [this, context](std::string_view session_id) {
+    return Authorize(*context, session_id, Role::kController);
+  };
+  return new UploadMeshReactor(context, BearerToken(*context).status(), std::move(authorize),
+                               sessions_->limits(), response);
 }
 
 grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* context,

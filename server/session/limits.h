@@ -15,6 +15,11 @@ struct ServerLimits {
   int max_snapshots_per_session = 16;
   int max_message_bytes = 64 << 20;  // gRPC receive and send limit [bytes]
   int stream_ring_frames = 64;       // frames kept per session for StreamState from_seq
+  int max_constraints_per_session = 4096;
+  // Meshes stored by UploadMesh: how many per session, and their bytes together (8 per
+  // coordinate, 4 per index), counted while a mesh streams in.
+  int max_meshes_per_session = 16;
+  int64_t max_mesh_bytes_per_session = int64_t{256} << 20;
 };
 
 }  // namespace contactsim::server

@@ -144,6 +144,68 @@ absl::Status Session::RemoveBody(int32_t body_id) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<int32_t> Session::AddConstraint(core::ConstraintSpec spec) {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(CheckActive());
+  const size_t count = world_.constraints().constraints().size();
+  if (static_cast<int64_t>(count) >= limits_.max_constraints_per_session) {
+    return absl::ResourceExhaustedError(absl::StrCat("constraint: the session already has ", count,
+                                                     " constraints, the server's limit per "
+                                                     "session"));
+  }
+  absl::StatusOr<int32_t> id = world_.AddConstraint(std::move(spec));
+  if (!id.ok()) {
+    return absl::Status(id.status().code(), absl::StrCat("constraint.", id.status().message()));
+  }
+  return id;
+}
+
+absl::Status Session::RemoveConstraint(int32_t constraint_id) {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(CheckActive());
+  return world_.RemoveConstraint(constraint_id);
+}
+
+absl::StatusOr<int64_t> Session::MeshBudgetBytes() const {
+  std::lock_guard lock(mu_);
+  if (static_cast<int64_t>(meshes_.size()) >= limits_.max_meshes_per_session) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("session_id: the session already holds ", meshes_.size(),
+                     " uploaded meshes, the server's limit per session"));
+  }
+  return limits_.max_mesh_bytes_per_session - mesh_bytes_;
+}
+
+absl::StatusOr<std::string> Session::StoreMesh(UploadedMesh mesh) {
+  std::lock_guard lock(mu_);
+  // Uploads to one session may run concurrently: check again under the lock.
+  if (static_cast<int64_t>(meshes_.size()) >= limits_.max_meshes_per_session) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("session_id: the session already holds ", meshes_.size(),
+                     " uploaded meshes, the server's limit per session"));
+  }
+  if (mesh_bytes_ + mesh.bytes() > limits_.max_mesh_bytes_per_session) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("vertices_m: the mesh passes the session's mesh storage limit of ",
+                     limits_.max_mesh_bytes_per_session, " bytes"));
+  }
+  std::string mesh_id = absl::StrCat("mesh-", next_mesh_number_++);
+  mesh_bytes_ += mesh.bytes();
+  meshes_.emplace(mesh_id, std::make_shared<const UploadedMesh>(std::move(mesh)));
+  return mesh_id;
+}
+
+absl::StatusOr<std::shared_ptr<const UploadedMesh>> Session::FindMesh(
+    std::string_view mesh_id, std::string_view field) const {
+  std::lock_guard lock(mu_);
+  auto it = meshes_.find(mesh_id);
+  if (it == meshes_.end()) {
+    return absl::NotFoundError(absl::StrCat(std::string(field), ".mesh_id: no uploaded mesh '",
+                                            std::string(mesh_id), "' in session ", id_));
+  }
+  return it->second;
+}
+
 absl::Status Session::ValidateControls(const StepControls& controls) const {
   std::vector<int32_t> seen;
   for (const BodyControlInput& control : controls.bodies) {
@@ -201,6 +263,24 @@ absl::Status Session::ValidateControls(const StepControls& controls) const {
       }
     }
   }
+  for (const ConstraintTargetInput& targets : controls.constraint_targets) {
+    const std::string field = absl::StrCat("controls.constraint_targets[", targets.index, "]");
+    const core::Constraint* constraint = world_.constraints().Find(targets.constraint_id);
+    if (constraint == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat(field, ".constraint_id: no constraint ", targets.constraint_id));
+    }
+    if (constraint->spec.kind != core::ConstraintKind::kPositionTarget) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".constraint_id: constraint ", targets.constraint_id, " is a ",
+                       core::ConstraintKindName(constraint->spec.kind), ", not a position_target"));
+    }
+    if (targets.targets_m.rows() != static_cast<Eigen::Index>(constraint->spec.vertices.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".targets_m: ", targets.targets_m.rows(), " targets for ",
+                       constraint->spec.vertices.size(), " vertices"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -220,6 +300,11 @@ absl::Status Session::ApplyControls(const StepControls& controls, bool first_ste
       RETURN_IF_ERROR(rigid->SetVelocity(
           control.kinematic_linear_velocity_m_per_s.value_or(rigid->state().v_WB_m_per_s),
           control.kinematic_angular_velocity_rad_per_s.value_or(rigid->state().w_WB_rad_per_s)));
+    }
+  }
+  if (first_step) {  // targets stay where they are put
+    for (const ConstraintTargetInput& targets : controls.constraint_targets) {
+      RETURN_IF_ERROR(world_.SetConstraintTargets(targets.constraint_id, targets.targets_m));
     }
   }
   for (const VertexForcesInput& forces : controls.vertex_forces) {

@@ -6,8 +6,8 @@
 //
 // Every mutating operation validates all of its input against the World before it changes
 // anything, so a refused request leaves the session exactly as it was. A step that diverges
-// (World::Step returns FailedPrecondition) puts the session in kFailed: Step, AddBody and
-// RemoveBody then answer FailedPrecondition until Restore.
+// (World::Step returns FailedPrecondition) puts the session in kFailed: Step, AddBody,
+// RemoveBody, AddConstraint and RemoveConstraint then answer FailedPrecondition until Restore.
 //
 // After every Step call and content change the session publishes a Frame on its FrameBus (under
 // its lock, so frames are in step order); publishing copies the state and never waits for
@@ -21,12 +21,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/contact/contact_report.h"
 #include "core/dynamics/body.h"
+#include "core/sim/constraints.h"
 #include "core/sim/step_diagnostics.h"
 #include "core/sim/world.h"
 #include "server/auth/token.h"
@@ -34,6 +36,7 @@
 #include "server/session/limits.h"
 #include "server/session/step_controls.h"
 #include "server/session/strand.h"
+#include "server/session/uploaded_mesh.h"
 
 namespace contactsim::server {
 
@@ -88,6 +91,24 @@ class Session {
                                   std::string_view field);
   absl::Status RemoveBody(int32_t body_id);
 
+  // World constraints (core/sim/constraints.h). Errors name the member under "constraint."
+  // ("constraint.pin.vertices[2]: ..."); ResourceExhausted beyond
+  // limits.max_constraints_per_session; FailedPrecondition while failed.
+  absl::StatusOr<int32_t> AddConstraint(core::ConstraintSpec spec);
+  // NotFound ("constraint_id: ...") for an unknown id.
+  absl::Status RemoveConstraint(int32_t constraint_id);
+
+  // Meshes from UploadMesh, kept until the session closes (snapshots and Restore leave them
+  // alone). The bytes the session may still store, or ResourceExhausted when it already holds
+  // limits.max_meshes_per_session meshes.
+  absl::StatusOr<int64_t> MeshBudgetBytes() const;
+  // Stores a checked mesh and returns its id ("mesh-1", "mesh-2", ... never reused);
+  // ResourceExhausted when the count or byte limit would be passed.
+  absl::StatusOr<std::string> StoreMesh(UploadedMesh mesh);
+  // NotFound "<field>.mesh_id: ..." for an unknown id.
+  absl::StatusOr<std::shared_ptr<const UploadedMesh>> FindMesh(std::string_view mesh_id,
+                                                               std::string_view field) const;
+
   // Applies `controls` before each of n_steps steps (kinematic targets are reached at the end of
   // the call), steps, and calls `read` under the lock with the World and the outcome (also when a
   // step diverged part-way, so the reply can carry the diagnostics).
@@ -120,6 +141,9 @@ class Session {
   std::string failure_message_;
   uint64_t next_snapshot_handle_ = 1;
   std::map<uint64_t, core::WorldSnapshot> snapshots_;
+  uint64_t next_mesh_number_ = 1;
+  std::map<std::string, std::shared_ptr<const UploadedMesh>, std::less<>> meshes_;
+  int64_t mesh_bytes_ = 0;
   std::shared_ptr<const Topology> topology_;
   std::shared_ptr<FrameBus> frames_;
   const std::shared_ptr<Strand> strand_ = std::make_shared<Strand>();

@@ -34,9 +34,16 @@ struct VertexForcesInput {
   core::Points3 forces_n;  // one row per vertex
 };
 
+struct ConstraintTargetInput {
+  int index = 0;  // in controls.constraint_targets
+  int32_t constraint_id = 0;
+  core::Points3 targets_m;  // one row per vertex of the constraint, finite
+};
+
 struct StepControls {
   std::vector<BodyControlInput> bodies;
   std::vector<VertexForcesInput> vertex_forces;
+  std::vector<ConstraintTargetInput> constraint_targets;
 };
 
 }  // namespace contactsim::server

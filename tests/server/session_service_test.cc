@@ -149,15 +149,14 @@ TEST_F(ServiceTest, TokenRoles) {
   EXPECT_EQ(info.summary().step_count(), 0);
   // The controller token works.
   ASSERT_TRUE(stub_->AddBody(Context(a.controller).get(), add, &added).ok());
-  // Declared but unimplemented rpcs still check the token first.
+  // The token is checked before the request is looked at (this one has no constraint).
   v1::AddConstraintRequest constraint;
   constraint.set_session_id(a.id);
   v1::AddConstraintResponse constrained;
   ExpectError(stub_->AddConstraint(Context(a.viewer).get(), constraint, &constrained),
               grpc::StatusCode::PERMISSION_DENIED, "authorization:");
-  EXPECT_EQ(
-      stub_->AddConstraint(Context(a.controller).get(), constraint, &constrained).error_code(),
-      grpc::StatusCode::UNIMPLEMENTED);
+  ExpectError(stub_->AddConstraint(Context(a.controller).get(), constraint, &constrained),
+              grpc::StatusCode::INVALID_ARGUMENT, "constraint:");
 }
 
 TEST_F(ServiceTest, CreateSessionValidationNamesTheField) {
@@ -231,7 +230,7 @@ TEST_F(ServiceTest, AddBodyValidationNamesTheFieldAndChangesNothing) {
       {grpc::StatusCode::INVALID_ARGUMENT,
        "body.pinned_vertices:", [](auto* b) { b->add_pinned_vertices(0); }},
       {grpc::StatusCode::ALREADY_EXISTS, "body.name:", [](auto*) {}},  // "box" exists
-      {grpc::StatusCode::UNIMPLEMENTED, "body.mesh_id:", [](auto* b) { b->set_mesh_id("m1"); }},
+      {grpc::StatusCode::NOT_FOUND, "body.mesh_id:", [](auto* b) { b->set_mesh_id("m1"); }},
   };
   for (const Case& c : cases) {
     v1::AddBodyRequest request;

@@ -1,0 +1,85 @@
+#include "server/service/upload_mesh_reactor.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "server/service/simulation_service.h"
+#include "spdlog/spdlog.h"
+
+namespace contactsim::server {
+
+UploadMeshReactor::UploadMeshReactor(grpc::CallbackServerContext* context,
+                                     const absl::Status& precheck, Authorizer authorize,
+                                     const ServerLimits& limits, v1::UploadMeshResponse* response)
+    : context_(context), authorize_(std::move(authorize)), limits_(limits), response_(response) {
+  if (!precheck.ok()) {
+    FinishWith(precheck);
+    return;
+  }
+  StartRead(&chunk_);
+}
+
+void UploadMeshReactor::FinishWith(const absl::Status& status) {
+  upload_.reset();  // free the buffered data now, not when the client has gone
+  Finish(ToGrpcStatus(status));
+}
+
+void UploadMeshReactor::OnReadDone(bool ok) {
+  if (!ok) {  // the client closed its side (or the call was cancelled)
+    Complete();
+    return;
+  }
+  if (chunks_ == 0) {
+    absl::StatusOr<std::shared_ptr<Session>> session = authorize_(chunk_.session_id());
+    if (!session.ok()) {
+      FinishWith(session.status());
+      return;
+    }
+    session_ = *std::move(session);
+    absl::StatusOr<int64_t> budget = session_->MeshBudgetBytes();
+    if (!budget.ok()) {
+      FinishWith(budget.status());
+      return;
+    }
+    upload_.emplace(limits_, *budget);
+  }
+  if (absl::Status s = upload_->Append(chunk_, chunks_++); !s.ok()) {
+    FinishWith(s);
+    return;
+  }
+  chunk_.Clear();
+  StartRead(&chunk_);
+}
+
+void UploadMeshReactor::Complete() {
+  if (context_->IsCancelled()) {  // a broken upload is not a mesh
+    FinishWith(absl::CancelledError("the upload was cancelled"));
+    return;
+  }
+  if (chunks_ == 0) {
+    FinishWith(absl::InvalidArgumentError(
+        "session_id: the upload sent no chunk; the first chunk names the session"));
+    return;
+  }
+  absl::StatusOr<UploadedMesh> mesh = upload_->Finish();
+  if (!mesh.ok()) {
+    FinishWith(mesh.status());
+    return;
+  }
+  const int64_t num_vertices = mesh->num_vertices();
+  const int64_t num_elements = mesh->num_elements();
+  absl::StatusOr<std::string> mesh_id = session_->StoreMesh(*std::move(mesh));
+  if (!mesh_id.ok()) {
+    FinishWith(mesh_id.status());
+    return;
+  }
+  spdlog::info("session {}: mesh {} uploaded ({} vertices, {} elements in {} chunks)",
+               session_->id(), *mesh_id, num_vertices, num_elements, chunks_);
+  response_->set_mesh_id(*mesh_id);
+  response_->set_num_vertices(static_cast<int32_t>(num_vertices));
+  response_->set_num_elements(static_cast<int32_t>(num_elements));
+  FinishWith(absl::OkStatus());
+}
+
+}  // namespace contactsim::server

@@ -1,0 +1,54 @@
+// UploadMesh: a client-streaming call on the callback API (one reactor per call, one read in
+// flight). The bearer token's presence is checked before anything is read; the first chunk names
+// the session, whose controller token is checked before its data is kept. Each chunk is appended
+// by MeshUpload (server/convert/mesh_upload.h), which refuses with RESOURCE_EXHAUSTED at the
+// chunk that crosses a limit, so an oversized upload is never buffered past the limit; the call
+// then finishes at once (the client's remaining writes fail). At the end of the stream the mesh
+// is checked and stored in the session, and its id returned.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "contactsim/v1/simulation.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "server/convert/mesh_upload.h"
+#include "server/session/limits.h"
+#include "server/session/session.h"
+
+namespace contactsim::server {
+
+class UploadMeshReactor final : public grpc::ServerReadReactor<v1::UploadMeshChunk> {
+ public:
+  // The session for a session id when the call's token is its controller token.
+  using Authorizer =
+      std::function<absl::StatusOr<std::shared_ptr<Session>>(std::string_view session_id)>;
+
+  // Finishes at once with `precheck` when it is not OK (no chunk is read). Deletes itself when
+  // the call is done.
+  UploadMeshReactor(grpc::CallbackServerContext* context, const absl::Status& precheck,
+                    Authorizer authorize, const ServerLimits& limits,
+                    v1::UploadMeshResponse* response);
+
+  void OnReadDone(bool ok) override;
+  void OnDone() override { delete this; }
+
+ private:
+  void FinishWith(const absl::Status& status);
+  void Complete();  // the stream ended: check, store, answer
+
+  grpc::CallbackServerContext* context_;
+  Authorizer authorize_;
+  const ServerLimits limits_;
+  v1::UploadMeshResponse* response_;
+  v1::UploadMeshChunk chunk_;
+  int64_t chunks_ = 0;
+  std::shared_ptr<Session> session_;
+  std::optional<MeshUpload> upload_;
+};
+
+}  // namespace contactsim::server
