@@ -60,9 +60,6 @@ int main(int argc, char** argv) {
   app.add_option("--max-steps-per-call", limits.max_steps_per_call, "n_steps of one Step call")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--max-snapshots", limits.max_snapshots_per_session, "snapshots kept per session")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
   app.add_option("--stream-ring-frames", limits.stream_ring_frames,
                  "frames kept per session for StreamState resume (from_seq)")
       ->check(CLI::PositiveNumber)

@@ -53,7 +53,8 @@ class SessionHandle {
   absl::StatusOr<v1::StepResponse> Step(int32_t n_steps,
                                         const v1::StepControls& controls = {}) const;
 
-  // The blob is opaque (version 1 is valid only in the same server process and session).
+  // The blob is opaque bytes (version 2: the serialized session state), restorable into any
+  // session of the same pipeline on any server (docs/service.md, "Snapshots").
   absl::StatusOr<v1::SnapshotResponse> Snapshot() const;
   absl::StatusOr<v1::RestoreResponse> Restore(const std::string& snapshot) const;
 

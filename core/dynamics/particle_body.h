@@ -59,6 +59,8 @@ class ParticleBody : public Body {
   double mass_damping_per_s() const { return mass_damping_per_s_; }
 
   absl::Status AddVertexForce(int i, const Vec3& force_n) override;
+  // The external forces added for the next step [N], one row per vertex (world serialization).
+  const Points3& pending_forces_n() const { return external_forces_; }
   absl::Status AddVertexImpulse(int i, const Vec3& impulse_n_s) override;
   absl::Status Predict(double dt_s, const Vec3& gravity_m_per_s2) override;
   absl::Status Correct(double dt_s) override;

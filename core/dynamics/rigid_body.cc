@@ -65,7 +65,11 @@ absl::Status CheckFiniteState(const Vec3& value, const char* field) {
 
 RigidBody::RigidBody(TriangleMesh mesh, double mass_kg, const Vec3& center_of_mass_m,
                      const Mat3& inertia_body, RigidBodyKind kind)
-    : mesh_(std::move(mesh)), mass_kg_(mass_kg), inertia_body_(inertia_body), kind_(kind) {
+    : mesh_(std::move(mesh)),
+      center_of_mass_mesh_m_(center_of_mass_m),
+      mass_kg_(mass_kg),
+      inertia_body_(inertia_body),
+      kind_(kind) {
   body_vertices_ = mesh_.vertices().rowwise() - center_of_mass_m.transpose();
   if (mass_kg_ > 0.0) {
     inverse_inertia_body_ = inertia_body_.inverse();
@@ -134,13 +138,22 @@ Mat3 RigidBody::InverseInertiaWorld() const {
 }
 
 absl::Status RigidBody::SetState(const RigidBodyState& state) {
+  // The same checks in the same order as RestoreState, so errors do not depend on the path.
   RETURN_IF_ERROR(CheckBetweenSteps("SetState"));
   RETURN_IF_ERROR(internal::CheckFiniteVector(state.p_WB_m, "p_WB_m"));
   ASSIGN_OR_RETURN(const Eigen::Quaterniond q, CheckedUnitQuaternion(state.q_WB, "q_WB"));
+  RigidBodyState normalized = state;
+  normalized.q_WB = q;
+  return RestoreState(normalized);
+}
+
+absl::Status RigidBody::RestoreState(const RigidBodyState& state) {
+  RETURN_IF_ERROR(CheckBetweenSteps("RestoreState"));
+  RETURN_IF_ERROR(internal::CheckFiniteVector(state.p_WB_m, "p_WB_m"));
+  RETURN_IF_ERROR(CheckedUnitQuaternion(state.q_WB, "q_WB").status());
   RETURN_IF_ERROR(internal::CheckFiniteVector(state.v_WB_m_per_s, "v_WB_m_per_s"));
   RETURN_IF_ERROR(internal::CheckFiniteVector(state.w_WB_rad_per_s, "w_WB_rad_per_s"));
   state_ = state;
-  state_.q_WB = q;
   if (kind_ == RigidBodyKind::kStatic) {
     state_.v_WB_m_per_s.setZero();
     state_.w_WB_rad_per_s.setZero();

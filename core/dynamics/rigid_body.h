@@ -82,6 +82,9 @@ class RigidBody final : public Body {
   Mat3 InverseInertiaWorld() const;                                 // I_W^-1 (0 without mass)
   // Mesh vertices relative to the centre of mass, in B [m] (r_i above).
   const Points3& body_vertices() const { return body_vertices_; }
+  // The centre of mass in mesh coordinates the body was built with [m] (0 without mass): with the
+  // mesh, mass and inertia it rebuilds the same body (world serialization).
+  const Vec3& center_of_mass_mesh_m() const { return center_of_mass_mesh_m_; }
 
   const RigidBodyState& state() const { return state_; }
   // Between Predict and Correct the predicted end-of-step state (pose p_t1, R_t1); otherwise
@@ -92,6 +95,9 @@ class RigidBody final : public Body {
   absl::Status SetState(const RigidBodyState& state);
   absl::Status SetPose(const Vec3& p_WB_m, const Eigen::Quaterniond& q_WB);
   absl::Status SetVelocity(const Vec3& v_WB_m_per_s, const Vec3& w_WB_rad_per_s);
+  // SetState that keeps every bit of q_WB (SetState normalizes it, which may change its last
+  // bit): for restoring a saved state exactly. Same errors as SetState.
+  absl::Status RestoreState(const RigidBodyState& state);
   // Kinematic bodies: sets v and w so that the next Predict(dt_s, g) reaches the target pose
   // (rotation by the shortest arc). FailedPrecondition for other kinds.
   absl::Status SetKinematicTarget(const Vec3& p_WB_t1_m, const Eigen::Quaterniond& q_WB_t1,
@@ -106,6 +112,9 @@ class RigidBody final : public Body {
   // Immediate velocity change from an impulse [N s] at a world point [m], between steps only:
   // v += J / m, w += I_W^-1 ((p - p_WB) x J).
   absl::Status ApplyImpulseAtPoint(const Vec3& impulse_n_s, const Vec3& point_W_m);
+  // What the Apply* calls accumulated for the next step (world serialization).
+  const Vec3& pending_force_n() const { return force_n_; }
+  const Vec3& pending_torque_n_m() const { return torque_n_m_; }
 
   const Points3& positions_t0() const override { return positions_t0_; }
   const Points3& positions_t1() const override { return positions_t1_; }
@@ -141,6 +150,7 @@ class RigidBody final : public Body {
   absl::Status CheckBetweenSteps(const char* operation) const;
 
   TriangleMesh mesh_;
+  Vec3 center_of_mass_mesh_m_ = Vec3::Zero();
   Points3 body_vertices_;  // r_i in B [m]
   double mass_kg_ = 0.0;
   Mat3 inertia_body_ = Mat3::Zero();

@@ -132,6 +132,28 @@ void PenaltyPipeline::Clear() {
   plane_contacts_.clear();
 }
 
+absl::Status PenaltyPipeline::RestoreContacts(std::vector<TrackedPair> pairs,
+                                              std::vector<PlaneContact> plane_contacts) {
+  for (size_t i = 1; i < pairs.size(); ++i) {
+    if (!(pairs[i - 1].key < pairs[i].key)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tracked_pairs[", i, "]: keys must be strictly ascending"));
+    }
+  }
+  const auto key_of = [](const PlaneContact& c) {
+    return std::make_tuple(c.body_id, c.vertex, c.plane_id);
+  };
+  for (size_t i = 1; i < plane_contacts.size(); ++i) {
+    if (!(key_of(plane_contacts[i - 1]) < key_of(plane_contacts[i]))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "plane_contacts[", i, "]: (body, vertex, plane) must be strictly ascending"));
+    }
+  }
+  pairs_ = std::move(pairs);
+  plane_contacts_ = std::move(plane_contacts);
+  return absl::OkStatus();
+}
+
 std::unique_ptr<Pipeline> PenaltyPipeline::Clone() const {
   auto clone = std::make_unique<PenaltyPipeline>(settings_);
   clone->pairs_ = pairs_;

@@ -118,6 +118,11 @@ class PenaltyPipeline final : public Pipeline {
   // (body, vertex, plane).
   const std::vector<TrackedPair>& tracked_pairs() const { return pairs_; }
   const std::vector<PlaneContact>& plane_contacts() const { return plane_contacts_; }
+  // Replaces the tracked contact state (world deserialization). InvalidArgument naming the entry
+  // when a table is not strictly ascending in its order above; the caller checks that the bodies,
+  // features and planes exist.
+  absl::Status RestoreContacts(std::vector<TrackedPair> pairs,
+                               std::vector<PlaneContact> plane_contacts);
 
  private:
   struct Candidate {

@@ -267,7 +267,8 @@ absl::Status World::Reset() {
   if (initial_ != nullptr) return Restore(*initial_);
   if (step_count_ == 0) return absl::OkStatus();
   return absl::FailedPreconditionError(
-      "no initial state to reset to: a body could not be copied when the first step began");
+      "no initial state to reset to: the world was deserialized part-way (serialized snapshots "
+      "do not carry it), or a body could not be copied when the first step began");
 }
 
 }  // namespace contactsim::core

@@ -29,6 +29,7 @@
 // reference); Restore
 // returns to it, and stepping from a restored snapshot reproduces the same bits. Reset restores
 // the state the world had when its first step began (time 0); content added after that is gone.
+// world_serialization.h turns a snapshot into versioned bytes and back (for other processes).
 //
 // Not thread-safe: one strand owns a World (the pipeline parallelizes inside a step).
 #pragma once
@@ -55,6 +56,9 @@
 namespace contactsim::core {
 
 struct WorldEnergies;  // divergence_check.h
+namespace internal {
+struct WorldSnapshotAccess;  // world_serialization.cc: reads and builds snapshots field by field
+}  // namespace internal
 
 struct BodyOptions {
   std::string name;  // optional; unique among the World's bodies when not empty
@@ -68,11 +72,13 @@ class WorldSnapshot {
   WorldSnapshot& operator=(WorldSnapshot&&) noexcept;
   ~WorldSnapshot();
 
+  const WorldSettings& settings() const { return settings_; }
   double time_s() const { return time_s_; }
   int64_t step_count() const { return step_count_; }
 
  private:
   friend class World;
+  friend struct internal::WorldSnapshotAccess;
   WorldSnapshot();
 
   WorldSettings settings_;

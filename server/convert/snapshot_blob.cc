@@ -1,41 +1,62 @@
 #include "server/convert/snapshot_blob.h"
 
-#include <vector>
+#include <utility>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "core/sim/serialization/byte_reader.h"
+#include "core/sim/serialization/byte_writer.h"
+#include "core/sim/world_serialization.h"
 
 namespace contactsim::server {
 namespace {
-constexpr absl::string_view kMagic = "contactsim-snapshot";
-constexpr absl::string_view kVersion = "1";
-}  // namespace
 
-std::string EncodeSnapshotBlob(std::string_view session_id, uint64_t handle) {
-  return absl::StrCat(kMagic, "/", kVersion, "/", std::string(session_id), "/", handle);
+constexpr std::string_view kMagic = "CSIMSNAP";
+constexpr std::string_view kVersion1Prefix = "contactsim-snapshot/";
+// Pipeline names are short words ("penalty"); anything longer is corruption.
+constexpr uint32_t kMaxPipelineNameBytes = 64;
+
+absl::Status Refused(absl::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat("snapshot: ", message));
 }
 
-absl::StatusOr<uint64_t> DecodeSnapshotBlob(std::string_view blob, std::string_view session_id) {
-  const std::vector<absl::string_view> parts =
-      absl::StrSplit(absl::string_view(blob.data(), blob.size()), '/');
-  if (parts.size() != 4 || parts[0] != kMagic) {
-    return absl::InvalidArgumentError("snapshot: not a ContactSim snapshot");
+}  // namespace
+
+std::string EncodeSnapshotBlob(std::string_view pipeline, std::string_view world_bytes) {
+  core::serialization::ByteWriter out;
+  out.Bytes(kMagic);
+  out.U32(kSnapshotBlobVersion);
+  out.String(pipeline);
+  out.Bytes(world_bytes);
+  return out.Release();
+}
+
+absl::StatusOr<DecodedSnapshot> DecodeSnapshotBlob(std::string_view blob) {
+  if (blob.substr(0, kVersion1Prefix.size()) == kVersion1Prefix) {
+    return Refused(
+        "a version 1 handle (server memory, one process only); this server reads version 2 "
+        "blobs: take a new snapshot");
   }
-  if (parts[1] != kVersion) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("snapshot: version ", parts[1], " is not supported (", kVersion, ")"));
+  if (blob.substr(0, kMagic.size()) != kMagic) {
+    return Refused("not a ContactSim snapshot (bad magic)");
   }
-  if (parts[2] != absl::string_view(session_id.data(), session_id.size())) {
-    return absl::InvalidArgumentError(absl::StrCat("snapshot: taken in session ", parts[2],
-                                                   ", restorable only there (version 1 handles)"));
+  core::serialization::ByteReader in(blob.substr(kMagic.size()));
+  const uint32_t version = in.U32("version");
+  if (!in.ok()) return Refused(in.status().message());
+  if (version != kSnapshotBlobVersion) {
+    return Refused(absl::StrCat("version ", version, " is not supported (this server reads ",
+                                kSnapshotBlobVersion, ")"));
   }
-  uint64_t handle = 0;
-  if (!absl::SimpleAtoi(parts[3], &handle)) {
-    return absl::InvalidArgumentError("snapshot: malformed handle");
+  const uint32_t name_bytes = in.Count("pipeline", 1);
+  if (in.ok() && name_bytes > kMaxPipelineNameBytes) {
+    return Refused(absl::StrCat("pipeline: name of ", name_bytes, " bytes is corrupt"));
   }
-  return handle;
+  std::string pipeline(in.Bytes(name_bytes, "pipeline"));
+  if (!in.ok()) return Refused(in.status().message());
+  absl::StatusOr<core::World> world =
+      core::DeserializeWorld(blob.substr(blob.size() - in.remaining()));
+  if (!world.ok()) return Refused(absl::StrCat("world: ", world.status().message()));
+  return DecodedSnapshot{std::move(pipeline), *std::move(world)};
 }
 
 }  // namespace contactsim::server

@@ -1,7 +1,14 @@
-// The wire form of a snapshot (SnapshotResponse.snapshot), version 1: a handle to a state the
-// session keeps in memory, "contactsim-snapshot/1/<session id>/<handle>". Valid only in the same
-// server process and session. Clients treat it as opaque; a later version will carry the
-// serialized state (that needs core to serialize a World, pipeline caches included).
+// The wire form of a snapshot (SnapshotResponse.snapshot), version 2: the session's whole state,
+// serialized, so a blob restores in the same session after more steps, in another session ("fork"),
+// and in another server process or after a restart.
+//
+//   "CSIMSNAP" (8 bytes) | blob version u32 (2) | pipeline name (u32 length, bytes) |
+//   the World in core's world serialization (core/sim/world_serialization.h: its own magic,
+//   format version, sections and checksum)
+//
+// little-endian. The pipeline name is the only session content the server keeps outside the
+// World that restoring needs (tokens, the session id and name stay with the session). Version 1
+// blobs (handles to server memory, "contactsim-snapshot/1/...") are refused.
 #pragma once
 
 #include <cstdint>
@@ -9,12 +16,20 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "core/sim/world.h"
 
 namespace contactsim::server {
 
-std::string EncodeSnapshotBlob(std::string_view session_id, uint64_t handle);
-// InvalidArgument naming `snapshot` for a malformed blob, an unknown version or a blob of
-// another session; returns the handle.
-absl::StatusOr<uint64_t> DecodeSnapshotBlob(std::string_view blob, std::string_view session_id);
+inline constexpr uint32_t kSnapshotBlobVersion = 2;
+
+std::string EncodeSnapshotBlob(std::string_view pipeline, std::string_view world_bytes);
+
+struct DecodedSnapshot {
+  std::string pipeline;
+  core::World world;
+};
+// InvalidArgument beginning with "snapshot: " and naming what is wrong for a malformed,
+// truncated, corrupted or unknown-version blob.
+absl::StatusOr<DecodedSnapshot> DecodeSnapshotBlob(std::string_view blob);
 
 }  // namespace contactsim::server

@@ -12,7 +12,6 @@
 #include "server/convert/constraint_convert.h"
 #include "server/convert/mesh_upload.h"
 #include "server/convert/settings_convert.h"
-#include "server/convert/snapshot_blob.h"
 #include "server/convert/step_convert.h"
 #include "server/convert/value_convert.h"
 #include "server/service/state_stream.h"
@@ -345,11 +344,10 @@ grpc::ServerUnaryReactor* SimulationService::Snapshot(grpc::CallbackServerContex
                                                       const v1::SnapshotRequest* request,
                                                       v1::SnapshotResponse* response) {
   auto run = [this, response](Session& session) -> absl::Status {
-    ASSIGN_OR_RETURN(uint64_t handle, session.Snapshot());
-    response->set_snapshot(EncodeSnapshotBlob(session.id(), handle));
-    const SessionSummary summary = session.Summary();
-    response->set_step_count(summary.step_count);
-    response->set_time_s(summary.time_s);
+    ASSIGN_OR_RETURN(SessionSnapshot snapshot, session.Snapshot());
+    response->set_snapshot(std::move(snapshot.blob));
+    response->set_step_count(snapshot.step_count);
+    response->set_time_s(snapshot.time_s);
     metrics_->snapshots.Increment();
     return absl::OkStatus();
   };
@@ -361,8 +359,7 @@ grpc::ServerUnaryReactor* SimulationService::Restore(grpc::CallbackServerContext
                                                      const v1::RestoreRequest* request,
                                                      v1::RestoreResponse* response) {
   auto run = [this, request, response](Session& session) -> absl::Status {
-    ASSIGN_OR_RETURN(uint64_t handle, DecodeSnapshotBlob(request->snapshot(), session.id()));
-    RETURN_IF_ERROR(session.Restore(handle));
+    RETURN_IF_ERROR(session.Restore(request->snapshot()));
     session.strand()->ForgetStepCost();
     const SessionSummary summary = session.Summary();
     response->set_step_count(summary.step_count);

@@ -12,7 +12,6 @@ struct ServerLimits {
   int64_t max_vertices_per_mesh = 1'000'000;
   int64_t max_elements_per_mesh = 4'000'000;  // triangles or tetrahedra
   int max_steps_per_call = 100'000;
-  int max_snapshots_per_session = 16;
   int max_message_bytes = 64 << 20;  // gRPC receive and send limit [bytes]
   int stream_ring_frames = 64;       // frames kept per session for StreamState from_seq
   int max_constraints_per_session = 4096;

@@ -4,7 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
+#include "core/dynamics/corotational_fem.h"
 #include "core/dynamics/rigid_body.h"
+#include "core/sim/world_serialization.h"
+#include "server/convert/snapshot_blob.h"
 
 namespace contactsim::server {
 namespace {
@@ -16,6 +19,33 @@ const core::RigidBody* AsRigid(const core::Body* body) {
 
 std::string ControlField(const BodyControlInput& control, const char* member) {
   return absl::StrCat("controls.bodies[", control.index, "].", member);
+}
+
+// Room for the other fields of a SnapshotResponse and gRPC framing [bytes].
+constexpr int64_t kReplyOverheadBytes = 1024;
+
+// The limits AddBody enforces, applied to a restored world (it may come from a server with
+// larger limits).
+absl::Status CheckSnapshotLimits(const core::World& world, const ServerLimits& limits) {
+  if (world.num_bodies() > limits.max_bodies_per_session) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("snapshot: holds ", world.num_bodies(), " bodies, over the server's limit of ",
+                     limits.max_bodies_per_session, " per session"));
+  }
+  for (const int32_t id : world.body_ids()) {
+    const core::Body& body = *world.body(id);
+    const int64_t elements = body.type() == core::BodyType::kCorotationalFem
+                                 ? static_cast<const core::CorotationalFem&>(body).mesh().num_tets()
+                                 : body.surface().num_faces();
+    if (body.num_vertices() > limits.max_vertices_per_mesh ||
+        elements > limits.max_elements_per_mesh) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "snapshot: body ", id, " has ", body.num_vertices(), " vertices and ", elements,
+          " elements, over the server's limits of ", limits.max_vertices_per_mesh, " and ",
+          limits.max_elements_per_mesh, " per mesh"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -359,27 +389,35 @@ absl::Status Session::Step(
   return status;
 }
 
-absl::StatusOr<uint64_t> Session::Snapshot() {
+absl::StatusOr<SessionSnapshot> Session::Snapshot() {
   std::lock_guard lock(mu_);
   RETURN_IF_ERROR(CheckActive());
-  if (static_cast<int>(snapshots_.size()) >= limits_.max_snapshots_per_session) {
-    return absl::ResourceExhaustedError(absl::StrCat("session_id: the session already holds ",
-                                                     snapshots_.size(),
-                                                     " snapshots, the server's limit per session"));
+  ASSIGN_OR_RETURN(const std::string world_bytes, core::SerializeWorld(world_));
+  SessionSnapshot snapshot;
+  snapshot.blob = EncodeSnapshotBlob(pipeline_, world_bytes);
+  snapshot.step_count = world_.step_count();
+  snapshot.time_s = world_.time_s();
+  const int64_t limit = static_cast<int64_t>(limits_.max_message_bytes) - kReplyOverheadBytes;
+  if (static_cast<int64_t>(snapshot.blob.size()) > limit) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("session_id: the snapshot takes ", snapshot.blob.size(),
+                     " bytes, over the server's message limit of ", limits_.max_message_bytes,
+                     " bytes (--max-message-mib)"));
   }
-  ASSIGN_OR_RETURN(core::WorldSnapshot snapshot, world_.Snapshot());
-  const uint64_t handle = next_snapshot_handle_++;
-  snapshots_.emplace(handle, std::move(snapshot));
-  return handle;
+  return snapshot;
 }
 
-absl::Status Session::Restore(uint64_t handle) {
-  std::lock_guard lock(mu_);
-  auto it = snapshots_.find(handle);
-  if (it == snapshots_.end()) {
-    return absl::NotFoundError(absl::StrCat("snapshot: no snapshot ", handle, " in session ", id_));
+absl::Status Session::Restore(std::string_view blob) {
+  // Decoded and checked before the lock: a refused blob never touches the session.
+  ASSIGN_OR_RETURN(DecodedSnapshot decoded, DecodeSnapshotBlob(blob));
+  if (decoded.pipeline != pipeline_) {
+    return absl::InvalidArgumentError(absl::StrCat("snapshot: taken with the '", decoded.pipeline,
+                                                   "' pipeline; this session runs '", pipeline_,
+                                                   "'"));
   }
-  RETURN_IF_ERROR(world_.Restore(it->second));
+  RETURN_IF_ERROR(CheckSnapshotLimits(decoded.world, limits_));
+  std::lock_guard lock(mu_);
+  world_ = std::move(decoded.world);
   state_ = SessionState::kActive;
   failure_message_.clear();
   PublishLocked(/*content_changed=*/true, nullptr);

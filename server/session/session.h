@@ -1,8 +1,8 @@
-// Session: one simulated World (penalty pipeline) with its tokens, its state (active or failed)
-// and its stored snapshots. The service runs the session's work (steps, edits, snapshots) as
-// tasks on the session's Strand, one at a time in arrival order, while different sessions run in
-// parallel on the server's WorkerPool. Every operation also takes the session's mutex, which
-// guards reads from outside the strand (ListSessions' summaries).
+// Session: one simulated World (penalty pipeline) with its tokens and its state (active or
+// failed). The service runs the session's work (steps, edits, snapshots) as tasks on the
+// session's Strand, one at a time in arrival order, while different sessions run in parallel on
+// the server's WorkerPool. Every operation also takes the session's mutex, which guards reads
+// from outside the strand (ListSessions' summaries).
 //
 // Every mutating operation validates all of its input against the World before it changes
 // anything, so a refused request leaves the session exactly as it was. A step that diverges
@@ -60,6 +60,13 @@ struct StepOutcome {
   std::vector<core::BodyContactTotals> summed_totals;
 };
 
+// A snapshot blob (server/convert/snapshot_blob.h) and the time it was taken at.
+struct SessionSnapshot {
+  std::string blob;
+  int64_t step_count = 0;
+  double time_s = 0.0;
+};
+
 class Session {
  public:
   Session(std::string id, std::string name, std::string pipeline, core::World world,
@@ -115,11 +122,14 @@ class Session {
   absl::Status Step(int n_steps, const StepControls& controls,
                     const std::function<void(const core::World&, const StepOutcome&)>& read);
 
-  // A handle to a copy of the whole state kept in memory (at most
-  // limits.max_snapshots_per_session; ResourceExhausted beyond).
-  absl::StatusOr<uint64_t> Snapshot();
-  // NotFound for an unknown handle. Clears kFailed.
-  absl::Status Restore(uint64_t handle);
+  // The whole state serialized (version 2 blob); nothing is kept in the server. ResourceExhausted
+  // when the blob would not fit in a reply (limits.max_message_bytes).
+  absl::StatusOr<SessionSnapshot> Snapshot();
+  // Replaces the whole state (settings included) by a blob's, from this session or any other,
+  // in this process or another; clears kFailed. InvalidArgument naming `snapshot` for a bad
+  // blob, ResourceExhausted for one beyond this server's limits; either leaves the session as
+  // it was.
+  absl::Status Restore(std::string_view blob);
 
  private:
   absl::Status CheckActive() const;                                   // requires mu_
@@ -139,8 +149,6 @@ class Session {
   core::World world_;
   std::atomic<SessionState> state_ = SessionState::kActive;  // written under mu_
   std::string failure_message_;
-  uint64_t next_snapshot_handle_ = 1;
-  std::map<uint64_t, core::WorldSnapshot> snapshots_;
   uint64_t next_mesh_number_ = 1;
   std::map<std::string, std::shared_ptr<const UploadedMesh>, std::less<>> meshes_;
   int64_t mesh_bytes_ = 0;

@@ -1,5 +1,10 @@
 // The `contactsim` binary run as a subprocess against an in-process server: what it prints and
 // the exit codes scripts rely on (0 ok, 2 usage, 3 unreachable, 4 refused).
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -88,6 +93,21 @@ TEST_F(CliTest, SnapshotRestoreAndClose) {
   CliResult restore = RunCli(Server() + "restore " + session + " --snapshot " + blob);
   ASSERT_EQ(restore.exit_code, 0) << restore.output;
   EXPECT_EQ(ParseFields(restore.output)["step_count"], "5") << restore.output;
+
+  // The binary blob through a file: --out writes it, --in restores it into another session.
+  const std::string file = ::testing::TempDir() + "/cli_snapshot_" + s.created.session_id + ".bin";
+  CliResult written = RunCli(Server() + "snapshot " + session + " --out " + file);
+  ASSERT_EQ(written.exit_code, 0) << written.output;
+  std::ifstream in(file, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(bytes.substr(0, 8), "CSIMSNAP");  // the version 2 blob, unchanged by the CLI
+  EXPECT_THAT(written.output, HasSubstr("(" + std::to_string(bytes.size()) + " bytes)"));
+  BoxSession other = CreateBoxSession();
+  CliResult forked = RunCli(Server() + "restore " + other.created.session_id + " --token " +
+                            other.created.controller_token + " --in " + file);
+  ASSERT_EQ(forked.exit_code, 0) << forked.output;
+  EXPECT_EQ(ParseFields(forked.output)["step_count"], "5") << forked.output;
+  std::remove(file.c_str());
 
   CliResult closed = RunCli(Server() + "close " + session);
   ASSERT_EQ(closed.exit_code, 0) << closed.output;

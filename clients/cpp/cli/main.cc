@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
                        "file for the blob (default: hex on stdout)");
 
   cli::RestoreArgs restore_args;
-  CLI::App* restore = app.add_subcommand("restore", "bring a session back to a snapshot");
+  CLI::App* restore = app.add_subcommand(
+      "restore", "replace a session's state by a snapshot's (any session or server)");
   AddSessionOptions(restore, restore_args.session);
   CLI::Option* in_file = restore->add_option("--in", restore_args.in_file, "file with the blob");
   CLI::Option* hex = restore->add_option("--snapshot", restore_args.hex, "the blob as hex");

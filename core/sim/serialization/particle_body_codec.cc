@@ -1,0 +1,140 @@
+// MassSpringCloth and CorotationalFem records:
+//   cloth: rest mesh | area density, stretch, bend, spring damping, mass damping (5 f64) | state
+//   FEM:   rest tet mesh | E, nu, rho, alpha, beta (5 f64) | state
+// with state = pinned vertices (u32 count, int32 each) | positions | velocities | pending forces
+// (each a u32 row count and rows of 3 f64).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/sim/serialization/body_codec.h"
+#include "core/sim/serialization/mesh_codec.h"
+
+namespace contactsim::core::serialization {
+namespace {
+
+absl::Status Prefixed(const std::string& field, const absl::Status& status) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", status.message()));
+}
+
+void WriteParticleState(const ParticleBody& body, ByteWriter* out) {
+  std::vector<int32_t> pinned;
+  for (int i = 0; i < body.num_vertices(); ++i) {
+    if (body.is_pinned(i)) pinned.push_back(i);
+  }
+  out->U32(static_cast<uint32_t>(pinned.size()));
+  for (const int32_t i : pinned) out->I32(i);
+  out->Rows(body.positions_t0());
+  out->Rows(body.velocities());
+  out->Rows(body.pending_forces_n());
+}
+
+struct ParticleState {
+  std::vector<int> pinned;
+  Points3 positions_m;
+  Points3 velocities_m_per_s;
+  Points3 pending_forces_n;
+};
+
+// Reads the state; the pins are range-checked by the body's factory.
+ParticleState ReadParticleState(ByteReader* in, const std::string& name) {
+  ParticleState state;
+  const uint32_t num_pinned = in->Count(name + ".pinned_vertices", sizeof(int32_t));
+  state.pinned.reserve(num_pinned);
+  for (uint32_t k = 0; k < num_pinned; ++k) state.pinned.push_back(in->I32(name + ".pinned"));
+  state.positions_m = in->FiniteRows(name + ".positions_m");
+  state.velocities_m_per_s = in->FiniteRows(name + ".velocities_m_per_s");
+  state.pending_forces_n = in->FiniteRows(name + ".pending_forces_n");
+  return state;
+}
+
+// Sets the saved state on a freshly built body.
+absl::Status ApplyParticleState(const ParticleState& state, const std::string& name,
+                                ParticleBody* body) {
+  if (absl::Status s = body->SetPositions(state.positions_m); !s.ok()) return Prefixed(name, s);
+  if (absl::Status s = body->SetVelocities(state.velocities_m_per_s); !s.ok()) {
+    return Prefixed(name, s);
+  }
+  if (state.pending_forces_n.rows() != body->num_vertices()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ".pending_forces_n: has ", state.pending_forces_n.rows(),
+                     " rows, the body has ", body->num_vertices(), " vertices"));
+  }
+  // External forces accumulate from zero, so adding the saved sums gives back their bits.
+  for (int i = 0; i < body->num_vertices(); ++i) {
+    const Vec3 force = state.pending_forces_n.row(i).transpose();
+    if (force.isZero(0.0)) continue;
+    if (absl::Status s = body->AddVertexForce(i, force); !s.ok()) return Prefixed(name, s);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void WriteMassSpringCloth(const MassSpringCloth& body, ByteWriter* out) {
+  WriteTriangleMesh(body.surface(), out);
+  const MassSpringClothParams& p = body.params();
+  out->F64(p.area_density_kg_per_m2);
+  out->F64(p.stretch_stiffness_n_per_m);
+  out->F64(p.bend_stiffness_n_per_m);
+  out->F64(p.spring_damping_n_s_per_m);
+  out->F64(p.mass_damping_per_s);
+  WriteParticleState(body, out);
+}
+
+absl::StatusOr<std::unique_ptr<MassSpringCloth>> ReadMassSpringCloth(ByteReader* in,
+                                                                     std::string_view field) {
+  const std::string name(field);
+  absl::StatusOr<TriangleMesh> mesh = ReadTriangleMesh(in, name + ".rest_mesh");
+  if (!mesh.ok()) return mesh.status();
+  MassSpringClothParams params;
+  params.area_density_kg_per_m2 = in->F64(name + ".params");
+  params.stretch_stiffness_n_per_m = in->F64(name + ".params");
+  params.bend_stiffness_n_per_m = in->F64(name + ".params");
+  params.spring_damping_n_s_per_m = in->F64(name + ".params");
+  params.mass_damping_per_s = in->F64(name + ".params");
+  const ParticleState state = ReadParticleState(in, name);
+  if (!in->ok()) return in->status();
+  // Create validates the parameters (finite, in range) and the pins.
+  absl::StatusOr<MassSpringCloth> body =
+      MassSpringCloth::Create(*std::move(mesh), params, state.pinned);
+  if (!body.ok()) return Prefixed(name, body.status());
+  auto out = std::make_unique<MassSpringCloth>(*std::move(body));
+  if (absl::Status s = ApplyParticleState(state, name, out.get()); !s.ok()) return s;
+  return out;
+}
+
+void WriteCorotationalFem(const CorotationalFem& body, ByteWriter* out) {
+  WriteTetMesh(body.mesh(), out);
+  const CorotationalFemParams& p = body.params();
+  out->F64(p.youngs_modulus_pa);
+  out->F64(p.poisson_ratio);
+  out->F64(p.density_kg_per_m3);
+  out->F64(p.mass_damping_per_s);
+  out->F64(p.stiffness_damping_s);
+  WriteParticleState(body, out);
+}
+
+absl::StatusOr<std::unique_ptr<CorotationalFem>> ReadCorotationalFem(ByteReader* in,
+                                                                     std::string_view field) {
+  const std::string name(field);
+  absl::StatusOr<TetMesh> mesh = ReadTetMesh(in, name + ".rest_mesh");
+  if (!mesh.ok()) return mesh.status();
+  CorotationalFemParams params;
+  params.youngs_modulus_pa = in->F64(name + ".params");
+  params.poisson_ratio = in->F64(name + ".params");
+  params.density_kg_per_m3 = in->F64(name + ".params");
+  params.mass_damping_per_s = in->F64(name + ".params");
+  params.stiffness_damping_s = in->F64(name + ".params");
+  const ParticleState state = ReadParticleState(in, name);
+  if (!in->ok()) return in->status();
+  absl::StatusOr<CorotationalFem> body =
+      CorotationalFem::Create(*std::move(mesh), params, state.pinned);
+  if (!body.ok()) return Prefixed(name, body.status());
+  auto out = std::make_unique<CorotationalFem>(*std::move(body));
+  if (absl::Status s = ApplyParticleState(state, name, out.get()); !s.ok()) return s;
+  return out;
+}
+
+}  // namespace contactsim::core::serialization

@@ -1,0 +1,45 @@
+// The constants of the world serialization format (layout in docs/service.md, "Snapshots"):
+//
+//   magic "CSIMWRLD" (8 bytes) | format version u32 | payload length u64 | payload | FNV-1a 64 u64
+//
+// The checksum covers every byte before it. The payload is a sequence of sections, each
+//   tag u32 | flags u32 | length u64 | `length` bytes,
+// all little-endian. A reader refuses a section it does not know when its kSectionRequired flag
+// is set (it would change later steps) and skips it otherwise, so a new kind of state is added
+// as a new section tag without a version change; the version changes only when the layout of an
+// existing section changes.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace contactsim::core::serialization {
+
+inline constexpr std::string_view kMagic = "CSIMWRLD";
+inline constexpr uint32_t kFormatVersion = 1;
+// magic + version + payload length, then the checksum after the payload.
+inline constexpr size_t kHeaderBytes = 8 + 4 + 8;
+inline constexpr size_t kChecksumBytes = 8;
+inline constexpr size_t kSectionHeaderBytes = 4 + 4 + 8;
+
+inline constexpr uint32_t kSectionRequired = 1u << 0;
+
+// Four ASCII characters, first character in the lowest byte (so the bytes read as the name).
+constexpr uint32_t SectionTag(const char (&name)[5]) {
+  return static_cast<uint32_t>(static_cast<uint8_t>(name[0])) |
+         static_cast<uint32_t>(static_cast<uint8_t>(name[1])) << 8 |
+         static_cast<uint32_t>(static_cast<uint8_t>(name[2])) << 16 |
+         static_cast<uint32_t>(static_cast<uint8_t>(name[3])) << 24;
+}
+
+inline constexpr uint32_t kSettingsTag = SectionTag("SETT");       // WorldSettings, once
+inline constexpr uint32_t kClockTag = SectionTag("CLCK");          // time, ids, E_ref, once
+inline constexpr uint32_t kPlanesTag = SectionTag("PLNS");         // ground planes, once
+inline constexpr uint32_t kBodyTag = SectionTag("BODY");           // one per body, ascending id
+inline constexpr uint32_t kTrackedPairsTag = SectionTag("PAIR");   // penalty VF/EE pairs, once
+inline constexpr uint32_t kPlaneContactsTag = SectionTag("PLCT");  // penalty plane contacts, once
+
+// Body kinds inside a BODY section.
+enum class BodyKindCode : uint8_t { kRigid = 0, kMassSpringCloth = 1, kCorotationalFem = 2 };
+
+}  // namespace contactsim::core::serialization
