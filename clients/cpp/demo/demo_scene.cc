@@ -30,11 +30,6 @@ v1::CreateSessionRequest DemoSessionRequest() {
   settings->set_dt_s(kDemoDt_s);
   settings->set_stiffness_n_per_m(kDemoStiffness_n_per_m);
   settings->set_contact_model(v1::CONTACT_MODEL_CPF);
-  // The divergence check bounds the kinetic energy by 10x the energy at the first step, which
-  // here is the boxes' 0.5 mm of fall (0.015 J): the PD force's work (up to ~0.5 J of kinetic
-  // energy) would trip it, because the session does not account for work done by controls.
-  // 1000x (a 15 J bound) still catches a real blow-up.
-  settings->set_energy_growth_factor(1000.0);
   // Static friction springs of 4 corners on 1 kg: 4 k_FP dt^2 / m = 0.04 and 4 k_FD dt / m = 0.2,
   // well inside explicit stability.
   v1::FrictionSettings* friction = settings->mutable_friction();
