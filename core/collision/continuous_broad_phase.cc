@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/parallel_for.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/enumerable_thread_specific.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -23,6 +24,9 @@ double MsSince(Clock::time_point start) {
 
 // Features per parallel chunk when computing boxes.
 constexpr int kBoxGrain = 1024;
+// Below this many vertices, edges and faces in all, a sweep builds its boxes and trees on the
+// calling thread.
+constexpr int64_t kSerialPrimitives = 4096;
 // A job is cut into about (primitives / kPrimitivesPerTask) traversal tasks, at most
 // kMaxTasksPerJob: fine enough to balance a 65k-triangle cloth over many cores, coarse enough
 // that a pair of small chain links stays one task.
@@ -87,10 +91,10 @@ absl::Status ValidateBodies(absl::Span<const CollisionBody> bodies, double min_s
 
 template <typename Fn>
 void ParallelRange(int32_t n, Fn&& fn) {
-  tbb::parallel_for(tbb::blocked_range<int32_t>(0, n, kBoxGrain),
-                    [&](const tbb::blocked_range<int32_t>& r) {
-                      for (int32_t i = r.begin(); i < r.end(); ++i) fn(i);
-                    });
+  ParallelFor(tbb::blocked_range<int32_t>(0, n, kBoxGrain),
+              [&](const tbb::blocked_range<int32_t>& r) {
+                for (int32_t i = r.begin(); i < r.end(); ++i) fn(i);
+              });
 }
 
 // Merges the per-task outputs into canonical (sorted) order in O(n) rather than O(n log n): a
@@ -105,10 +109,10 @@ void MergeCanonical(const std::vector<std::vector<T>>& per_task, size_t num_task
                     std::vector<T>* out) {
   offsets.assign(num_keys + 1, 0);
   const auto for_each_task = [&](auto&& fn) {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, num_tasks, 1),
-                      [&](const tbb::blocked_range<size_t>& r) {
-                        for (size_t t = r.begin(); t < r.end(); ++t) fn(t);
-                      });
+    ParallelFor(tbb::blocked_range<size_t>(0, num_tasks, 1),
+                [&](const tbb::blocked_range<size_t>& r) {
+                  for (size_t t = r.begin(); t < r.end(); ++t) fn(t);
+                });
   };
   for_each_task([&](size_t t) {
     for (const T& c : per_task[t]) {
@@ -126,12 +130,12 @@ void MergeCanonical(const std::vector<std::vector<T>>& per_task, size_t num_task
       (*out)[slot] = c;
     }
   });
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, num_keys, 1024),
-                    [&](const tbb::blocked_range<int64_t>& r) {
-                      for (int64_t k = r.begin(); k < r.end(); ++k) {
-                        std::sort(out->begin() + offsets[k], out->begin() + offsets[k + 1]);
-                      }
-                    });
+  ParallelFor(tbb::blocked_range<int64_t>(0, num_keys, 1024),
+              [&](const tbb::blocked_range<int64_t>& r) {
+                for (int64_t k = r.begin(); k < r.end(); ++k) {
+                  std::sort(out->begin() + offsets[k], out->begin() + offsets[k + 1]);
+                }
+              });
 }
 
 }  // namespace
@@ -215,9 +219,23 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
   }
   std::erase_if(trees_, [&](const auto& kv) { return kv.second->last_seen != call_count_; });
 
-  // 2. Swept boxes, then BVH updates, all in parallel.
+  // 2. Swept boxes, then BVH updates, in parallel unless the world is small: for a few hundred
+  //    primitives, waking TBB's workers costs more than the work (a one-box session's Step).
+  int64_t total_primitives = 0;
+  for (int32_t i = 0; i < num_bodies; ++i) {
+    const BodyTrees& t = *ws.trees[i];
+    total_primitives += t.num_vertices + t.num_edges + t.num_faces;
+  }
+  const auto for_each_index = [serial = total_primitives < kSerialPrimitives](int32_t n,
+                                                                              auto&& fn) {
+    if (serial) {
+      for (int32_t i = 0; i < n; ++i) fn(i);
+    } else {
+      tbb::parallel_for(0, n, fn);
+    }
+  };
   const double margin_m = 0.5 * min_separation_m;
-  tbb::parallel_for(0, num_bodies, [&](int32_t i) {
+  for_each_index(num_bodies, [&](int32_t i) {
     const CollisionBody& body = bodies[i];
     BodyTrees& t = *ws.trees[i];
     const Points3& x0 = *body.x_t0;
@@ -240,7 +258,7 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
     });
   });
   std::vector<Bvh::UpdateKind> updates(3 * static_cast<size_t>(num_bodies));
-  tbb::parallel_for(0, 3 * num_bodies, [&](int32_t k) {
+  for_each_index(3 * num_bodies, [&](int32_t k) {
     BodyTrees& t = *ws.trees[k / 3];
     switch (k % 3) {
       case 0:
@@ -308,51 +326,50 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
   if (ws.vertex_face.size() < num_tasks) ws.vertex_face.resize(num_tasks);
   if (ws.edge_edge.size() < num_tasks) ws.edge_edge.resize(num_tasks);
 
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, num_tasks, 1),
-                    [&](const tbb::blocked_range<size_t>& range) {
-                      std::vector<BvhNodePair>& stack = ws.stacks.local();
-                      for (size_t t = range.begin(); t < range.end(); ++t) {
-                        const BvhTraversalTask& task = ws.tasks[t];
-                        const Job& job = ws.jobs[task.job];
-                        const int32_t id_a = bodies[job.body_a].id;
-                        const int32_t id_b = bodies[job.body_b].id;
-                        const BodyTrees& ta = *ws.trees[job.body_a];
-                        std::vector<VertexFaceCandidate>& vf = ws.vertex_face[t];
-                        std::vector<EdgeEdgeCandidate>& ee = ws.edge_edge[t];
-                        vf.clear();
-                        ee.clear();
-                        const IndexTriples& faces_b = bodies[job.body_b].mesh->faces();
-                        const IndexPairs& edges_a = bodies[job.body_a].mesh->edges();
-                        switch (job.kind) {
-                          case JobKind::kVertexFace:
-                            RunTraversalTask(task, &stack, [&](int32_t k, int32_t f) {
-                              vf.push_back({id_a, ta.surface_vertices[k], id_b, f});
-                            });
-                            break;
-                          case JobKind::kVertexFaceSelf:
-                            RunTraversalTask(task, &stack, [&](int32_t k, int32_t f) {
-                              const int32_t v = ta.surface_vertices[k];
-                              if (faces_b(f, 0) == v || faces_b(f, 1) == v || faces_b(f, 2) == v)
-                                return;
-                              vf.push_back({id_a, v, id_b, f});
-                            });
-                            break;
-                          case JobKind::kEdgeEdge:
-                            RunTraversalTask(task, &stack, [&](int32_t e, int32_t g) {
-                              ee.push_back({id_a, e, id_b, g});
-                            });
-                            break;
-                          case JobKind::kEdgeEdgeSelf:
-                            RunTraversalTask(task, &stack, [&](int32_t e, int32_t g) {
-                              const int32_t e0 = edges_a(e, 0), e1 = edges_a(e, 1);
-                              const int32_t g0 = edges_a(g, 0), g1 = edges_a(g, 1);
-                              if (e0 == g0 || e0 == g1 || e1 == g0 || e1 == g1) return;
-                              ee.push_back({id_a, std::min(e, g), id_a, std::max(e, g)});
-                            });
-                            break;
-                        }
-                      }
-                    });
+  ParallelFor(tbb::blocked_range<size_t>(0, num_tasks, 1),
+              [&](const tbb::blocked_range<size_t>& range) {
+                std::vector<BvhNodePair>& stack = ws.stacks.local();
+                for (size_t t = range.begin(); t < range.end(); ++t) {
+                  const BvhTraversalTask& task = ws.tasks[t];
+                  const Job& job = ws.jobs[task.job];
+                  const int32_t id_a = bodies[job.body_a].id;
+                  const int32_t id_b = bodies[job.body_b].id;
+                  const BodyTrees& ta = *ws.trees[job.body_a];
+                  std::vector<VertexFaceCandidate>& vf = ws.vertex_face[t];
+                  std::vector<EdgeEdgeCandidate>& ee = ws.edge_edge[t];
+                  vf.clear();
+                  ee.clear();
+                  const IndexTriples& faces_b = bodies[job.body_b].mesh->faces();
+                  const IndexPairs& edges_a = bodies[job.body_a].mesh->edges();
+                  switch (job.kind) {
+                    case JobKind::kVertexFace:
+                      RunTraversalTask(task, &stack, [&](int32_t k, int32_t f) {
+                        vf.push_back({id_a, ta.surface_vertices[k], id_b, f});
+                      });
+                      break;
+                    case JobKind::kVertexFaceSelf:
+                      RunTraversalTask(task, &stack, [&](int32_t k, int32_t f) {
+                        const int32_t v = ta.surface_vertices[k];
+                        if (faces_b(f, 0) == v || faces_b(f, 1) == v || faces_b(f, 2) == v) return;
+                        vf.push_back({id_a, v, id_b, f});
+                      });
+                      break;
+                    case JobKind::kEdgeEdge:
+                      RunTraversalTask(task, &stack, [&](int32_t e, int32_t g) {
+                        ee.push_back({id_a, e, id_b, g});
+                      });
+                      break;
+                    case JobKind::kEdgeEdgeSelf:
+                      RunTraversalTask(task, &stack, [&](int32_t e, int32_t g) {
+                        const int32_t e0 = edges_a(e, 0), e1 = edges_a(e, 1);
+                        const int32_t g0 = edges_a(g, 0), g1 = edges_a(g, 1);
+                        if (e0 == g0 || e0 == g1 || e1 == g0 || e1 == g1) return;
+                        ee.push_back({id_a, std::min(e, g), id_a, std::max(e, g)});
+                      });
+                      break;
+                  }
+                }
+              });
   out->stats.traversal_ms = MsSince(traversal_start);
 
   // 4. One canonical order, independent of the trees and of the scheduling.

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/collision/proximity.h"
+#include "core/common/parallel_for.h"
 #include "core/contact/friction/viscous_friction.h"
 #include "core/contact/penalty/cpf.h"
 #include "core/contact/penalty/cpf_exact.h"
@@ -531,23 +532,23 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
   // 3-4. Intervals and normal impulses per pair, in parallel into per-pair slots; then the
   // vertices against the ground planes.
   pair_work_.resize(candidates_.size());
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, candidates_.size(), kPairGrain),
-                    [&](const tbb::blocked_range<size_t>& range) {
-                      for (size_t k = range.begin(); k < range.end(); ++k) {
-                        EvaluatePair(candidates_[k], input, &pair_work_[k]);
-                      }
-                    });
+  ParallelFor(tbb::blocked_range<size_t>(0, candidates_.size(), kPairGrain),
+              [&](const tbb::blocked_range<size_t>& range) {
+                for (size_t k = range.begin(); k < range.end(); ++k) {
+                  EvaluatePair(candidates_[k], input, &pair_work_[k]);
+                }
+              });
   ComputePlaneContacts(input, diagnostics);
 
   // 5. Friction, once every contact's normal impulse is known.
   CountFrictionShares(input);
   if (settings_.friction.model != FrictionModel::kNone) {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, pair_work_.size(), kPairGrain),
-                      [&](const tbb::blocked_range<size_t>& range) {
-                        for (size_t k = range.begin(); k < range.end(); ++k) {
-                          if (pair_work_[k].active) ComputePairFriction(&pair_work_[k]);
-                        }
-                      });
+    ParallelFor(tbb::blocked_range<size_t>(0, pair_work_.size(), kPairGrain),
+                [&](const tbb::blocked_range<size_t>& range) {
+                  for (size_t k = range.begin(); k < range.end(); ++k) {
+                    if (pair_work_[k].active) ComputePairFriction(&pair_work_[k]);
+                  }
+                });
   }
   ComputePlaneFriction(input);
 

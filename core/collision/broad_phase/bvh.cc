@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/parallel_for.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 
@@ -153,12 +154,12 @@ absl::Status Bvh::Refit(absl::Span<const Aabb> boxes) {
         "boxes: ", boxes.size(), " boxes for a BVH over ", num_primitives(), " primitives"));
   }
   const int32_t n = num_primitives();
-  tbb::parallel_for(tbb::blocked_range<int32_t>(0, n, kParallelGrain),
-                    [&](const tbb::blocked_range<int32_t>& range) {
-                      for (int32_t k = range.begin(); k < range.end(); ++k) {
-                        ordered_boxes_[k] = boxes[primitive_order_[k]];
-                      }
-                    });
+  ParallelFor(tbb::blocked_range<int32_t>(0, n, kParallelGrain),
+              [&](const tbb::blocked_range<int32_t>& range) {
+                for (int32_t k = range.begin(); k < range.end(); ++k) {
+                  ordered_boxes_[k] = boxes[primitive_order_[k]];
+                }
+              });
   RefitNodes();
   return absl::OkStatus();
 }
@@ -182,19 +183,19 @@ bool Bvh::NeedsRebuild() const {
 void Bvh::RefitNodes() {
   const int32_t num_nodes = static_cast<int32_t>(nodes_.size());
   // Leaves in parallel: each reads only its own primitives.
-  tbb::parallel_for(tbb::blocked_range<int32_t>(0, num_nodes, kParallelGrain),
-                    [&](const tbb::blocked_range<int32_t>& range) {
-                      for (int32_t i = range.begin(); i < range.end(); ++i) {
-                        BvhNode& node = nodes_[i];
-                        if (!node.is_leaf()) continue;
-                        Aabb box;
-                        const int32_t first = node.right_offset_or_first;
-                        for (int32_t k = first; k < first + node.count; ++k) {
-                          box.Extend(ordered_boxes_[k]);
-                        }
-                        node.box = box;
-                      }
-                    });
+  ParallelFor(tbb::blocked_range<int32_t>(0, num_nodes, kParallelGrain),
+              [&](const tbb::blocked_range<int32_t>& range) {
+                for (int32_t i = range.begin(); i < range.end(); ++i) {
+                  BvhNode& node = nodes_[i];
+                  if (!node.is_leaf()) continue;
+                  Aabb box;
+                  const int32_t first = node.right_offset_or_first;
+                  for (int32_t k = first; k < first + node.count; ++k) {
+                    box.Extend(ordered_boxes_[k]);
+                  }
+                  node.box = box;
+                }
+              });
   // Internal nodes bottom-up: children always follow their parent in pre-order. The sums are
   // accumulated in one fixed order so the quality (and thus the rebuild decision) is bit-for-bit
   // reproducible.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/common/parallel_for.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/enumerable_thread_specific.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -77,17 +78,17 @@ std::vector<std::pair<int32_t, int32_t>> RunAll(const std::vector<BvhTraversalTa
                                                 bool normalize) {
   std::vector<std::vector<std::pair<int32_t, int32_t>>> per_task(tasks.size());
   tbb::enumerable_thread_specific<std::vector<BvhNodePair>> stacks;
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, tasks.size(), 1),
-                    [&](const tbb::blocked_range<size_t>& range) {
-                      std::vector<BvhNodePair>& stack = stacks.local();
-                      for (size_t t = range.begin(); t < range.end(); ++t) {
-                        auto& out = per_task[t];
-                        RunTraversalTask(tasks[t], &stack, [&](int32_t i, int32_t j) {
-                          if (normalize && j < i) std::swap(i, j);
-                          out.emplace_back(i, j);
-                        });
-                      }
-                    });
+  ParallelFor(tbb::blocked_range<size_t>(0, tasks.size(), 1),
+              [&](const tbb::blocked_range<size_t>& range) {
+                std::vector<BvhNodePair>& stack = stacks.local();
+                for (size_t t = range.begin(); t < range.end(); ++t) {
+                  auto& out = per_task[t];
+                  RunTraversalTask(tasks[t], &stack, [&](int32_t i, int32_t j) {
+                    if (normalize && j < i) std::swap(i, j);
+                    out.emplace_back(i, j);
+                  });
+                }
+              });
   size_t total = 0;
   for (const auto& v : per_task) total += v.size();
   std::vector<std::pair<int32_t, int32_t>> pairs;
