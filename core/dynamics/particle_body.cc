@@ -59,6 +59,21 @@ absl::Status ParticleBody::DriveHeldVertex(int i, const Vec3& x_t1_m) {
   return absl::OkStatus();
 }
 
+absl::Status ParticleBody::SetHeldVertexVelocity(int i, const Vec3& velocity_m_per_s) {
+  if (predicted_) {
+    return absl::FailedPreconditionError(
+        "SetHeldVertexVelocity called between Predict and Correct");
+  }
+  RETURN_IF_ERROR(internal::CheckVertexIndex(i, num_vertices()));
+  if (held_[i] == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("SetHeldVertexVelocity: vertex ", i, " is not held"));
+  }
+  RETURN_IF_ERROR(internal::CheckFiniteVector(velocity_m_per_s, "velocity_m_per_s"));
+  velocities_.row(i) = velocity_m_per_s.transpose();
+  return absl::OkStatus();
+}
+
 absl::Status ParticleBody::CheckMassesAndPins(const Eigen::VectorXd& masses_kg,
                                               const std::vector<int>& pinned) {
   const int n = static_cast<int>(masses_kg.size());

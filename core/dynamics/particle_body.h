@@ -39,6 +39,8 @@ class ParticleBody : public Body {
   // Pinned at creation or held at run time: inverse mass 0.
   bool is_pinned(int i) const { return inverse_masses_[i] == 0.0; }
   bool is_held(int i) const { return held_[i] != 0; }
+  // Pinned by the factory (the `pinned` argument), whether or not held now.
+  bool is_pinned_at_creation(int i) const { return pinned_[i] != 0; }
 
   // Holds (held = true: velocity set to 0) or releases vertex i; a released vertex that was
   // pinned at creation stays pinned (v = 0), any other keeps the velocity it was last driven
@@ -47,6 +49,11 @@ class ParticleBody : public Body {
   // Between Predict and Correct, for a held vertex only (FailedPrecondition otherwise): moves it
   // to x_t1 [m] (finite) over this step.
   absl::Status DriveHeldVertex(int i, const Vec3& x_t1_m);
+  // Sets the start-of-step velocity [m/s] (finite) of a held vertex, which SetVertexHeld zeroes
+  // and SetVelocities leaves at zero: a vertex driven by an attachment keeps the velocity of its
+  // last drive, which the next step's internal damping reads (world serialization restores it).
+  // Between steps, for a held vertex only (FailedPrecondition otherwise).
+  absl::Status SetHeldVertexVelocity(int i, const Vec3& velocity_m_per_s);
   // Between Predict and Correct: the force on vertex i that Predict evaluated, external plus
   // internal, f_ext,i + f_int,i(x_t0, v) [N] (no gravity, no mass damping). For a held vertex it
   // is the force its holder must take up.

@@ -69,6 +69,13 @@ const char* ConstraintKindName(ConstraintKind kind) {
   return "constraint";
 }
 
+ConstraintSet ConstraintSet::FromParts(std::vector<Constraint> constraints, int32_t next_id) {
+  ConstraintSet set;
+  set.constraints_ = std::move(constraints);
+  set.next_id_ = next_id;
+  return set;
+}
+
 const Constraint* ConstraintSet::Find(int32_t id) const {
   const auto it = std::lower_bound(constraints_.begin(), constraints_.end(), id,
                                    [](const Constraint& c, int32_t value) { return c.id < value; });

@@ -94,6 +94,11 @@ class ConstraintSet {
   // rigid body), releasing the holds on bodies that remain. Call before removing the body.
   void ForgetBody(int32_t body_id, std::span<SimBody> bodies);
 
+  // For the world serialization: a set with these constraints (ascending id, each below
+  // next_id, already validated against the bodies) and no driven work. The bodies' holds are
+  // the caller's to set.
+  static ConstraintSet FromParts(std::vector<Constraint> constraints, int32_t next_id);
+
   const std::vector<Constraint>& constraints() const { return constraints_; }
   const Constraint* Find(int32_t id) const;
   int32_t next_id() const { return next_id_; }

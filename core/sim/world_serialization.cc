@@ -15,6 +15,7 @@
 #include "core/sim/serialization/byte_reader.h"
 #include "core/sim/serialization/byte_writer.h"
 #include "core/sim/serialization/checksum.h"
+#include "core/sim/serialization/constraints_codec.h"
 #include "core/sim/serialization/contact_state_codec.h"
 #include "core/sim/serialization/settings_codec.h"
 #include "core/sim/serialization/world_format.h"
@@ -148,6 +149,14 @@ absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
     payload.EndSection(at);
   }
 
+  // Only when there is something to say, so worlds that never had a constraint keep their bytes.
+  // Required: a reader that skipped it would step without the constraints.
+  if (!s.constraints_.empty() || s.constraints_.next_id() != 0) {
+    at = payload.BeginSection(kConstraintsTag, kSectionRequired);
+    WriteConstraints(s.constraints_, s.bodies_, &payload);
+    payload.EndSection(at);
+  }
+
   at = payload.BeginSection(kTrackedPairsTag, kSectionRequired);
   WriteTrackedPairs(pipeline->tracked_pairs(), &payload);
   payload.EndSection(at);
@@ -172,6 +181,7 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
   const Section* planes_section = nullptr;
   const Section* pairs_section = nullptr;
   const Section* plane_contacts_section = nullptr;
+  const Section* constraints_section = nullptr;
   std::vector<const Section*> body_sections;
   for (const Section& section : sections) {
     const Section** singleton = nullptr;
@@ -190,6 +200,9 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
         break;
       case kPlaneContactsTag:
         singleton = &plane_contacts_section;
+        break;
+      case kConstraintsTag:
+        singleton = &constraints_section;
         break;
       case kBodyTag:
         body_sections.push_back(&section);
@@ -288,6 +301,12 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     RETURN_IF_ERROR(in.status());
     body.surface_vertices = SurfaceVertices(*body.body);
     s.bodies_.push_back(std::move(body));
+  }
+  if (constraints_section != nullptr) {
+    ByteReader in(constraints_section->bytes);
+    ASSIGN_OR_RETURN(s.constraints_, ReadConstraints(&in, s.bodies_));
+    in.ExpectEnd("constraints");
+    RETURN_IF_ERROR(in.status());
   }
   std::vector<TrackedPair> pairs;
   if (pairs_section != nullptr) {

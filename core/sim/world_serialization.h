@@ -7,11 +7,14 @@
 // rest data (mesh, mass properties or material parameters, pins) and state (positions,
 // velocities, orientation, forces already applied for the next step); the ground planes; the
 // penalty pipeline's tracked pairs and friction anchors (plane contacts included); time, step
-// count, the next body and plane ids, and the energy reference of the divergence check.
+// count, the next body and plane ids, and the energy reference of the divergence check; the
+// World's constraints (pins, attachments with their body-frame offsets, position targets) and
+// their next id, from which the bodies' run-time vertex holds are rebuilt.
 // Not included, because they do not change later steps: the last step's diagnostics and contact
-// report (empty after deserializing until the next step), the pipeline's CCD caches (Clone
-// starts them empty too), and the World's Reset state (a deserialized World has none:
-// Reset answers FailedPrecondition once it has stepped).
+// report (empty after deserializing until the next step), the constraints' driven-work counter
+// (0 between steps), the pipeline's CCD caches (Clone starts them empty too), and the World's
+// Reset state (a deserialized World has none: Reset answers FailedPrecondition once it has
+// stepped).
 //
 // Layout (serialization/world_format.h; every section in docs/service.md, "Snapshots"): magic
 // "CSIMWRLD", format version, payload length, tagged sections, FNV-1a 64 checksum; all

@@ -32,6 +32,12 @@ absl::Status CheckSnapshotLimits(const core::World& world, const ServerLimits& l
         absl::StrCat("snapshot: holds ", world.num_bodies(), " bodies, over the server's limit of ",
                      limits.max_bodies_per_session, " per session"));
   }
+  const size_t constraints = world.constraints().constraints().size();
+  if (static_cast<int64_t>(constraints) > limits.max_constraints_per_session) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("snapshot: holds ", constraints, " constraints, over the server's limit of ",
+                     limits.max_constraints_per_session, " per session"));
+  }
   for (const int32_t id : world.body_ids()) {
     const core::Body& body = *world.body(id);
     const int64_t elements = body.type() == core::BodyType::kCorotationalFem

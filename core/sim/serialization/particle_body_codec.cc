@@ -2,7 +2,9 @@
 //   cloth: rest mesh | area density, stretch, bend, spring damping, mass damping (5 f64) | state
 //   FEM:   rest tet mesh | E, nu, rho, alpha, beta (5 f64) | state
 // with state = pinned vertices (u32 count, int32 each) | positions | velocities | pending forces
-// (each a u32 row count and rows of 3 f64).
+// (each a u32 row count and rows of 3 f64). The pinned vertices are those pinned at creation
+// only: the vertices that World constraints hold at run time are rebuilt from the constraints
+// section (constraints_codec.h), which also restores the attached vertices' velocities.
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,7 +23,7 @@ absl::Status Prefixed(const std::string& field, const absl::Status& status) {
 void WriteParticleState(const ParticleBody& body, ByteWriter* out) {
   std::vector<int32_t> pinned;
   for (int i = 0; i < body.num_vertices(); ++i) {
-    if (body.is_pinned(i)) pinned.push_back(i);
+    if (body.is_pinned_at_creation(i)) pinned.push_back(i);
   }
   out->U32(static_cast<uint32_t>(pinned.size()));
   for (const int32_t i : pinned) out->I32(i);

@@ -38,8 +38,13 @@ inline constexpr uint32_t kPlanesTag = SectionTag("PLNS");         // ground pla
 inline constexpr uint32_t kBodyTag = SectionTag("BODY");           // one per body, ascending id
 inline constexpr uint32_t kTrackedPairsTag = SectionTag("PAIR");   // penalty VF/EE pairs, once
 inline constexpr uint32_t kPlaneContactsTag = SectionTag("PLCT");  // penalty plane contacts, once
+// World constraints and their next id, once; written only when there is a constraint or the next
+// id is not 0 (absent reads as none, next id 0), so worlds that never had one keep their bytes.
+inline constexpr uint32_t kConstraintsTag = SectionTag("CNST");
 
 // Body kinds inside a BODY section.
 enum class BodyKindCode : uint8_t { kRigid = 0, kMassSpringCloth = 1, kCorotationalFem = 2 };
+// Constraint kinds inside a CNST section.
+enum class ConstraintKindCode : uint8_t { kPin = 0, kAttachment = 1, kPositionTarget = 2 };
 
 }  // namespace contactsim::core::serialization

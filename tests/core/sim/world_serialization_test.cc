@@ -1,5 +1,6 @@
-// World serialization (core/sim/world_serialization.h): every body kind and the penalty
-// pipeline's contact state survive bytes, a deserialized world steps bit-identically to the
+// World serialization (core/sim/world_serialization.h): every body kind, the penalty
+// pipeline's contact state and the World's constraints (pins, attachments, position targets,
+// with the vertex holds they set) survive bytes, a deserialized world steps bit-identically to the
 // original, and malformed input (truncated, corrupted, unknown version or section, hostile counts,
 // out-of-range references, non-finite values) is refused with InvalidArgument, never a crash.
 #include "core/sim/world_serialization.h"
@@ -16,8 +17,10 @@
 
 #include "core/dynamics/corotational_fem.h"
 #include "core/dynamics/mass_spring_cloth.h"
+#include "core/dynamics/particle_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/generators.h"
+#include "core/sim/constraints.h"
 #include "core/sim/penalty_pipeline.h"
 #include "core/sim/serialization/byte_reader.h"
 #include "core/sim/serialization/byte_writer.h"
@@ -234,6 +237,163 @@ TEST(WorldSerializationTest, DivergedWorldIsNotSerialized) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Constraints.
+
+ConstraintSpec PinSpec(int32_t body, std::vector<int32_t> vertices) {
+  ConstraintSpec spec;
+  spec.kind = ConstraintKind::kPin;
+  spec.body_id = body;
+  spec.vertices = std::move(vertices);
+  return spec;
+}
+
+ConstraintSpec AttachSpec(int32_t body, std::vector<int32_t> vertices, int32_t rigid) {
+  ConstraintSpec spec = PinSpec(body, std::move(vertices));
+  spec.kind = ConstraintKind::kAttachment;
+  spec.target_body_id = rigid;
+  return spec;
+}
+
+ConstraintSpec TargetSpec(int32_t body, std::vector<int32_t> vertices, Points3 targets, double k) {
+  ConstraintSpec spec = PinSpec(body, std::move(vertices));
+  spec.kind = ConstraintKind::kPositionTarget;
+  spec.targets_m = std::move(targets);
+  spec.stiffness_n_per_m = k;
+  return spec;
+}
+
+// Ids in the constraints world (MakeConstraintWorld).
+struct ConstraintIds {
+  int32_t strip = -1;
+  int32_t dynamic_box = -1;
+  int32_t kinematic_box = -1;
+  int32_t to_dynamic = -1;    // attachment of the strip's left edge
+  int32_t to_kinematic = -1;  // attachment of vertex 12 and 38 (38 also pinned at creation)
+  int32_t pin = -1;           // a run-time pin on vertex 19
+  int32_t target = -1;        // position target on vertices 7 and 32
+};
+
+// A 0.6 m x 0.1 m strip (12 x 2 cells, 39 vertices, vertex 38 pinned at creation) between a
+// dynamic box (left edge attached) and a moving, turning kinematic box (vertices 12 and 38
+// attached), with a run-time pin and a two-vertex position target, under gravity, collisions
+// off. A pin added and removed after 10 steps leaves a gap in the ids (next id 5, 4 constraints).
+World MakeConstraintWorld(ConstraintIds* ids) {
+  WorldSettings settings;
+  settings.dt_s = 1e-3;
+  World world = World::Create(settings).value();
+  const BodyOptions no_collision{.name = "", .collision = {.enabled = false}};
+  absl::StatusOr<TriangleMesh> grid = MakeClothGrid(0.6, 0.1, 12, 2);
+  EXPECT_TRUE(grid.ok());
+  absl::StatusOr<MassSpringCloth> strip =
+      MassSpringCloth::Create(*std::move(grid),
+                              {.area_density_kg_per_m2 = 0.5,
+                               .stretch_stiffness_n_per_m = 20.0,
+                               .bend_stiffness_n_per_m = 1.0,
+                               .spring_damping_n_s_per_m = 0.01,
+                               .mass_damping_per_s = 0.2},
+                              {38});
+  EXPECT_TRUE(strip.ok()) << strip.status();
+  ids->strip =
+      world.AddBody(std::make_unique<MassSpringCloth>(*std::move(strip)), no_collision).value();
+  ids->dynamic_box =
+      world.AddBody(MakeRigidBox(Vec3(0.05, 0.05, 0.05), 50.0, Vec3(-0.35, 0, 0)), no_collision)
+          .value();
+  absl::StatusOr<TriangleMesh> box = MakeBox(Vec3(0.05, 0.05, 0.05));
+  EXPECT_TRUE(box.ok());
+  absl::StatusOr<RigidBody> kinematic =
+      RigidBody::CreateWithoutMass(*std::move(box), RigidBodyKind::kKinematic);
+  EXPECT_TRUE(kinematic.ok());
+  EXPECT_TRUE(kinematic->SetPose(Vec3(0.35, 0, 0), Eigen::Quaterniond::Identity()).ok());
+  EXPECT_TRUE(kinematic->SetVelocity(Vec3(0.2, 0.0, 0.1), Vec3(0.0, 0.5, 0.3)).ok());
+  ids->kinematic_box =
+      world.AddBody(std::make_unique<RigidBody>(*std::move(kinematic)), no_collision).value();
+
+  ids->to_dynamic =
+      world.AddConstraint(AttachSpec(ids->strip, {0, 13, 26}, ids->dynamic_box)).value();
+  ids->to_kinematic =
+      world.AddConstraint(AttachSpec(ids->strip, {12, 38}, ids->kinematic_box)).value();
+  const int32_t temporary = world.AddConstraint(PinSpec(ids->strip, {6})).value();
+  EXPECT_TRUE(world.Step(10).ok());
+  EXPECT_TRUE(world.RemoveConstraint(temporary).ok());
+  ids->pin = world.AddConstraint(PinSpec(ids->strip, {19})).value();
+  Points3 targets(2, 3);
+  targets << 0.05, 0.0, 0.1, 0.1, 0.05, 0.1;
+  ids->target = world.AddConstraint(TargetSpec(ids->strip, {7, 32}, targets, 5.0)).value();
+  return world;
+}
+
+// Every constraint field, held mask and inverse mass of `a` and `b` agree bit for bit.
+void ExpectSameConstraints(const World& a, const World& b, int32_t strip) {
+  EXPECT_EQ(a.constraints().next_id(), b.constraints().next_id());
+  ASSERT_EQ(a.constraints().constraints().size(), b.constraints().constraints().size());
+  for (size_t i = 0; i < a.constraints().constraints().size(); ++i) {
+    const Constraint& ca = a.constraints().constraints()[i];
+    const Constraint& cb = b.constraints().constraints()[i];
+    SCOPED_TRACE(ca.id);
+    EXPECT_EQ(ca.id, cb.id);
+    EXPECT_EQ(ca.spec.kind, cb.spec.kind);
+    EXPECT_EQ(ca.spec.body_id, cb.spec.body_id);
+    EXPECT_EQ(ca.spec.vertices, cb.spec.vertices);
+    EXPECT_EQ(ca.spec.target_body_id, cb.spec.target_body_id);
+    EXPECT_EQ(ca.spec.targets_m, cb.spec.targets_m);
+    EXPECT_EQ(std::memcmp(&ca.spec.stiffness_n_per_m, &cb.spec.stiffness_n_per_m, sizeof(double)),
+              0);
+    ASSERT_EQ(ca.offsets_B_m.rows(), cb.offsets_B_m.rows());
+    EXPECT_EQ(std::memcmp(ca.offsets_B_m.data(), cb.offsets_B_m.data(),
+                          sizeof(double) * static_cast<size_t>(ca.offsets_B_m.size())),
+              0);
+  }
+  const auto& pa = dynamic_cast<const ParticleBody&>(*a.body(strip));
+  const auto& pb = dynamic_cast<const ParticleBody&>(*b.body(strip));
+  for (int i = 0; i < pa.num_vertices(); ++i) {
+    EXPECT_EQ(pa.is_held(i), pb.is_held(i)) << "vertex " << i;
+    EXPECT_EQ(pa.is_pinned_at_creation(i), pb.is_pinned_at_creation(i)) << "vertex " << i;
+    EXPECT_EQ(pa.InverseMass(i), pb.InverseMass(i)) << "vertex " << i;
+  }
+}
+
+TEST(WorldSerializationConstraintsTest, MidRunRoundTripStepsBitIdentically) {
+  ConstraintIds ids;
+  World original = MakeConstraintWorld(&ids);
+  ASSERT_TRUE(original.Step(30).ok()) << original.last_diagnostics().divergence_message;
+  // Vertex 38 is pinned at creation and attached to the moving box: a held vertex whose velocity
+  // (its last drive) is not 0, which the body record alone could not restore.
+  ASSERT_GT(original.body(ids.strip)->VertexVelocity(38).norm(), 0.0);
+
+  absl::StatusOr<std::string> bytes = SerializeWorld(original);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<World> restored = DeserializeWorld(*bytes);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  ExpectSameConstraints(original, *restored, ids.strip);
+  ASSERT_TRUE(SameBits(StateBits(original), StateBits(*restored)));
+  absl::StatusOr<std::string> again = SerializeWorld(*restored);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(*again == *bytes);
+
+  for (int i = 0; i < 60; ++i) {
+    ASSERT_TRUE(original.Step(1).ok());
+    ASSERT_TRUE(restored->Step(1).ok());
+    ASSERT_TRUE(SameBits(StateBits(original), StateBits(*restored))) << "step " << i;
+  }
+  // Releasing, moving targets and adding after the round trip act the same on both.
+  Points3 moved(2, 3);
+  moved << 0.0, 0.1, 0.0, 0.2, 0.0, 0.05;
+  for (World* world : {&original, &*restored}) {
+    ASSERT_TRUE(world->RemoveConstraint(ids.to_kinematic).ok());
+    ASSERT_TRUE(world->RemoveConstraint(ids.pin).ok());
+    ASSERT_TRUE(world->SetConstraintTargets(ids.target, moved).ok());
+  }
+  for (int i = 0; i < 60; ++i) {
+    ASSERT_TRUE(original.Step(1).ok());
+    ASSERT_TRUE(restored->Step(1).ok());
+    ASSERT_TRUE(SameBits(StateBits(original), StateBits(*restored))) << "step " << i;
+  }
+  ExpectSameConstraints(original, *restored, ids.strip);
+  EXPECT_EQ(original.AddConstraint(PinSpec(ids.strip, {19})).value(), 5);
+  EXPECT_EQ(restored->AddConstraint(PinSpec(ids.strip, {19})).value(), 5);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Malformed input.
 
 // A small world: a box resting on the ground (one body, one plane, plane contacts).
@@ -243,6 +403,14 @@ std::string SmallBlob() {
   EXPECT_TRUE(world.AddBody(MakeRigidBox(Vec3(0.05, 0.05, 0.05), 500.0, Vec3(0, 0, 0.0499))).ok());
   EXPECT_TRUE(world.Step(5).ok());
   EXPECT_FALSE(Penalty(world).plane_contacts().empty());
+  return SerializeWorld(world).value();
+}
+
+// The constraints world after 20 steps: its blob has a CNST section.
+std::string ConstraintBlob() {
+  ConstraintIds ids;
+  World world = MakeConstraintWorld(&ids);
+  EXPECT_TRUE(world.Step(10).ok());
   return SerializeWorld(world).value();
 }
 
@@ -299,9 +467,11 @@ TEST(WorldSerializationMalformedTest, SectionsReassembleToTheSameBlob) {
 
 TEST(WorldSerializationMalformedTest, EveryTruncationIsRefused) {
   const std::string blob = SmallBlob();
-  for (size_t length = 0; length < blob.size(); ++length) {
-    const absl::Status status = Decode(blob.substr(0, length));
-    ASSERT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << "length " << length;
+  for (const std::string& whole : {blob, ConstraintBlob()}) {
+    for (size_t length = 0; length < whole.size(); ++length) {
+      const absl::Status status = Decode(whole.substr(0, length));
+      ASSERT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << "length " << length;
+    }
   }
   EXPECT_THAT(Message(blob.substr(0, blob.size() - 1)), HasSubstr("truncated"));
   EXPECT_THAT(Message(blob + "x"), StartsWith("payload_length:"));
@@ -309,10 +479,12 @@ TEST(WorldSerializationMalformedTest, EveryTruncationIsRefused) {
 
 TEST(WorldSerializationMalformedTest, EveryFlippedByteIsRefused) {
   const std::string blob = SmallBlob();
-  for (size_t i = 0; i < blob.size(); ++i) {
-    std::string corrupted = blob;
-    corrupted[i] = static_cast<char>(corrupted[i] ^ 0x10);
-    ASSERT_EQ(Decode(corrupted).code(), absl::StatusCode::kInvalidArgument) << "byte " << i;
+  for (const std::string& whole : {blob, ConstraintBlob()}) {
+    for (size_t i = 0; i < whole.size(); ++i) {
+      std::string corrupted = whole;
+      corrupted[i] = static_cast<char>(corrupted[i] ^ 0x10);
+      ASSERT_EQ(Decode(corrupted).code(), absl::StatusCode::kInvalidArgument) << "byte " << i;
+    }
   }
   std::string corrupted = blob;
   corrupted[serialization::kHeaderBytes + 30] ^= 0x01;  // inside the payload
@@ -412,6 +584,164 @@ TEST(WorldSerializationMalformedTest, StructuralErrorsNameTheField) {
     sections[1].bytes += "zz";
     EXPECT_THAT(Message(Assemble(sections)), StartsWith("clock: 2 unexpected bytes"));
   }
+}
+
+TEST(WorldSerializationConstraintsTest, WorldsWithoutConstraintsHaveNoConstraintsSection) {
+  for (const RawSection& section : Sections(SerializeWorld(MakeEveryKindWorld()).value())) {
+    EXPECT_NE(section.tag, serialization::kConstraintsTag);
+  }
+  // Once a constraint was added, the next id is state even when none is left.
+  ConstraintIds ids;
+  World world = MakeConstraintWorld(&ids);
+  for (const int32_t id : {ids.to_dynamic, ids.to_kinematic, ids.pin, ids.target}) {
+    ASSERT_TRUE(world.RemoveConstraint(id).ok());
+  }
+  absl::StatusOr<World> restored = DeserializeWorld(SerializeWorld(world).value());
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_TRUE(restored->constraints().empty());
+  EXPECT_EQ(restored->AddConstraint(PinSpec(ids.strip, {19})).value(), 5);
+  const auto& strip = dynamic_cast<const ParticleBody&>(*restored->body(ids.strip));
+  for (int i = 0; i < strip.num_vertices(); ++i) EXPECT_EQ(strip.is_held(i), i == 19) << i;
+}
+
+// One CNST record as the format describes it (the test's own writing of the documented layout).
+struct RecordBytes {
+  int32_t id = 0;
+  serialization::ConstraintKindCode kind = serialization::ConstraintKindCode::kPin;
+  int32_t body_id = 0;
+  std::vector<int32_t> vertices = {1};
+  int32_t target_body_id = 1;
+  double stiffness_n_per_m = 5.0;
+  Vec3 row = Vec3(0.1, 0.0, 0.0);  // every offset, velocity and target row
+};
+
+std::string ConstraintsSection(int32_t next_id, const std::vector<RecordBytes>& records) {
+  using serialization::ConstraintKindCode;
+  serialization::ByteWriter out;
+  out.I32(next_id);
+  out.U32(static_cast<uint32_t>(records.size()));
+  for (const RecordBytes& r : records) {
+    out.I32(r.id);
+    out.U8(static_cast<uint8_t>(r.kind));
+    out.I32(r.body_id);
+    out.U32(static_cast<uint32_t>(r.vertices.size()));
+    for (const int32_t v : r.vertices) out.I32(v);
+    Points3 rows(static_cast<Eigen::Index>(r.vertices.size()), 3);
+    rows.rowwise() = r.row.transpose();
+    if (r.kind == ConstraintKindCode::kAttachment) {
+      out.I32(r.target_body_id);
+      out.Rows(rows);  // offsets
+      out.Rows(rows);  // velocities
+    } else if (r.kind == ConstraintKindCode::kPositionTarget) {
+      out.F64(r.stiffness_n_per_m);
+      out.Rows(rows);
+    }
+  }
+  return out.Release();
+}
+
+TEST(WorldSerializationMalformedTest, ConstraintsSectionIsRequiredAndReassembles) {
+  const std::string blob = ConstraintBlob();
+  int found = 0;
+  for (const RawSection& section : Sections(blob)) {
+    if (section.tag != serialization::kConstraintsTag) continue;
+    ++found;
+    EXPECT_EQ(section.flags, serialization::kSectionRequired);
+  }
+  EXPECT_EQ(found, 1);
+  // The test's own records give a blob that reads (body 0 is the strip, 1 the dynamic box).
+  using serialization::ConstraintKindCode;
+  const std::string edited = WithSection(
+      blob, serialization::kConstraintsTag,
+      ConstraintsSection(
+          9, {{.id = 2, .kind = ConstraintKindCode::kAttachment, .vertices = {0, 13}},
+              {.id = 4, .kind = ConstraintKindCode::kPositionTarget, .vertices = {13, 20}},
+              {.id = 8, .kind = ConstraintKindCode::kPin, .vertices = {5}}}));
+  absl::StatusOr<World> world = DeserializeWorld(edited);
+  ASSERT_TRUE(world.ok()) << world.status();
+  EXPECT_EQ(world->constraints().next_id(), 9);
+  ASSERT_EQ(world->constraints().constraints().size(), 3u);
+  EXPECT_EQ(world->constraints().constraints()[1].spec.targets_m.row(1),
+            Vec3(0.1, 0, 0).transpose());
+  const auto& strip = dynamic_cast<const ParticleBody&>(*world->body(0));
+  EXPECT_TRUE(strip.is_held(0) && strip.is_held(13) && strip.is_held(5));
+  EXPECT_FALSE(strip.is_held(20) || strip.is_held(19));
+  EXPECT_EQ(strip.VertexVelocity(13), Vec3(0.1, 0, 0));  // the attachment's saved velocity
+  EXPECT_EQ(strip.VertexVelocity(5), Vec3::Zero());      // pins hold at rest
+}
+
+TEST(WorldSerializationMalformedTest, ConstraintErrorsNameTheField) {
+  using serialization::ConstraintKindCode;
+  const std::string blob = ConstraintBlob();
+  const auto message = [&](int32_t next_id, const std::vector<RecordBytes>& records) {
+    return Message(
+        WithSection(blob, serialization::kConstraintsTag, ConstraintsSection(next_id, records)));
+  };
+  const RecordBytes attach{.kind = ConstraintKindCode::kAttachment};
+  const RecordBytes target{.kind = ConstraintKindCode::kPositionTarget};
+  RecordBytes r = attach;
+  r.body_id = 9;
+  EXPECT_THAT(message(1, {r}), StartsWith("constraints[0].attachment.body_id: no body 9"));
+  r.body_id = 1;
+  EXPECT_THAT(message(1, {r}),
+              StartsWith("constraints[0].attachment.body_id: body 1 is not a deformable"));
+  r = attach;
+  r.target_body_id = 0;
+  EXPECT_THAT(message(1, {r}),
+              StartsWith("constraints[0].attachment.target_body_id: body 0 is not a rigid body"));
+  r.target_body_id = 7;
+  EXPECT_THAT(message(1, {r}), StartsWith("constraints[0].attachment.target_body_id: no body 7"));
+  r = target;
+  r.vertices = {3, 39};
+  EXPECT_THAT(message(1, {r}), StartsWith("constraints[0].position_target.vertices[1]: no vertex "
+                                          "39 in body 0 (39 vertices)"));
+  r.vertices = {-1};
+  EXPECT_THAT(message(1, {r}), StartsWith("constraints[0].position_target.vertices[0]: no vertex"));
+  r.vertices = {4, 4};
+  EXPECT_THAT(message(1, {r}), StartsWith("constraints[0].position_target.vertices[1]: vertex 4 "
+                                          "is listed twice"));
+  r.vertices = {};
+  EXPECT_THAT(message(1, {r}),
+              StartsWith("constraints[0].position_target.vertices: must list at least one"));
+  r = target;
+  r.stiffness_n_per_m = 0.0;
+  EXPECT_THAT(message(1, {r}),
+              StartsWith("constraints[0].position_target.stiffness_n_per_m: must be > 0"));
+  r.stiffness_n_per_m = std::numeric_limits<double>::infinity();
+  EXPECT_THAT(message(1, {r}),
+              StartsWith("constraints[0].position_target.stiffness_n_per_m: must be finite"));
+  r = target;
+  r.row = Vec3(0.0, std::numeric_limits<double>::quiet_NaN(), 0.0);
+  EXPECT_THAT(message(1, {r}), StartsWith("constraints[0].position_target.targets_m"));
+  r = attach;
+  r.row = Vec3(std::numeric_limits<double>::infinity(), 0.0, 0.0);
+  EXPECT_THAT(message(1, {r}), StartsWith("constraints[0].attachment.offsets_B_m"));
+  // Two holds on one vertex; a target may share it.
+  RecordBytes pin{.id = 1, .vertices = {1}};
+  EXPECT_THAT(message(2, {attach, pin}),
+              StartsWith("constraints[1].pin.vertices[0]: vertex 1 of body 0 is held"));
+  r = target;
+  r.id = 1;
+  EXPECT_TRUE(
+      Decode(WithSection(blob, serialization::kConstraintsTag, ConstraintsSection(2, {attach, r})))
+          .ok());
+  // Ids ascending and below next_id; kinds known; counts the bytes can hold.
+  EXPECT_THAT(message(1, {pin}),
+              StartsWith("constraints[0].id: id 1 must be ascending and below next_id 1"));
+  pin.id = 0;
+  pin.vertices = {2};
+  EXPECT_THAT(message(2, {attach, pin}), StartsWith("constraints[1].id: id 0 must be ascending"));
+  r = attach;
+  r.kind = static_cast<ConstraintKindCode>(3);
+  EXPECT_THAT(message(1, {r}), StartsWith("constraints[0].kind: unknown constraint kind 3"));
+  EXPECT_THAT(message(-1, {}), StartsWith("constraints.next_id: must be >= 0"));
+  std::string section = ConstraintsSection(1, {attach});
+  section[4] = '\x7f';  // count 127
+  EXPECT_THAT(Message(WithSection(blob, serialization::kConstraintsTag, section)),
+              StartsWith("constraints: count 127 needs at least"));
+  EXPECT_THAT(Message(WithSection(blob, serialization::kConstraintsTag,
+                                  ConstraintsSection(1, {attach}) + "z")),
+              StartsWith("constraints: 1 unexpected bytes"));
 }
 
 }  // namespace
