@@ -6,9 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "server/metrics/rpc_interceptor.h"
 #include "server/service/listen_address.h"
 #include "spdlog/spdlog.h"
-#include "server/metrics/rpc_interceptor.h"
 
 namespace contactsim::server {
 

@@ -11,10 +11,10 @@
 
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
-#include "server/service/server_tls.h"
 #include "server/metrics/http_exporter.h"
 #include "server/metrics/metrics.h"
 #include "server/metrics/server_metrics.h"
+#include "server/service/server_tls.h"
 #include "server/service/simulation_service.h"
 #include "server/service/stream_dispatcher.h"
 #include "server/session/limits.h"
