@@ -20,6 +20,35 @@ double DefaultAdmmStiffness(const Material& material) {
                                                 : 2.0 * material.mu + material.lambda;
 }
 
+// H x for the contact rows (normal and tangent components of each contact's vertex) [m].
+Eigen::VectorXd ConstraintValues(const ContactSet& contacts, const Points3& x_m) {
+  Eigen::VectorXd out(3 * contacts.num_contacts());
+  for (int32_t j = 0; j < contacts.num_contacts(); ++j) {
+    const VertexContact& c = contacts.contacts[j];
+    const Vec3 p = x_m.row(c.vertex).transpose();
+    out[3 * j] = c.normal.dot(p);
+    out[3 * j + 1] = c.tangent1.dot(p);
+    out[3 * j + 2] = c.tangent2.dot(p);
+  }
+  return out;
+}
+
+// Copies lambda of every contact whose (vertex, obstacle) pair was in contact in the previous
+// step. Both lists are sorted by (vertex, obstacle) (contact_frame.h), so one merge pass.
+void WarmStart(const std::vector<VertexContact>& previous, const Eigen::VectorXd& previous_lambda,
+               const std::vector<VertexContact>& current, Eigen::VectorXd* lambda) {
+  size_t p = 0;
+  for (size_t j = 0; j < current.size(); ++j) {
+    const auto key = std::make_pair(current[j].vertex, current[j].obstacle);
+    while (p < previous.size() && std::make_pair(previous[p].vertex, previous[p].obstacle) < key) {
+      ++p;
+    }
+    if (p < previous.size() && std::make_pair(previous[p].vertex, previous[p].obstacle) == key) {
+      lambda->segment<3>(3 * j) = previous_lambda.segment<3>(3 * p);
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
@@ -60,6 +89,22 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
   }
   if (static_cast<int>(options.pinned_vertices.size()) == n) {
     return absl::InvalidArgumentError("options.pinned_vertices pins every vertex");
+  }
+  if (!options.obstacles.empty()) {
+    if (absl::Status s = ValidateObstacles(options.obstacles); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("options.", s.message()));
+    }
+    if (options.global_step != GlobalStepKind::kSparseInverse) {
+      return absl::InvalidArgumentError(
+          "options.obstacles: contact needs global_step kSparseInverse (W is formed from S)");
+    }
+    if (!(std::isfinite(options.contact_proximity_m) && options.contact_proximity_m >= 0.0)) {
+      return absl::InvalidArgumentError("options.contact_proximity_m must be finite and >= 0");
+    }
+    if (options.contact.newton_iterations < 1 || options.contact.cr_iterations < 1) {
+      return absl::InvalidArgumentError(
+          "options.contact: newton_iterations and cr_iterations must be >= 1");
+    }
   }
 
   auto solver = std::unique_ptr<LocalGlobalSolver>(new LocalGlobalSolver());
@@ -102,6 +147,7 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
       solver->free_.push_back(i);
     }
   }
+  solver->free_index_ = free_index;
   const int num_pinned = n - num_free;
   OrderedCholesky::ColMajorSparse a_ff(num_free, num_free);
   {
@@ -246,6 +292,30 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   Block x_free(num_free, 3);
   for (int i = 0; i < num_free; ++i) x_free.row(i) = x.row(free_[i]);
 
+  // Contact set and Delassus operator of the step (Alg. 4), fixed over its iterations.
+  ContactSet contacts;
+  std::unique_ptr<NonsmoothContactSolver> contact_solver;
+  Eigen::VectorXd lambda, hq_start;
+  std::vector<double> contact_residual;
+  if (!options_.obstacles.empty()) {
+    auto detected = DetectHalfSpaceContacts(state->x_m, free_index_, num_free, options_.obstacles,
+                                            options_.contact_proximity_m);
+    if (!detected.ok()) return detected.status();
+    contacts = *std::move(detected);
+    if (contacts.num_contacts() > 0) {
+      auto created = NonsmoothContactSolver::Create(*backend_, sparse_inverse_step_->r(), num_free,
+                                                    contacts, h_, options_.contact);
+      if (!created.ok()) return created.status();
+      contact_solver = *std::move(created);
+      lambda = Eigen::VectorXd::Zero(3 * contacts.num_contacts());
+      if (options_.contact_warm_start) {
+        WarmStart(previous_contacts_, previous_lambda_, contacts.contacts, &lambda);
+      }
+      hq_start = ConstraintValues(contacts, state->x_m);
+    }
+  }
+  Block correction_rhs(num_free, 3), correction(num_free, 3);
+
   Eigen::VectorXd duals = Eigen::VectorXd::Zero(9 * m);
   Eigen::VectorXd z(9 * m);
   Points3 z_minus_u(3 * m, 3);
@@ -283,11 +353,34 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
     }
     if (absl::Status gs = GlobalSolve(b_free, &x_free); !gs.ok()) return gs;
     for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
+    if (contact_solver != nullptr) {
+      // Non-smooth Newton on lambda around q_u = x, then q = q_u + h^2 A^{-1} H^T lambda.
+      auto newton = contact_solver->Correct(ConstraintValues(contacts, x), hq_start, &lambda);
+      if (!newton.ok()) return newton.status();
+      contact_residual.push_back(newton->residual_norm_after);
+      correction_rhs.setZero();
+      for (int32_t j = 0; j < contacts.num_contacts(); ++j) {
+        const VertexContact& c = contacts.contacts[j];
+        const Vec3 force = lambda[3 * j] * c.normal + lambda[3 * j + 1] * c.tangent1 +
+                           lambda[3 * j + 2] * c.tangent2;
+        correction_rhs.row(c.free_vertex) += h2 * force.transpose();
+      }
+      if (absl::Status gs = GlobalSolve(correction_rhs, &correction); !gs.ok()) return gs;
+      x_free += correction;
+      for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
+    }
     if (options_.iteration_observer) options_.iteration_observer(k + 1, x);
   }
   state->v_mps = (x - state->x_m) / h_;
   state->x_m = std::move(x);
-  if (stats != nullptr) *stats = std::move(local_stats);
+  previous_contacts_ = contacts.contacts;
+  previous_lambda_ = lambda;
+  if (stats != nullptr) {
+    local_stats.contacts = std::move(contacts.contacts);
+    local_stats.contact_force_n = std::move(lambda);
+    local_stats.contact_residual = std::move(contact_residual);
+    *stats = std::move(local_stats);
+  }
   return absl::OkStatus();
 }
 

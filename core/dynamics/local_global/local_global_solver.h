@@ -31,6 +31,12 @@
 // G_w^T (z - u) (G stacks the D_e, G_w = diag(w) G) run on the host with Eigen (a GPU backend
 // would move them to SpMM).
 //
+// Contact (Alg. 4): with options.obstacles, every step detects vertex / half-space contacts at its
+// start (contact_frame.h; proximity options.contact_proximity_m), forms W = H A^{-1} H^T once
+// (delassus.h) and, after each global step, runs the non-smooth Newton correction
+// (nonsmooth_newton.h) and applies q += h^2 A^{-1} H^T lambda through S. Contact needs the sparse
+// inverse global step (W is formed from S).
+//
 // Errors: InvalidArgument naming the field for bad options, material, time step, pinned indices
 // or state shapes / non-finite values; errors of the factorization are passed through.
 #pragma once
@@ -46,7 +52,9 @@
 #include "core/common/eigen_types.h"
 #include "core/dynamics/fem/local_step.h"
 #include "core/dynamics/fem/material.h"
+#include "core/dynamics/local_global/contact_frame.h"
 #include "core/dynamics/local_global/jacobi_global_step.h"
+#include "core/dynamics/local_global/nonsmooth_newton.h"
 #include "core/dynamics/local_global/ordered_cholesky.h"
 #include "core/dynamics/local_global/sparse_inverse.h"
 #include "core/geometry/tet_mesh.h"
@@ -63,6 +71,15 @@ struct LocalGlobalOptions {
   std::vector<int32_t> pinned_vertices;  // distinct, in range, not all vertices
   FillOrdering ordering = FillOrdering::kNestedDissection;
   LocalStepOptions local_step;
+  // Static obstacles for frictional contact (empty: contact-free). Needs kSparseInverse.
+  std::vector<HalfSpaceObstacle> obstacles;
+  // A vertex whose gap at the start of a step is below this gets a contact for the step [m].
+  double contact_proximity_m = 1e-2;
+  NonsmoothNewtonOptions contact;
+  // Start each step's multipliers from the previous step's for the same (vertex, obstacle) pair
+  // (static obstacles keep the frame, so the values carry over unchanged); false starts from 0
+  // as Alg. 4 reads. See docs/local_global.md for what it changes.
+  bool contact_warm_start = true;
   // Called after every global step with k = 1..iterations and x^k (for convergence studies).
   using IterationObserver = std::function<void(int iteration, const Points3& x_m)>;
   IterationObserver iteration_observer;
@@ -78,6 +95,12 @@ struct LocalGlobalStepStats {
   // ADMM primal residual (global/local consistency) [-].
   std::vector<double> primal_residual;
   LocalStepStats local;
+  // Contacts of the step (detected at its start) and their final multipliers lambda [N], three
+  // per contact (normal, tangent1, tangent2, in the contact's frame); the impulse over the step
+  // is h lambda. Residual ||F|| of the NCP after each local-global iteration's correction.
+  std::vector<VertexContact> contacts;
+  Eigen::VectorXd contact_force_n;
+  std::vector<double> contact_residual;
 };
 
 struct EnergyTerms {
@@ -130,10 +153,14 @@ class LocalGlobalSolver {
   Eigen::VectorXd mass_kg_;
   std::vector<double> volumes_m3_;
   std::vector<double> weights_;
-  RowMajorSparse g_;           // 3m x n: row 3e+c of G x is column c of F_e
-  RowMajorSparse gw_t_;        // n x 3m: G^T diag(w)
-  RowMajorSparse a_fp_;        // Abar_fp (free x pinned)
-  std::vector<int32_t> free_;  // free vertex list
+  RowMajorSparse g_;                 // 3m x n: row 3e+c of G x is column c of F_e
+  RowMajorSparse gw_t_;              // n x 3m: G^T diag(w)
+  RowMajorSparse a_fp_;              // Abar_fp (free x pinned)
+  std::vector<int32_t> free_;        // free vertex list
+  std::vector<int32_t> free_index_;  // per vertex: index among free vertices, < 0 pinned
+  // The previous step's contacts and multipliers, for the warm start.
+  std::vector<VertexContact> previous_contacts_;
+  Eigen::VectorXd previous_lambda_;
   std::optional<OrderedCholesky> cholesky_;
   std::optional<SparseInverseFactor> inverse_factor_;
 

@@ -66,6 +66,8 @@ class SparseInverseGlobalStep {
 
   // q <- R^T R b; b and q are distinct n x cols dense blocks of the same backend.
   absl::Status Solve(DenseId b, DenseId q);
+  // R = S P on the backend (owned here), e.g. for the Delassus operator (delassus.h).
+  SparseId r() const { return r_; }
 
  private:
   SparseInverseGlobalStep(Backend* backend, SparseId r, SparseId rt, DenseId tmp)

@@ -47,6 +47,26 @@ Points3 TwistStep(const TetMesh& mesh, const Material& material, GlobalStepKind 
   return state.x_m;
 }
 
+TEST(LocalGlobalSolverTest, RejectsBadContactOptionsNamingTheField) {
+  const TetMesh mesh = SmallBar(4);
+  const Material material = MakeMat(MaterialModel::kArap, 1e5);
+  LocalGlobalOptions options;
+  options.obstacles = {{Vec3(0, 0, 3), 0.0, 0.2}};
+  auto status = LocalGlobalSolver::Create(mesh, material, kDt, options).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message().rfind("options.obstacles[0].normal", 0), 0u) << status;
+  options.obstacles = {{Vec3::UnitZ(), 0.0, 0.2}};
+  options.global_step = GlobalStepKind::kJacobi;
+  status = LocalGlobalSolver::Create(mesh, material, kDt, options).status();
+  EXPECT_EQ(status.message().rfind("options.obstacles", 0), 0u) << status;
+  options.global_step = GlobalStepKind::kSparseInverse;
+  options.contact.cr_iterations = 0;
+  status = LocalGlobalSolver::Create(mesh, material, kDt, options).status();
+  EXPECT_EQ(status.message().rfind("options.contact", 0), 0u) << status;
+  options.contact.cr_iterations = 24;
+  EXPECT_TRUE(LocalGlobalSolver::Create(mesh, material, kDt, options).ok());
+}
+
 TEST(LocalGlobalSolverTest, RejectsBadInput) {
   const TetMesh mesh = SmallBar(4);
   const Material material = MakeMat(MaterialModel::kNeoHookean, 1e5);

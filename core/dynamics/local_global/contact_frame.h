@@ -1,0 +1,65 @@
+// Contact detection for one local-global time step (Zeng et al. 2024, Sec. 5, Alg. 4 "perform
+// collision detection"): vertices of a tet mesh against static half-spaces.
+//
+// A half-space obstacle is { p : n . p <= offset_m } with unit outward normal n pointing into the
+// free space; the signed gap of a point is delta_n(p) = n . p - offset_m [m] (> 0 separated). A
+// free vertex whose gap at the START of the step is below `proximity_m` gets one contact (the
+// paper's proximity rule: the contact set and its frame are fixed for the whole step, and
+// contacts that open again are released by the complementarity conditions, not by detection).
+// A vertex near several obstacles gets one contact per obstacle.
+//
+// Each contact j has three rows in the Jacobian H (acting on the free-vertex dofs 3 f + d):
+//   row 3j:     n^T            (normal:  delta_n = H_n q - offset_m)
+//   row 3j + 1: t1^T, row 3j + 2: t2^T   (two signed tangents: slip velocity H_f v [m/s])
+// with (n, t1, t2) a right-handed orthonormal frame. Pinned vertices get no contacts (they do not
+// move), which keeps H in the free index space of the factored system matrix.
+// Errors: InvalidArgument naming the obstacle field (non-unit or non-finite normal, negative
+// friction coefficient) or a bad proximity.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/common/eigen_types.h"
+#include "core/sim/backend.h"
+
+namespace contactsim::core {
+
+struct HalfSpaceObstacle {
+  Vec3 normal = Vec3::UnitZ();        // unit, pointing into the free space
+  double offset_m = 0.0;              // the plane is n . p = offset_m
+  double friction_coefficient = 0.0;  // Coulomb mu >= 0, isotropic
+};
+
+struct VertexContact {
+  int32_t vertex = -1;       // mesh vertex index
+  int32_t free_vertex = -1;  // index among the free (unpinned) vertices
+  int32_t obstacle = -1;     // index into the obstacle list
+  Vec3 normal = Vec3::Zero();
+  Vec3 tangent1 = Vec3::Zero();
+  Vec3 tangent2 = Vec3::Zero();
+  double offset_m = 0.0;              // delta_n = normal . x - offset_m
+  double friction_coefficient = 0.0;  // mu
+};
+
+struct ContactSet {
+  std::vector<VertexContact> contacts;
+  CsrMatrix h;  // 3 c x 3 n_free, rows as above (3 nonzeros per row)
+  int32_t num_contacts() const { return static_cast<int32_t>(contacts.size()); }
+};
+
+// Two unit tangents completing n to a right-handed orthonormal frame (n, t1, t2).
+void TangentBasis(const Vec3& normal, Vec3* tangent1, Vec3* tangent2);
+
+absl::Status ValidateObstacles(const std::vector<HalfSpaceObstacle>& obstacles);
+
+// x_m: all vertices (n x 3). free_index[v]: index among free vertices, or < 0 for pinned ones.
+// num_free: number of free vertices. Contacts come out sorted by (vertex, obstacle).
+absl::StatusOr<ContactSet> DetectHalfSpaceContacts(const Points3& x_m,
+                                                   const std::vector<int32_t>& free_index,
+                                                   int32_t num_free,
+                                                   const std::vector<HalfSpaceObstacle>& obstacles,
+                                                   double proximity_m);
+
+}  // namespace contactsim::core

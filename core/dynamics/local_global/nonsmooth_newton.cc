@@ -1,0 +1,184 @@
+#include "core/dynamics/local_global/nonsmooth_newton.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/dynamics/local_global/delassus.h"
+
+namespace contactsim::core {
+namespace {
+
+// Rows whose indicator is at or below this decouple (omega is 0, or FB's 1 - a/||(a,b)|| rounds
+// to it): dividing by a smaller D would only amplify round-off.
+constexpr double kIndicatorFloor = 1e-12;
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<NonsmoothContactSolver>> NonsmoothContactSolver::Create(
+    Backend& backend, SparseId r, int32_t num_free, const ContactSet& contacts, double time_step_s,
+    const NonsmoothNewtonOptions& options) {
+  if (!(std::isfinite(time_step_s) && time_step_s > 0.0)) {
+    return absl::InvalidArgumentError("time_step_s: must be finite and > 0");
+  }
+  if (options.newton_iterations < 1 || options.cr_iterations < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.newton_iterations and options.cr_iterations: must be >= 1, got ",
+                     options.newton_iterations, " and ", options.cr_iterations));
+  }
+  if (contacts.h.rows != 3 * contacts.num_contacts()) {
+    return absl::InvalidArgumentError(absl::StrCat("contacts.h: has ", contacts.h.rows,
+                                                   " rows, expected 3 per contact (",
+                                                   3 * contacts.num_contacts(), ")"));
+  }
+  auto solver = std::unique_ptr<NonsmoothContactSolver>(
+      new NonsmoothContactSolver(backend, contacts, time_step_s, options));
+  const int32_t rows = contacts.h.rows;
+  absl::StatusOr<SparseId> w = ComputeDelassus(backend, r, num_free, contacts.h);
+  if (!w.ok()) return w.status();
+  solver->w_ = *w;
+  for (DenseId* id : {&solver->x_id_, &solver->y_id_}) {
+    absl::StatusOr<DenseId> created = backend.CreateDense(rows, 1);
+    if (!created.ok()) return created.status();
+    *id = *created;
+  }
+  absl::StatusOr<CsrMatrix> w_host = backend.DownloadCsr(solver->w_);
+  if (!w_host.ok()) return w_host.status();
+  solver->w_diagonal_ = Eigen::VectorXd::Zero(rows);
+  for (int32_t i = 0; i < rows; ++i) {
+    for (int32_t k = w_host->row_offsets[i]; k < w_host->row_offsets[i + 1]; ++k) {
+      if (w_host->col_indices[k] == i) solver->w_diagonal_[i] = w_host->values[k];
+    }
+    if (!(solver->w_diagonal_[i] > 0.0)) {
+      return absl::InternalError(absl::StrCat("Delassus diagonal W[", i, "][", i,
+                                              "] is not positive: ", solver->w_diagonal_[i]));
+    }
+  }
+  solver->r_.resize(rows);
+  for (int32_t i = 0; i < rows; ++i) {
+    solver->r_[i] = i % 3 == 0 ? NormalPreconditioner(solver->w_diagonal_[i], time_step_s)
+                               : FrictionPreconditioner(solver->w_diagonal_[i], time_step_s);
+  }
+  solver->host_x_.resize(rows);
+  solver->host_y_.resize(rows);
+  return solver;
+}
+
+NonsmoothContactSolver::~NonsmoothContactSolver() {
+  if (w_.value >= 0) backend_.ReleaseSparse(w_).IgnoreError();
+  for (DenseId id : {x_id_, y_id_}) {
+    if (id.value >= 0) backend_.ReleaseDense(id).IgnoreError();
+  }
+}
+
+absl::Status NonsmoothContactSolver::ApplyW(const Eigen::VectorXd& x, Eigen::VectorXd* y) {
+  if (absl::Status s = backend_.UploadDense(x_id_, {x.data(), size_t(x.size())}); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = backend_.SpMV(1.0, w_, Op::kNone, x_id_, 0.0, y_id_); !s.ok()) return s;
+  y->resize(x.size());
+  return backend_.DownloadDense(y_id_, {y->data(), size_t(y->size())});
+}
+
+void NonsmoothContactSolver::Evaluate(const Eigen::VectorXd& hq, const Eigen::VectorXd& hq_start,
+                                      const Eigen::VectorXd& lambda, Eigen::VectorXd* f,
+                                      Eigen::VectorXd* d, Eigen::VectorXd* e) const {
+  const int32_t c = static_cast<int32_t>(contacts_.size());
+  f->resize(3 * c);
+  if (d != nullptr) d->resize(3 * c);
+  if (e != nullptr) e->resize(3 * c);
+  for (int32_t j = 0; j < c; ++j) {
+    const int32_t i = 3 * j;
+    const NormalNcpTerms normal =
+        NormalContactNcp(options_.ncp, hq[i] - contacts_[j].offset_m, lambda[i], r_[i]);
+    const Eigen::Vector2d slip = (hq.segment<2>(i + 1) - hq_start.segment<2>(i + 1)) / h_;
+    // Both tangent rows share one r (the paper's per-contact friction preconditioner): the
+    // larger diagonal of the two keeps the isotropic cone isotropic.
+    const double r_f = std::max(r_[i + 1], r_[i + 2]);
+    const FrictionNcpTerms friction =
+        FrictionContactNcp(options_.ncp, slip, lambda[i], lambda.segment<2>(i + 1),
+                           contacts_[j].friction_coefficient, r_f);
+    (*f)[i] = normal.phi;
+    f->segment<2>(i + 1) = friction.phi;
+    if (d != nullptr) {
+      (*d)[i] = h_ * h_ * normal.omega;
+      (*d)[i + 1] = (*d)[i + 2] = h_ * friction.omega;
+    }
+    if (e != nullptr) {
+      (*e)[i] = normal.compliance;
+      (*e)[i + 1] = (*e)[i + 2] = friction.compliance;
+    }
+  }
+}
+
+absl::StatusOr<double> NonsmoothContactSolver::ResidualNorm(const Eigen::VectorXd& hq_unconstrained,
+                                                            const Eigen::VectorXd& hq_start,
+                                                            const Eigen::VectorXd& lambda) {
+  Eigen::VectorXd w_lambda, f;
+  if (absl::Status s = ApplyW(lambda, &w_lambda); !s.ok()) return s;
+  Evaluate(hq_unconstrained + h_ * h_ * w_lambda, hq_start, lambda, &f, nullptr, nullptr);
+  return f.norm();
+}
+
+absl::StatusOr<NewtonContactStats> NonsmoothContactSolver::Correct(
+    const Eigen::VectorXd& hq_unconstrained, const Eigen::VectorXd& hq_start,
+    Eigen::VectorXd* lambda) {
+  const Eigen::Index rows = r_.size();
+  if (lambda == nullptr || lambda->size() != rows || hq_unconstrained.size() != rows ||
+      hq_start.size() != rows) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "lambda, hq_unconstrained, hq_start: must all have 3 rows per contact (", rows, ")"));
+  }
+  NewtonContactStats stats;
+  Eigen::VectorXd w_lambda, f, d, e, w_decoupled;
+  Eigen::VectorXd active(rows), inverse_precond(rows), rhs(rows), dlambda(rows);
+  for (int it = 0; it < options_.newton_iterations; ++it) {
+    if (absl::Status s = ApplyW(*lambda, &w_lambda); !s.ok()) return s;
+    Evaluate(hq_unconstrained + h_ * h_ * w_lambda, hq_start, *lambda, &f, &d, &e);
+    if (it == 0) stats.residual_norm_before = f.norm();
+    // Decoupled rows first: their dlambda enters the coupled rows' right-hand side.
+    Eigen::VectorXd decoupled = Eigen::VectorXd::Zero(rows);
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      active[i] = d[i] > kIndicatorFloor * (i % 3 == 0 ? h_ * h_ : h_) ? 1.0 : 0.0;
+      if (active[i] == 0.0) decoupled[i] = -f[i] / e[i];
+    }
+    if (absl::Status s = ApplyW(decoupled, &w_decoupled); !s.ok()) return s;
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      if (active[i] != 0.0) {
+        rhs[i] = -f[i] / d[i] - w_decoupled[i];
+        inverse_precond[i] = 1.0 / (w_diagonal_[i] + e[i] / d[i]);
+        dlambda[i] = 0.0;
+      } else {
+        rhs[i] = decoupled[i];  // identity row
+        inverse_precond[i] = 1.0;
+        dlambda[i] = decoupled[i];
+      }
+    }
+    absl::Status product_status = absl::OkStatus();
+    Eigen::VectorXd masked(rows), w_masked;
+    auto apply = [&](const Eigen::VectorXd& x, Eigen::VectorXd* y) {
+      masked = active.cwiseProduct(x);
+      if (absl::Status s = ApplyW(masked, &w_masked); !s.ok()) product_status = s;
+      y->resize(rows);
+      for (Eigen::Index i = 0; i < rows; ++i) {
+        (*y)[i] = active[i] != 0.0 ? w_masked[i] + e[i] / d[i] * x[i] : x[i];
+      }
+    };
+    ConjugateResidualOptions cr_options;
+    cr_options.max_iterations = options_.cr_iterations;
+    cr_options.relative_tolerance = 0.0;  // the fixed iteration count of the paper
+    absl::StatusOr<ConjugateResidualResult> cr =
+        cr_.Solve(apply, rhs, inverse_precond, cr_options, &dlambda);
+    if (!product_status.ok()) return product_status;
+    if (!cr.ok()) return cr.status();
+    *lambda += dlambda;
+  }
+  absl::StatusOr<double> after = ResidualNorm(hq_unconstrained, hq_start, *lambda);
+  if (!after.ok()) return after.status();
+  stats.residual_norm_after = *after;
+  return stats;
+}
+
+}  // namespace contactsim::core
