@@ -53,6 +53,14 @@ bool IsFlatEdge(const Body& body, int32_t edge) {
          normals[0].cross(normals[1]).norm() <= kFlatEdgeSine * scale;
 }
 
+// True when the pair's depth at the end of the step is not certainly on the side it came from:
+// s delta(1) is positive or lost in delta's evaluation error bound, so the features meet at t = 1
+// or have crossed by rounding. A pair that stays apart by more than rounding (came within the
+// minimum separation, or CCD's tolerance, without touching) is not.
+bool EndsInContact(const CubicPolynomial& depth, double penetrating_sign) {
+  return penetrating_sign * depth.Evaluate(1.0) >= -depth.EvaluationErrorBound(1.0);
+}
+
 const SimBody* FindBody(std::span<SimBody> bodies, int32_t id) {
   const auto it =
       std::lower_bound(bodies.begin(), bodies.end(), id,
@@ -206,7 +214,15 @@ void PenaltyPipeline::EvaluatePair(const Candidate& candidate, const StepInput& 
     pair.penetrating_sign = PenetratingSign(depth, hit.toi);
     if (pair.penetrating_sign == 0.0) return;  // coplanar motion: no depth is defined
     work->intervals = PenetrationIntervalsOf(depth, pair.penetrating_sign, hit.toi);
-    if (work->intervals.count == 0) return;  // came within the separation without crossing
+    if (work->intervals.count == 0) {
+      // No penetration within the step. A crossing at t = 1 (within rounding) has no interval
+      // left in this step, and the next step's CCD cannot see it again once the features sit
+      // on the inside: keep the pair, without an impulse, for the next step's tracked
+      // evaluation from t = 0, which drops it if it does not penetrate then.
+      work->deferred = EndsInContact(depth, pair.penetrating_sign);
+      if (work->deferred) work->pair = pair;
+      return;  // otherwise it came within the separation without crossing
+    }
     work->pair = pair;
     work->active = true;
     work->is_new = true;
@@ -559,6 +575,8 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     diagnostics->dropped_pairs += work.dropped;
     diagnostics->invalid_ccd_hits += work.invalid_hit;
     diagnostics->flat_edge_hits += work.flat_edge_hit;
+    diagnostics->end_of_step_pairs += work.deferred;
+    if (work.deferred) next_pairs.push_back(work.pair);  // no impulse, no report record
     if (!work.active) continue;
     next_pairs.push_back(work.pair);
     ++diagnostics->active_pairs;

@@ -16,8 +16,18 @@
 //      (its depth is non-positive over the whole step, t = 1 included) is dropped. A hit whose
 //      key is not tracked starts a pair with the hit's weights, s from PenetratingSign at its toi
 //      and intervals over [toi, 1]; a hit that does not penetrate (it only came within the
-//      minimum separation) starts nothing. Hits of tracked pairs are ignored: the pair keeps its
-//      first-contact points. An EE hit on a flat edge (its two faces coplanar, normals within
+//      minimum separation) starts nothing, except at the end of the step: a hit with no interval
+//      whose depth at t = 1 is zero or penetrating within the cubic's evaluation error bound
+//      (s delta(1) >= -bound: the features meet at t = 1, as when a gap is an exact multiple of
+//      the per-step travel) is kept tracked, with no impulse and no report record
+//      (StepDiagnostics::end_of_step_pairs). Otherwise it would be lost: at the next step its
+//      vertex sits on the inside of the face by rounding, the swept boxes no longer overlap (or
+//      CCD's PenetratingSign, seeing no crossing, takes the inside for the approach side) and the
+//      bodies pass through each other with no force. The next step evaluates the kept pair from
+//      t = 0 with the sign fixed now and, as any tracked pair, drops it if it does not penetrate,
+//      so a hit that does not cross outlives its last hit by one step at most. It is an ordinary
+//      TrackedPair (no extra state to snapshot). Hits of tracked pairs are ignored: the pair keeps
+//      its first-contact points. An EE hit on a flat edge (its two faces coplanar, normals within
 //      1e-6 rad, at the start of the step) starts nothing either: a first contact with a flat
 //      region is at a vertex of the other feature (or simultaneous with one), which the VF pairs
 //      carry with the face normal, while the EE normal e0 x e1 of an edge piercing the region
@@ -136,6 +146,7 @@ class PenaltyPipeline final : public Pipeline {
     bool dropped = false;        // a tracked pair released in this step
     bool invalid_hit = false;    // the hit had CcdStatus::kInvalidInput
     bool flat_edge_hit = false;  // an EE hit on a flat edge, left to the VF pairs
+    bool deferred = false;       // a hit crossing at t = 1: tracked, inactive until next step
     TrackedPair pair;            // updated state (normal, friction)
     const SimBody* body_a = nullptr;
     const SimBody* body_b = nullptr;
