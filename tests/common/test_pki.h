@@ -15,7 +15,7 @@
 
 namespace contactsim::test_fixtures {
 
-// False when no `openssl` is on PATH: the TLS tests then skip (GTEST_SKIP) and say why.
+// False when no `openssl` is on PATH: the TLS tests then fail and say to run install-deps.
 inline bool OpensslAvailable() { return std::system("openssl version >/dev/null 2>&1") == 0; }
 
 inline std::string ReadTextFile(const std::filesystem::path& path) {
