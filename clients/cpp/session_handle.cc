@@ -114,16 +114,21 @@ absl::StatusOr<v1::UploadMeshResponse> SessionHandle::UploadMesh(
 
 absl::StatusOr<v1::StepResponse> SessionHandle::Step(int32_t n_steps,
                                                      const v1::StepControls& controls) const {
+  v1::StepResponse response;
+  if (absl::Status status = StepInto(n_steps, controls, &response); !status.ok()) return status;
+  return response;
+}
+
+absl::Status SessionHandle::StepInto(int32_t n_steps, const v1::StepControls& controls,
+                                     v1::StepResponse* response) const {
   grpc::ClientContext context;
   connection_.PrepareContext(context, token_);
   v1::StepRequest request;
   request.set_session_id(session_id_);
   request.set_n_steps(n_steps);
   *request.mutable_controls() = controls;
-  v1::StepResponse response;
-  absl::Status status = FromGrpcStatus(connection_.stub().Step(&context, request, &response));
-  if (!status.ok()) return status;
-  return response;
+  response->Clear();
+  return FromGrpcStatus(connection_.stub().Step(&context, request, response));
 }
 
 absl::StatusOr<v1::SnapshotResponse> SessionHandle::Snapshot() const {

@@ -52,6 +52,10 @@ class SessionHandle {
   // contact report and the diagnostics.
   absl::StatusOr<v1::StepResponse> Step(int32_t n_steps,
                                         const v1::StepControls& controls = {}) const;
+  // The same into `*response` (cleared first). For a controller's loop: a reply message reused
+  // from call to call keeps its sub-messages, so parsing the next reply allocates nothing.
+  absl::Status StepInto(int32_t n_steps, const v1::StepControls& controls,
+                        v1::StepResponse* response) const;
 
   // The blob is opaque bytes (version 2: the serialized session state), restorable into any
   // session of the same pipeline on any server (docs/service.md, "Snapshots").

@@ -50,6 +50,17 @@ std::string BodyName(int index, const CollisionBody& body) {
   return absl::StrCat("bodies[", index, "] (id ", body.id, ")");
 }
 
+// A job needs two bodies, not both static, or a self-colliding body that moves (see step 3).
+bool AnyPairPossible(absl::Span<const CollisionBody> bodies) {
+  int moving = 0;
+  for (const CollisionBody& body : bodies) {
+    if (body.is_static) continue;
+    if (body.self_collision) return true;
+    ++moving;
+  }
+  return moving >= 1 && bodies.size() >= 2;
+}
+
 absl::Status ValidateBodies(absl::Span<const CollisionBody> bodies, double min_separation_m) {
   if (!std::isfinite(min_separation_m) || min_separation_m < 0.0) {
     return absl::InvalidArgumentError(
@@ -188,6 +199,12 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
   out->edge_edge.clear();
   out->stats = BroadPhaseStats();
   if (absl::Status status = ValidateBodies(bodies, min_separation_m); !status.ok()) return status;
+  if (!AnyPairPossible(bodies)) {
+    // Nothing can be a candidate (a lone body, or only static ones): no boxes, no trees. The
+    // cached trees stay as they are; a later call refits or rebuilds them from its positions.
+    out->stats.total_ms = MsSince(start);
+    return absl::OkStatus();
+  }
 
   // 1. Trees per body: reuse those of the same id and mesh, forget bodies not seen this call.
   ++call_count_;

@@ -324,24 +324,22 @@ v1::BodyKind BodyKindOf(const core::Body& body) {
   return BodyKindOf(body.type(), rigid_kind);
 }
 
-v1::BodyState BodyStateToProto(int32_t body_id, const core::Body& body) {
-  v1::BodyState message;
-  message.set_body_id(body_id);
-  message.set_kind(BodyKindOf(body));
+void FillBodyState(int32_t body_id, const core::Body& body, v1::BodyState* out) {
+  out->set_body_id(body_id);
+  out->set_kind(BodyKindOf(body));
   if (body.type() == core::BodyType::kRigid) {
     const core::RigidBodyState& state = static_cast<const core::RigidBody&>(body).state();
-    *message.mutable_p_wb_m() = ToProto(state.p_WB_m);
-    *message.mutable_q_wb() = ToProto(state.q_WB);
-    *message.mutable_v_wb_m_per_s() = ToProto(state.v_WB_m_per_s);
-    *message.mutable_w_wb_rad_per_s() = ToProto(state.w_WB_rad_per_s);
-    return message;
+    FillProto(state.p_WB_m, out->mutable_p_wb_m());
+    FillProto(state.q_WB, out->mutable_q_wb());
+    FillProto(state.v_WB_m_per_s, out->mutable_v_wb_m_per_s());
+    FillProto(state.w_WB_rad_per_s, out->mutable_w_wb_rad_per_s());
+    return;
   }
   const auto& particles = static_cast<const core::ParticleBody&>(body);
   const core::Points3& x = particles.positions_t0();
   const core::Points3& v = particles.velocities();
-  message.mutable_positions_m()->Add(x.data(), x.data() + x.size());
-  message.mutable_velocities_m_per_s()->Add(v.data(), v.data() + v.size());
-  return message;
+  out->mutable_positions_m()->Add(x.data(), x.data() + x.size());
+  out->mutable_velocities_m_per_s()->Add(v.data(), v.data() + v.size());
 }
 
 }  // namespace contactsim::server

@@ -33,6 +33,7 @@ absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerL
 // The wire kind of a body (rigid_kind matters only for BodyType::kRigid).
 v1::BodyKind BodyKindOf(core::BodyType type, core::RigidBodyKind rigid_kind);
 v1::BodyKind BodyKindOf(const core::Body& body);
-v1::BodyState BodyStateToProto(int32_t body_id, const core::Body& body);
+// The body's state written into `out` in place.
+void FillBodyState(int32_t body_id, const core::Body& body, v1::BodyState* out);
 
 }  // namespace contactsim::server

@@ -50,13 +50,13 @@ void FrameToProto(const PulledFrame& pulled, const StreamOptions& options, bool 
   }
   if (options.include_contacts) {
     for (const core::ContactRecord& record : frame.contacts.contacts) {
-      *message->mutable_contacts()->add_contacts() = ToProto(record);
+      FillProto(record, message->mutable_contacts()->add_contacts());
     }
     for (const core::BodyContactTotals& totals : frame.contacts.body_totals) {
-      *message->mutable_contacts()->add_body_totals() = ToProto(totals);
+      FillProto(totals, message->mutable_contacts()->add_body_totals());
     }
   }
-  *message->mutable_diagnostics() = ToProto(frame.diagnostics);
+  FillProto(frame.diagnostics, message->mutable_diagnostics());
 }
 
 }  // namespace contactsim::server

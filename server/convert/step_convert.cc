@@ -86,71 +86,68 @@ absl::StatusOr<StepControls> StepControlsFromProto(const v1::StepControls& messa
   return controls;
 }
 
-v1::StepDiagnostics ToProto(const core::StepDiagnostics& diagnostics) {
-  v1::StepDiagnostics message;
-  message.set_step(diagnostics.step);
-  message.set_time_s(diagnostics.time_s);
-  message.set_kinetic_energy_j(diagnostics.kinetic_energy_j);
-  message.set_potential_energy_j(diagnostics.potential_energy_j);
-  message.set_max_penetration_depth_m(diagnostics.max_penetration_depth_m);
-  message.set_active_pairs(diagnostics.active_pairs);
-  message.set_plane_contacts(diagnostics.plane_contacts);
-  message.set_stick_contacts(diagnostics.stick_contacts);
-  message.set_slip_contacts(diagnostics.slip_contacts);
-  message.set_diverged(diagnostics.divergence != core::DivergenceKind::kNone);
-  message.set_divergence_message(diagnostics.divergence_message);
-  return message;
+void FillProto(const core::StepDiagnostics& diagnostics, v1::StepDiagnostics* out) {
+  out->set_step(diagnostics.step);
+  out->set_time_s(diagnostics.time_s);
+  out->set_kinetic_energy_j(diagnostics.kinetic_energy_j);
+  out->set_potential_energy_j(diagnostics.potential_energy_j);
+  out->set_max_penetration_depth_m(diagnostics.max_penetration_depth_m);
+  out->set_active_pairs(diagnostics.active_pairs);
+  out->set_plane_contacts(diagnostics.plane_contacts);
+  out->set_stick_contacts(diagnostics.stick_contacts);
+  out->set_slip_contacts(diagnostics.slip_contacts);
+  out->set_diverged(diagnostics.divergence != core::DivergenceKind::kNone);
+  out->set_divergence_message(diagnostics.divergence_message);
 }
 
-v1::ContactRecord ToProto(const core::ContactRecord& record) {
-  v1::ContactRecord message;
-  message.set_body_a(record.body_a);
-  message.set_body_b(record.body_b);
+void FillProto(const core::ContactRecord& record, v1::ContactRecord* out) {
+  out->set_body_a(record.body_a);
+  out->set_body_b(record.body_b);
   switch (record.kind) {
     case core::ContactFeatureKind::kVertexFace:
-      message.set_kind(v1::CONTACT_FEATURE_VERTEX_FACE);
+      out->set_kind(v1::CONTACT_FEATURE_VERTEX_FACE);
       break;
     case core::ContactFeatureKind::kEdgeEdge:
-      message.set_kind(v1::CONTACT_FEATURE_EDGE_EDGE);
+      out->set_kind(v1::CONTACT_FEATURE_EDGE_EDGE);
       break;
     case core::ContactFeatureKind::kVertexPlane:
-      message.set_kind(v1::CONTACT_FEATURE_VERTEX_PLANE);
+      out->set_kind(v1::CONTACT_FEATURE_VERTEX_PLANE);
       break;
   }
-  message.set_feature_a(record.feature_a);
-  message.set_feature_b(record.feature_b);
-  *message.mutable_p_wc_m() = ToProto(record.p_WC);
-  *message.mutable_normal_w() = ToProto(record.normal_W);
-  message.set_depth_m(record.depth_m);
-  *message.mutable_normal_impulse_ns() = ToProto(record.normal_impulse_Ns);
-  *message.mutable_friction_impulse_ns() = ToProto(record.friction_impulse_Ns);
-  return message;
+  out->set_feature_a(record.feature_a);
+  out->set_feature_b(record.feature_b);
+  FillProto(record.p_WC, out->mutable_p_wc_m());
+  FillProto(record.normal_W, out->mutable_normal_w());
+  out->set_depth_m(record.depth_m);
+  FillProto(record.normal_impulse_Ns, out->mutable_normal_impulse_ns());
+  FillProto(record.friction_impulse_Ns, out->mutable_friction_impulse_ns());
 }
 
-v1::BodyContactTotals ToProto(const core::BodyContactTotals& totals) {
-  v1::BodyContactTotals message;
-  message.set_body_id(totals.body_id);
-  *message.mutable_impulse_ns() = ToProto(totals.impulse_Ns);
-  *message.mutable_angular_impulse_nms() = ToProto(totals.angular_impulse_Nms);
-  message.set_contact_count(totals.contact_count);
-  return message;
+void FillProto(const core::BodyContactTotals& totals, v1::BodyContactTotals* out) {
+  out->set_body_id(totals.body_id);
+  FillProto(totals.impulse_Ns, out->mutable_impulse_ns());
+  FillProto(totals.angular_impulse_Nms, out->mutable_angular_impulse_nms());
+  out->set_contact_count(totals.contact_count);
 }
 
 void FillStepResponse(const core::World& world, const StepOutcome& outcome,
                       v1::StepResponse* response) {
   response->set_step_count(world.step_count());
   response->set_time_s(world.time_s());
-  for (int32_t id : world.body_ids()) {
-    *response->add_bodies() = BodyStateToProto(id, *world.body(id));
-  }
-  for (const core::ContactRecord& record : world.last_contact_report().contacts) {
-    *response->mutable_contacts()->add_contacts() = ToProto(record);
+  const std::vector<int32_t>& body_ids = world.body_ids();
+  response->mutable_bodies()->Reserve(static_cast<int>(body_ids.size()));
+  for (int32_t id : body_ids) FillBodyState(id, *world.body(id), response->add_bodies());
+  const core::ContactReport& report = world.last_contact_report();
+  v1::ContactReport* contacts = response->mutable_contacts();
+  contacts->mutable_contacts()->Reserve(static_cast<int>(report.contacts.size()));
+  for (const core::ContactRecord& record : report.contacts) {
+    FillProto(record, contacts->add_contacts());
   }
   for (const core::BodyContactTotals& totals : outcome.summed_totals) {
-    *response->mutable_contacts()->add_body_totals() = ToProto(totals);
+    FillProto(totals, contacts->add_body_totals());
   }
   for (const core::StepDiagnostics& diagnostics : outcome.diagnostics) {
-    *response->add_diagnostics() = ToProto(diagnostics);
+    FillProto(diagnostics, response->add_diagnostics());
   }
 }
 

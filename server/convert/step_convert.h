@@ -14,9 +14,11 @@ namespace contactsim::server {
 
 absl::StatusOr<StepControls> StepControlsFromProto(const v1::StepControls& message);
 
-v1::StepDiagnostics ToProto(const core::StepDiagnostics& diagnostics);
-v1::ContactRecord ToProto(const core::ContactRecord& record);
-v1::BodyContactTotals ToProto(const core::BodyContactTotals& totals);
+// Written into the message in place: a reply's records are built where they live (on the
+// call's arena), with no temporary to copy.
+void FillProto(const core::StepDiagnostics& diagnostics, v1::StepDiagnostics* out);
+void FillProto(const core::ContactRecord& record, v1::ContactRecord* out);
+void FillProto(const core::BodyContactTotals& totals, v1::BodyContactTotals* out);
 
 // Fills step_count, time, bodies (ascending id), the last step's contact pairs, the totals
 // summed over the call and the diagnostics.

@@ -30,20 +30,28 @@ absl::StatusOr<Eigen::Quaterniond> UnitQuatFromProto(const v1::Quat& message,
   return q;
 }
 
+void FillProto(const core::Vec3& v, v1::Vec3* out) {
+  out->set_x(v.x());
+  out->set_y(v.y());
+  out->set_z(v.z());
+}
+
+void FillProto(const Eigen::Quaterniond& q, v1::Quat* out) {
+  out->set_w(q.w());
+  out->set_x(q.x());
+  out->set_y(q.y());
+  out->set_z(q.z());
+}
+
 v1::Vec3 ToProto(const core::Vec3& v) {
   v1::Vec3 message;
-  message.set_x(v.x());
-  message.set_y(v.y());
-  message.set_z(v.z());
+  FillProto(v, &message);
   return message;
 }
 
 v1::Quat ToProto(const Eigen::Quaterniond& q) {
   v1::Quat message;
-  message.set_w(q.w());
-  message.set_x(q.x());
-  message.set_y(q.y());
-  message.set_z(q.z());
+  FillProto(q, &message);
   return message;
 }
 

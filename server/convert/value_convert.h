@@ -21,6 +21,9 @@ absl::StatusOr<Eigen::Quaterniond> UnitQuatFromProto(const v1::Quat& message,
 
 v1::Vec3 ToProto(const core::Vec3& v);
 v1::Quat ToProto(const Eigen::Quaterniond& q);  // (w, x, y, z), never Eigen's coeffs() order
+// The same, written into a message in place (no temporary: replies are built on an arena).
+void FillProto(const core::Vec3& v, v1::Vec3* out);
+void FillProto(const Eigen::Quaterniond& q, v1::Quat* out);
 
 // InvalidArgument "<field>: must be finite and > 0, got -1" etc.
 absl::Status CheckPositive(double value, std::string_view field);

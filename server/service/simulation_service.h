@@ -20,6 +20,7 @@
 #include "grpcpp/grpcpp.h"
 #include "server/auth/token.h"
 #include "server/metrics/server_metrics.h"
+#include "server/service/arena_message_allocator.h"
 #include "server/service/stream_dispatcher.h"
 #include "server/session/session_manager.h"
 #include "server/session/worker_pool.h"
@@ -35,7 +36,9 @@ class SimulationService final : public v1::Simulation::CallbackService {
         dispatcher_(dispatcher),
         metrics_(metrics),
         pool_(pool),
-        inline_step_budget_s_(inline_step_budget_s) {}
+        inline_step_budget_s_(inline_step_budget_s) {
+    SetMessageAllocatorFor_Step(&step_allocator_);
+  }
 
   grpc::ServerUnaryReactor* Ping(grpc::CallbackServerContext* context,
                                  const v1::PingRequest* request,
@@ -103,6 +106,8 @@ class SimulationService final : public v1::Simulation::CallbackService {
   metrics::ServerMetrics* metrics_;
   WorkerPool* pool_;
   const double inline_step_budget_s_;
+  // Step's request and reply on a per-call arena (the lockstep latency path).
+  ArenaMessageAllocator<v1::StepRequest, v1::StepResponse> step_allocator_;
 };
 
 // absl::Status -> grpc::Status (the codes share their numbers).

@@ -274,6 +274,32 @@ TEST(ContinuousBroadPhaseTest, FlagsStaticAndSelfCollision) {
   EXPECT_TRUE(got.vertex_face.empty());
 }
 
+// A lone body without self collision can have no candidate: the early exit builds no tree, and
+// a body joining later still gets exactly the brute-force candidates (the skipped calls leave
+// the lone body's cached trees to be refitted from the new positions).
+TEST(ContinuousBroadPhaseTest, LoneBodySkipsTheTreesAndAJoiningBodyIsExact) {
+  std::vector<SimBody> bodies;
+  bodies.push_back(MakeBody(MakeSphere(0.3, 2), 1));
+  ContinuousBroadPhase broad_phase;
+  CandidatePairs got;
+  ASSERT_TRUE(broad_phase.FindCandidates(Views(bodies), 0.01, &got).ok());
+  EXPECT_EQ(got.stats.trees_built, 0);
+  EXPECT_TRUE(got.vertex_face.empty());
+  EXPECT_TRUE(got.edge_edge.empty());
+  // The sphere moves on alone (no trees updated), then a box arrives next to it.
+  bodies[0].x_t0 = Translated(bodies[0].mesh.vertices(), Vec3(0.2, 0, 0));
+  bodies[0].x_t1 = Translated(bodies[0].mesh.vertices(), Vec3(0.25, 0, 0));
+  ASSERT_TRUE(broad_phase.FindCandidates(Views(bodies), 0.01, &got).ok());
+  bodies.push_back(MakeBody(MakeBox(Vec3(0.2, 0.2, 0.2)), 2));
+  bodies[1].x_t0 = Translated(bodies[1].mesh.vertices(), Vec3(0.7, 0, 0));
+  bodies[1].x_t1 = bodies[1].x_t0;
+  bodies[1].is_static = true;
+  ASSERT_TRUE(broad_phase.FindCandidates(Views(bodies), 0.01, &got).ok());
+  EXPECT_EQ(got.stats.body_pairs, 1);
+  EXPECT_FALSE(got.vertex_face.empty());
+  ExpectSameCandidates(got, BruteForce(bodies, 0.01));
+}
+
 TEST(ContinuousBroadPhaseTest, InteriorVerticesOfATetMeshAreNotFeatures) {
   absl::StatusOr<TetMesh> tets = MakeTetBox(Vec3(0.5, 0.5, 0.5), 2, 2, 2);
   ASSERT_TRUE(tets.ok()) << tets.status();
