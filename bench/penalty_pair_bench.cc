@@ -1,11 +1,18 @@
 // Cost of one penetrating feature pair on one core, the CPF paper's per-pair figure (Tang et al.
 // 2012 Sec. 5: about 3 us, CPF 3-4x DPF, on a 2007 CPU):
-//   CcdCpf: continuous collision detection (VertexFaceCcd / EdgeEdgeCcd at d = 0), the pair's
-//           penetration depth cubic, its penetrating sign and penetration intervals, and the
-//           closed-form continuous penalty impulse (CpfVertexFace / CpfEdgeEdge);
+//   CcdCpf: continuous collision detection with the pair's penetrating sign and penetration
+//           intervals from one root set (VertexFaceCcdPenetration / EdgeEdgeCcdPenetration at
+//           d = 0, ccd_penetration.h), and the closed-form continuous penalty impulse
+//           (CpfVertexFace / CpfEdgeEdge), as the penalty pipeline runs them;
 //   DcdDpf: the baseline, discrete collision detection at the end of the step (closest points,
 //           PointTriangleClosest / SegmentSegmentClosest) and the discrete penalty impulse
 //           (DpfVertexFace / DpfEdgeEdge).
+// Breakdown of CcdCpf, same pairs:
+//   CcdCpfThreeSearches: the former chain, CCD, then PenetratingSign and PenetrationIntervalsOf
+//           each finding the depth cubic's roots again (three root searches of one cubic);
+//   Ccd:    VertexFaceCcd / EdgeEdgeCcd alone;
+//   CcdPenetration: the CCD query with the sign and the intervals, no impulse;
+//   Cpf:    the closed-form impulse alone, given the CCD weights and the intervals.
 // Pairs: the narrow-phase benchmark's colliding broad-phase pairs (bench/ccd_pair_sets.h) that
 // both methods see penetrating: CCD reports a contact with a penetration interval, and the
 // features still overlap at the end of the step (DPF depth > 0). Counter `pairs`: how many.
@@ -19,6 +26,7 @@
 #include <vector>
 
 #include "bench/ccd_pair_sets.h"
+#include "core/collision/ccd/ccd_penetration.h"
 #include "core/collision/ccd/edge_edge.h"
 #include "core/collision/ccd/penetration_intervals.h"
 #include "core/collision/ccd/vertex_face.h"
@@ -35,8 +43,29 @@ constexpr int kCandidatePairs = 4096;
 // A mesh-scale contact: 1 kN/m over a 10 ms step (values only scale the impulses, not the cost).
 constexpr core::PenaltyParams kParams{.stiffness_n_per_m = 1e3, .dt_s = 1e-2};
 
+// The CPF impulse on p [N s] for a CCD hit and its penetration.
+core::Vec3 Cpf(bool vertex_face, const PairTrajectory& x, const core::CcdResult& hit,
+               const core::PenetrationIntervals& found) {
+  const std::span<const core::TimeInterval> spans(found.intervals.data(), found.count);
+  const core::CpfResult result =
+      vertex_face ? core::CpfVertexFace(x, hit.weights, spans, kParams)
+                  : core::CpfEdgeEdge(x, hit.weights[0], hit.weights[1], spans, kParams);
+  return result.impulse_on_p_Ns;
+}
+
+core::CcdPenetration CcdPenetration(bool vertex_face, const PairTrajectory& x) {
+  return vertex_face ? core::VertexFaceCcdPenetration(x) : core::EdgeEdgeCcdPenetration(x);
+}
+
 // CCD + penetration intervals + CPF for one pair; the impulse on p [N s] (zero: not penetrating).
 core::Vec3 CcdCpf(bool vertex_face, const PairTrajectory& x) {
+  const core::CcdPenetration found = CcdPenetration(vertex_face, x);
+  if (found.penetration.intervals.count == 0) return core::Vec3::Zero();
+  return Cpf(vertex_face, x, found.ccd, found.penetration.intervals);
+}
+
+// The same with the depth cubic's roots found three times (CCD, sign, intervals).
+core::Vec3 CcdCpfThreeSearches(bool vertex_face, const PairTrajectory& x) {
   const core::CcdResult hit = vertex_face ? core::VertexFaceCcd(x) : core::EdgeEdgeCcd(x);
   if (!hit.collides) return core::Vec3::Zero();
   const core::CubicPolynomial depth =
@@ -44,11 +73,8 @@ core::Vec3 CcdCpf(bool vertex_face, const PairTrajectory& x) {
   const double sign = core::PenetratingSign(depth, hit.toi);
   if (sign == 0.0) return core::Vec3::Zero();
   const core::PenetrationIntervals found = core::PenetrationIntervalsOf(depth, sign, hit.toi);
-  const std::span<const core::TimeInterval> spans(found.intervals.data(), found.count);
-  const core::CpfResult result =
-      vertex_face ? core::CpfVertexFace(x, hit.weights, spans, kParams)
-                  : core::CpfEdgeEdge(x, hit.weights[0], hit.weights[1], spans, kParams);
-  return result.impulse_on_p_Ns;
+  if (found.count == 0) return core::Vec3::Zero();
+  return Cpf(vertex_face, x, hit, found);
 }
 
 // Closest points at the end of the step + DPF for one pair.
@@ -62,14 +88,19 @@ core::DpfResult DcdDpf(bool vertex_face, const PairTrajectory& x) {
   return core::DpfEdgeEdge(x, closest.s, closest.u, kParams);
 }
 
-const std::vector<PairTrajectory>& PenetratingPairs(bool vertex_face) {
-  static const std::array<std::vector<PairTrajectory>, 2> pairs = [] {
-    std::array<std::vector<PairTrajectory>, 2> all;
+struct PenetratingPair {
+  PairTrajectory x;
+  core::CcdPenetration found;  // for the Cpf-only benchmark
+};
+
+const std::vector<PenetratingPair>& PenetratingPairs(bool vertex_face) {
+  static const std::array<std::vector<PenetratingPair>, 2> pairs = [] {
+    std::array<std::vector<PenetratingPair>, 2> all;
     for (int vf = 0; vf < 2; ++vf) {
       const PairSets sets = MakeBroadPhasePairSets(vf == 1, 0.0, kCandidatePairs);
       for (const PairTrajectory& x : sets.colliding) {
         if (!CcdCpf(vf == 1, x).isZero(0.0) && DcdDpf(vf == 1, x).depth_m > 0.0) {
-          all[vf].push_back(x);
+          all[vf].push_back({x, CcdPenetration(vf == 1, x)});
         }
       }
     }
@@ -78,22 +109,39 @@ const std::vector<PairTrajectory>& PenetratingPairs(bool vertex_face) {
   return pairs[vertex_face ? 1 : 0];
 }
 
-enum class Method { kCcdCpf, kDcdDpf };
+enum class Method { kCcdCpf, kDcdDpf, kCcdCpfThreeSearches, kCcd, kCcdPenetration, kCpf };
 
 void RunPairs(benchmark::State& state, bool vertex_face, Method method) {
-  const std::vector<PairTrajectory>& pairs = PenetratingPairs(vertex_face);
+  const std::vector<PenetratingPair>& pairs = PenetratingPairs(vertex_face);
   if (pairs.empty()) {
     state.SkipWithError("no penetrating pairs were generated");
     return;
   }
   size_t i = 0;
   for (auto _ : state) {
-    const PairTrajectory& x = pairs[i];
+    const PenetratingPair& pair = pairs[i];
+    const PairTrajectory& x = pair.x;
     i = i + 1 == pairs.size() ? 0 : i + 1;
-    if (method == Method::kCcdCpf) {
-      benchmark::DoNotOptimize(CcdCpf(vertex_face, x));
-    } else {
-      benchmark::DoNotOptimize(DcdDpf(vertex_face, x));
+    switch (method) {
+      case Method::kCcdCpf:
+        benchmark::DoNotOptimize(CcdCpf(vertex_face, x));
+        break;
+      case Method::kDcdDpf:
+        benchmark::DoNotOptimize(DcdDpf(vertex_face, x));
+        break;
+      case Method::kCcdCpfThreeSearches:
+        benchmark::DoNotOptimize(CcdCpfThreeSearches(vertex_face, x));
+        break;
+      case Method::kCcd:
+        benchmark::DoNotOptimize(vertex_face ? core::VertexFaceCcd(x) : core::EdgeEdgeCcd(x));
+        break;
+      case Method::kCcdPenetration:
+        benchmark::DoNotOptimize(CcdPenetration(vertex_face, x));
+        break;
+      case Method::kCpf:
+        benchmark::DoNotOptimize(
+            Cpf(vertex_face, x, pair.found.ccd, pair.found.penetration.intervals));
+        break;
     }
   }
   state.counters["pairs"] = static_cast<double>(pairs.size());
@@ -103,11 +151,35 @@ void BM_VertexFace_CcdCpf(benchmark::State& s) { RunPairs(s, true, Method::kCcdC
 void BM_VertexFace_DcdDpf(benchmark::State& s) { RunPairs(s, true, Method::kDcdDpf); }
 void BM_EdgeEdge_CcdCpf(benchmark::State& s) { RunPairs(s, false, Method::kCcdCpf); }
 void BM_EdgeEdge_DcdDpf(benchmark::State& s) { RunPairs(s, false, Method::kDcdDpf); }
+void BM_VertexFace_CcdCpfThreeSearches(benchmark::State& s) {
+  RunPairs(s, true, Method::kCcdCpfThreeSearches);
+}
+void BM_EdgeEdge_CcdCpfThreeSearches(benchmark::State& s) {
+  RunPairs(s, false, Method::kCcdCpfThreeSearches);
+}
+void BM_VertexFace_Ccd(benchmark::State& s) { RunPairs(s, true, Method::kCcd); }
+void BM_EdgeEdge_Ccd(benchmark::State& s) { RunPairs(s, false, Method::kCcd); }
+void BM_VertexFace_CcdPenetration(benchmark::State& s) {
+  RunPairs(s, true, Method::kCcdPenetration);
+}
+void BM_EdgeEdge_CcdPenetration(benchmark::State& s) {
+  RunPairs(s, false, Method::kCcdPenetration);
+}
+void BM_VertexFace_Cpf(benchmark::State& s) { RunPairs(s, true, Method::kCpf); }
+void BM_EdgeEdge_Cpf(benchmark::State& s) { RunPairs(s, false, Method::kCpf); }
 
 BENCHMARK(BM_VertexFace_CcdCpf);
 BENCHMARK(BM_VertexFace_DcdDpf);
 BENCHMARK(BM_EdgeEdge_CcdCpf);
 BENCHMARK(BM_EdgeEdge_DcdDpf);
+BENCHMARK(BM_VertexFace_CcdCpfThreeSearches);
+BENCHMARK(BM_EdgeEdge_CcdCpfThreeSearches);
+BENCHMARK(BM_VertexFace_Ccd);
+BENCHMARK(BM_EdgeEdge_Ccd);
+BENCHMARK(BM_VertexFace_CcdPenetration);
+BENCHMARK(BM_EdgeEdge_CcdPenetration);
+BENCHMARK(BM_VertexFace_Cpf);
+BENCHMARK(BM_EdgeEdge_Cpf);
 
 }  // namespace
 }  // namespace contactsim::bench

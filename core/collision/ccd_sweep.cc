@@ -7,8 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/collision/ccd/edge_edge.h"
-#include "core/collision/ccd/vertex_face.h"
+#include "core/collision/ccd/ccd_penetration.h"
 #include "core/common/parallel_for.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -123,7 +122,7 @@ absl::Status CcdSweep::Run(absl::Span<const CollisionBody> bodies, const CcdOpti
                   const size_t last = std::min(first + kBlockSize, vertex_face ? num_vf : num_ee);
                   for (size_t k = first; k < last; ++k) {
                     CcdHit hit;
-                    CcdResult r;
+                    CcdPenetration r;
                     if (vertex_face) {
                       const VertexFaceCandidate& c = candidates_.vertex_face[k];
                       const CollisionBody& a = bodies[lookup_a.Index(c.body_a)];
@@ -135,7 +134,7 @@ absl::Status CcdSweep::Run(absl::Span<const CollisionBody> bodies, const CcdOpti
                         trajectory.x_t0[i + 1] = Row(*b.x_t0, faces(c.face, i));
                         trajectory.x_t1[i + 1] = Row(*b.x_t1, faces(c.face, i));
                       }
-                      r = VertexFaceCcd(trajectory, options);
+                      r = VertexFaceCcdPenetration(trajectory, options);
                       hit = {CcdPairKind::kVertexFace, c.body_a, c.vertex, c.body_b, c.face};
                     } else {
                       const EdgeEdgeCandidate& c = candidates_.edge_edge[k];
@@ -149,13 +148,14 @@ absl::Status CcdSweep::Run(absl::Span<const CollisionBody> bodies, const CcdOpti
                         trajectory.x_t0[i + 2] = Row(*b.x_t0, edges_b(c.edge_b, i));
                         trajectory.x_t1[i + 2] = Row(*b.x_t1, edges_b(c.edge_b, i));
                       }
-                      r = EdgeEdgeCcd(trajectory, options);
+                      r = EdgeEdgeCcdPenetration(trajectory, options);
                       hit = {CcdPairKind::kEdgeEdge, c.body_a, c.edge_a, c.body_b, c.edge_b};
                     }
-                    if (!r.collides) continue;
-                    hit.toi = r.toi;
-                    hit.weights = r.weights;
-                    hit.status = r.status;
+                    if (!r.ccd.collides) continue;
+                    hit.toi = r.ccd.toi;
+                    hit.weights = r.ccd.weights;
+                    hit.status = r.ccd.status;
+                    hit.penetration = r.penetration;
                     hits.push_back(hit);
                   }
                 }

@@ -1,6 +1,7 @@
 // One step's continuous collision detection (CCD) over a set of bodies: the continuous broad
 // phase (continuous_broad_phase.h) followed by the conservative narrow phase (VertexFaceCcd,
-// EdgeEdgeCcd) on every candidate pair, in parallel.
+// EdgeEdgeCcd, with each hit's penetration: VertexFaceCcdPenetration, EdgeEdgeCcdPenetration)
+// on every candidate pair, in parallel.
 //
 // Time is the step normalized to t in [0, 1], each vertex moving linearly from x(t0) to x(t1). A
 // pair is a hit when its features come within the minimum separation d at some t in [0, 1]; its
@@ -16,6 +17,7 @@
 #include "absl/types/span.h"
 #include "core/collision/broad_phase/bvh.h"
 #include "core/collision/ccd/ccd_types.h"
+#include "core/collision/ccd/penetration_intervals.h"
 #include "core/collision/continuous_broad_phase.h"
 #include "core/common/eigen_types.h"
 
@@ -37,6 +39,10 @@ struct CcdHit {
   // a + s (b - a) on edge a and c + u (d - c) on edge b.
   Vec3 weights = Vec3::Zero();
   CcdStatus status = CcdStatus::kOk;  // kMaxIterationsReached: conservative, maybe a false hit
+  // The pair's penetrating sign at toi and its penetration intervals over [toi, 1]
+  // (penetration_intervals.h), from the narrow phase's own coplanarity roots where it found them
+  // (ccd_penetration.h); sign 0 and no intervals for kInvalidInput or coplanar motion.
+  Penetration penetration = {};
 };
 
 struct CcdSweepStats {

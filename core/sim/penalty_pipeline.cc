@@ -210,16 +210,17 @@ void PenaltyPipeline::EvaluatePair(const Candidate& candidate, const StepInput& 
       work->flat_edge_hit = true;
       return;
     }
-    const CubicPolynomial depth = PairDepthCubic(pair.key.kind, work->trajectory);
-    pair.penetrating_sign = PenetratingSign(depth, hit.toi);
+    // The sign and intervals at toi came with the hit, from the narrow phase's roots.
+    pair.penetrating_sign = hit.penetration.penetrating_sign;
     if (pair.penetrating_sign == 0.0) return;  // coplanar motion: no depth is defined
-    work->intervals = PenetrationIntervalsOf(depth, pair.penetrating_sign, hit.toi);
+    work->intervals = hit.penetration.intervals;
     if (work->intervals.count == 0) {
       // No penetration within the step. A crossing at t = 1 (within rounding) has no interval
       // left in this step, and the next step's CCD cannot see it again once the features sit
       // on the inside: keep the pair, without an impulse, for the next step's tracked
       // evaluation from t = 0, which drops it if it does not penetrate then.
-      work->deferred = EndsInContact(depth, pair.penetrating_sign);
+      work->deferred =
+          EndsInContact(PairDepthCubic(pair.key.kind, work->trajectory), pair.penetrating_sign);
       if (work->deferred) work->pair = pair;
       return;  // otherwise it came within the separation without crossing
     }

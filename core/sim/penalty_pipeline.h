@@ -15,11 +15,12 @@
 //      sub-intervals where s delta(t) > 0, delta(t) = m(t) . (p(t) - q(t)). A pair with none
 //      (its depth is non-positive over the whole step, t = 1 included) is dropped. A hit whose
 //      key is not tracked starts a pair with the hit's weights, s from PenetratingSign at its toi
-//      and intervals over [toi, 1]; a hit that does not penetrate (it only came within the
-//      minimum separation) starts nothing, except at the end of the step: a hit with no interval
-//      whose depth at t = 1 is zero or penetrating within the cubic's evaluation error bound
-//      (s delta(1) >= -bound: the features meet at t = 1, as when a gap is an exact multiple of
-//      the per-step travel) is kept tracked, with no impulse and no report record
+//      and intervals over [toi, 1] (CcdHit::penetration: the sweep takes both from the narrow
+//      phase's own roots of the pair's cubic); a hit that does not penetrate (it only came within
+//      the minimum separation) starts nothing, except at the end of the step: a hit with no
+//      interval whose depth at t = 1 is zero or penetrating within the cubic's evaluation error
+//      bound (s delta(1) >= -bound: the features meet at t = 1, as when a gap is an exact multiple
+//      of the per-step travel) is kept tracked, with no impulse and no report record
 //      (StepDiagnostics::end_of_step_pairs). Otherwise it would be lost: at the next step its
 //      vertex sits on the inside of the face by rounding, the swept boxes no longer overlap (or
 //      CCD's PenetratingSign, seeing no crossing, takes the inside for the approach side) and the

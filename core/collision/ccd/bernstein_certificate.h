@@ -31,6 +31,24 @@ struct BernsteinPiece {
   double hi = 0.0;     // within a few roundings of the exact ones (b follows the exact ones)
 };
 
+// ratio[k][i] = C(k, i) / C(N, i) for i <= k <= N, the weights of BernsteinOnPrefix, built up
+// incrementally in double at compile time (the same roundings as at run time).
+template <int N>
+struct MonomialToBernstein {
+  std::array<std::array<double, N + 1>, N + 1> ratio{};
+  constexpr MonomialToBernstein() {
+    for (int k = 0; k <= N; ++k) {
+      double binomial_k = 1.0;  // C(k, i)
+      double binomial_n = 1.0;  // C(N, i)
+      for (int i = 0; i <= k; ++i) {
+        ratio[k][i] = binomial_k / binomial_n;
+        binomial_k = binomial_k * (k - i) / (i + 1);
+        binomial_n = binomial_n * (N - i) / (i + 1);
+      }
+    }
+  }
+};
+
 // The piece of p(t) = sum_i c[i] t^i (coefficient errors c_error) on [0, s], 0 <= s <= 1.
 template <int N>
 BernsteinPiece<N> BernsteinOnPrefix(const std::array<double, N + 1>& c,
@@ -46,16 +64,11 @@ BernsteinPiece<N> BernsteinOnPrefix(const std::array<double, N + 1>& c,
   BernsteinPiece<N> piece;
   piece.error = InflateBound(error);
   piece.hi = s;
-  // b_k = sum_{i <= k} [C(k, i) / C(N, i)] a_i, with the binomials built up incrementally.
+  // b_k = sum_{i <= k} [C(k, i) / C(N, i)] a_i.
+  static constexpr MonomialToBernstein<N> kWeights;
   for (int k = 0; k <= N; ++k) {
     double sum = 0.0;
-    double binomial_k = 1.0;  // C(k, i)
-    double binomial_n = 1.0;  // C(N, i)
-    for (int i = 0; i <= k; ++i) {
-      sum += binomial_k / binomial_n * a[i];
-      binomial_k = binomial_k * (k - i) / (i + 1);
-      binomial_n = binomial_n * (N - i) / (i + 1);
-    }
+    for (int i = 0; i <= k; ++i) sum += kWeights.ratio[k][i] * a[i];
     piece.b[k] = sum;
   }
   return piece;

@@ -86,13 +86,13 @@ FastPathResult Decide(const PairTrajectory& trajectory, bool vertex_face, double
     return result;
   }
   const CubicRoots roots = RealRootsInInterval(f, 0.0, 1.0);
-  const double max_gap = MaxRootGap(trajectory, tolerance_m);
   for (int k = 0; k < roots.count; ++k) {
     Vec3 weights;
     // A root beside the features is a crossing of the plane (or line) outside them: left for
     // the certification of the prefix before a later root to clear.
     if (!inside_at(roots.t[k], &weights)) continue;
     // The first root at which the features touch: no contact before it, or undecided.
+    const double max_gap = MaxRootGap(trajectory, tolerance_m);
     for (double gap : kRootGaps) {
       if (gap > max_gap) break;
       const double s = roots.t[k] - gap;
@@ -100,6 +100,7 @@ FastPathResult Decide(const PairTrajectory& trajectory, bool vertex_face, double
         result.outcome = FastPathOutcome::kCollision;
         result.toi = std::max(s, 0.0);
         result.weights = weights;
+        result.coplanarity = CoplanarityRoots{.found = true, .cubic = f, .roots = roots};
         return result;
       }
     }

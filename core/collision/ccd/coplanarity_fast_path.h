@@ -28,15 +28,27 @@
 #pragma once
 
 #include "core/collision/ccd/ccd_types.h"
+#include "core/math/cubic.h"
 
 namespace contactsim::core::internal {
 
 enum class FastPathOutcome : uint8_t { kUndecided, kNoCollision, kCollision };
 
+// The coplanarity cubic of a pair and its roots in [0, 1] (RealRootsInInterval), kept for the
+// callers that go on to the pair's penetration (ccd_penetration.h) so they need not find them
+// again.
+struct CoplanarityRoots {
+  bool found = false;  // false: the fast path did not compute them
+  CubicPolynomial cubic;
+  CubicRoots roots;
+};
+
 struct FastPathResult {
   FastPathOutcome outcome = FastPathOutcome::kUndecided;
   double toi = 1.0;             // certified lower bound when kCollision
   Vec3 weights = Vec3::Zero();  // CcdResult::weights convention
+  // Set by the coplanarity fast path when it decided kCollision (the cubic's roots were needed).
+  CoplanarityRoots coplanarity;
 };
 
 // The CcdResult for a decided fast path (kNoCollision or kCollision).

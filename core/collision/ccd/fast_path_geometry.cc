@@ -1,14 +1,18 @@
 #include "core/collision/ccd/fast_path_geometry.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace contactsim::core::internal {
 
 double MaxRootGap(const PairTrajectory& trajectory, double tolerance_m) {
-  double max_displacement = 0.0;
+  // One square root of the largest squared length: sqrt is correctly rounded and monotone, so
+  // this is exactly the largest of the four norms.
+  double max_squared = 0.0;
   for (int i = 0; i < 4; ++i) {
-    max_displacement = std::max(max_displacement, (trajectory.x_t1[i] - trajectory.x_t0[i]).norm());
+    max_squared = std::max(max_squared, (trajectory.x_t1[i] - trajectory.x_t0[i]).squaredNorm());
   }
+  const double max_displacement = std::sqrt(max_squared);
   return max_displacement > 0.0 ? tolerance_m / (2.0 * max_displacement) : 1.0;
 }
 

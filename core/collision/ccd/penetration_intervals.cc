@@ -19,22 +19,13 @@ double CertainSign(const CubicPolynomial& depth, double t) {
 // lower bound within its tolerance, and the root finder's accuracy is a few ulps.
 constexpr double kRootSlack = 1e-9;
 
-}  // namespace
+// PenetrationAtContact reuses the roots on [0, 1] when |depth(t_begin)| exceeds this many
+// evaluation error bounds.
+constexpr double kSharedRootsMargin = 4.0;
 
-CubicPolynomial VertexFacePenetrationDepth(const PairTrajectory& trajectory) {
-  return VertexFaceCoplanarityCubic(trajectory);
-}
-
-CubicPolynomial EdgeEdgePenetrationDepth(const PairTrajectory& trajectory) {
-  CubicPolynomial depth = EdgeEdgeCoplanarityCubic(trajectory);
-  for (double& c : depth.c) c = -c;
-  return depth;
-}
-
-double PenetratingSign(const CubicPolynomial& depth, double toi) {
-  if (depth.IsZero()) return 0.0;
+// PenetratingSign for a depth that is not identically zero, from its roots in [0, 1].
+double SignFromRoots(const CubicPolynomial& depth, const CubicRoots& roots, double toi) {
   toi = std::clamp(toi, 0.0, 1.0);
-  const CubicRoots roots = RealRootsInInterval(depth, 0.0, 1.0);
   int contact = -1;
   for (int i = 0; i < roots.count; ++i) {
     if (roots.t[i] >= toi - kRootSlack) {
@@ -62,20 +53,12 @@ double PenetratingSign(const CubicPolynomial& depth, double toi) {
   return depth.EvaluateDerivative(root) >= 0.0 ? 1.0 : -1.0;
 }
 
-double VertexFacePenetratingSign(const PairTrajectory& trajectory, double toi) {
-  return PenetratingSign(VertexFacePenetrationDepth(trajectory), toi);
-}
-
-double EdgeEdgePenetratingSign(const PairTrajectory& trajectory, double toi) {
-  return PenetratingSign(EdgeEdgePenetrationDepth(trajectory), toi);
-}
-
-PenetrationIntervals PenetrationIntervalsOf(const CubicPolynomial& depth, double penetrating_sign,
-                                            double t_begin) {
+// PenetrationIntervalsOf for 0 <= t_begin < 1, a nonzero sign and a depth that is not identically
+// zero, from its roots on any interval that contains [t_begin, 1] (roots outside (t_begin, 1)
+// are skipped).
+PenetrationIntervals IntervalsFromRoots(const CubicPolynomial& depth, const CubicRoots& roots,
+                                        double penetrating_sign, double t_begin) {
   PenetrationIntervals result;
-  t_begin = std::max(t_begin, 0.0);
-  if (penetrating_sign == 0.0 || !(t_begin < 1.0) || depth.IsZero()) return result;
-  const CubicRoots roots = RealRootsInInterval(depth, t_begin, 1.0);
   // Break points t_begin, roots..., 1; depth keeps one sign on each piece between them.
   std::array<double, 5> points{};
   int point_count = 0;
@@ -103,6 +86,39 @@ PenetrationIntervals PenetrationIntervalsOf(const CubicPolynomial& depth, double
   return result;
 }
 
+}  // namespace
+
+CubicPolynomial VertexFacePenetrationDepth(const PairTrajectory& trajectory) {
+  return VertexFaceCoplanarityCubic(trajectory);
+}
+
+CubicPolynomial EdgeEdgePenetrationDepth(const PairTrajectory& trajectory) {
+  CubicPolynomial depth = EdgeEdgeCoplanarityCubic(trajectory);
+  for (double& c : depth.c) c = -c;
+  return depth;
+}
+
+double PenetratingSign(const CubicPolynomial& depth, double toi) {
+  if (depth.IsZero()) return 0.0;
+  return SignFromRoots(depth, RealRootsInInterval(depth, 0.0, 1.0), toi);
+}
+
+double VertexFacePenetratingSign(const PairTrajectory& trajectory, double toi) {
+  return PenetratingSign(VertexFacePenetrationDepth(trajectory), toi);
+}
+
+double EdgeEdgePenetratingSign(const PairTrajectory& trajectory, double toi) {
+  return PenetratingSign(EdgeEdgePenetrationDepth(trajectory), toi);
+}
+
+PenetrationIntervals PenetrationIntervalsOf(const CubicPolynomial& depth, double penetrating_sign,
+                                            double t_begin) {
+  t_begin = std::max(t_begin, 0.0);
+  if (penetrating_sign == 0.0 || !(t_begin < 1.0) || depth.IsZero()) return {};
+  return IntervalsFromRoots(depth, RealRootsInInterval(depth, t_begin, 1.0), penetrating_sign,
+                            t_begin);
+}
+
 PenetrationIntervals VertexFacePenetrationIntervals(const PairTrajectory& trajectory,
                                                     double penetrating_sign, double t_begin) {
   return PenetrationIntervalsOf(VertexFacePenetrationDepth(trajectory), penetrating_sign, t_begin);
@@ -111,6 +127,35 @@ PenetrationIntervals VertexFacePenetrationIntervals(const PairTrajectory& trajec
 PenetrationIntervals EdgeEdgePenetrationIntervals(const PairTrajectory& trajectory,
                                                   double penetrating_sign, double t_begin) {
   return PenetrationIntervalsOf(EdgeEdgePenetrationDepth(trajectory), penetrating_sign, t_begin);
+}
+
+Penetration PenetrationAtContact(const CubicPolynomial& depth, double toi) {
+  if (depth.IsZero()) return {};
+  return PenetrationAtContact(depth, RealRootsInInterval(depth, 0.0, 1.0), toi);
+}
+
+Penetration PenetrationAtContact(const CubicPolynomial& depth, const CubicRoots& roots_on_unit,
+                                 double toi) {
+  Penetration result;
+  if (depth.IsZero()) return result;
+  result.penetrating_sign = SignFromRoots(depth, roots_on_unit, toi);
+  const double t_begin = std::max(toi, 0.0);
+  if (!(t_begin < 1.0)) return result;
+  // The roots on [0, 1] split [t_begin, 1] as a search on [t_begin, 1] would (the same break
+  // points past t_begin, so the same roots to a few ulps) unless depth(t_begin) is near zero:
+  // that search takes t_begin itself for a root and does not bracket the piece after it, and a
+  // piece on [0, 1] that begins at a near-zero break point before t_begin is not bracketed either.
+  // Beyond kSharedRootsMargin bounds neither can hide a crossing after t_begin (the bound grows
+  // with t, and a monotone piece cannot climb from within one bound to beyond three and back).
+  // Closer to zero, as when toi lies on the root itself, the roots are searched on [t_begin, 1].
+  if (std::abs(depth.Evaluate(t_begin)) >
+      kSharedRootsMargin * depth.EvaluationErrorBound(t_begin)) {
+    result.intervals = IntervalsFromRoots(depth, roots_on_unit, result.penetrating_sign, t_begin);
+  } else {
+    result.intervals = IntervalsFromRoots(depth, RealRootsInInterval(depth, t_begin, 1.0),
+                                          result.penetrating_sign, t_begin);
+  }
+  return result;
 }
 
 }  // namespace contactsim::core

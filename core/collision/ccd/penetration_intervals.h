@@ -19,6 +19,12 @@
 // at most two, e.g. [t', t''] and [t''', 1], or [0, t'] and [t'', 1] for a pair penetrating at
 // t = 0. Intervals touching at a tangency (double root) are merged. A delta that vanishes for all
 // t (coplanar motion) defines no penetration and gives no intervals.
+//
+// Cost. Both the sign and the intervals come from delta's roots, which are the roots of the
+// coplanarity cubic that CCD's d = 0 fast path has already found (coplanarity_fast_path.h).
+// PenetrationAtContact computes sign and intervals from one root set on [0, 1], given or found
+// once; ccd_penetration.h chains it to the CCD query so that a pair's cubic is built and its roots
+// found once in all.
 #pragma once
 
 #include <array>
@@ -63,5 +69,22 @@ PenetrationIntervals VertexFacePenetrationIntervals(const PairTrajectory& trajec
                                                     double penetrating_sign, double t_begin = 0.0);
 PenetrationIntervals EdgeEdgePenetrationIntervals(const PairTrajectory& trajectory,
                                                   double penetrating_sign, double t_begin = 0.0);
+
+// A pair first found at toi: its penetrating sign and its penetration intervals over [toi, 1].
+struct Penetration {
+  double penetrating_sign = 0.0;   // as PenetratingSign(depth, toi)
+  PenetrationIntervals intervals;  // as PenetrationIntervalsOf(depth, penetrating_sign, toi)
+};
+
+// PenetratingSign and PenetrationIntervalsOf at toi from the roots of depth in [0, 1] found once.
+// Where |depth(toi)| is within 4 times its evaluation error bound (toi on a root, e.g. from the
+// inclusion root finder) the intervals are found from a second search on [toi, 1], exactly as
+// PenetrationIntervalsOf; otherwise their ends can differ from its in the last few ulps (the piece
+// around toi is bracketed from an earlier break point).
+Penetration PenetrationAtContact(const CubicPolynomial& depth, double toi);
+// The same with roots_on_unit = RealRootsInInterval(depth, 0, 1) already known (the roots of the
+// coplanarity cubic: delta is it or its negation, which has bit-identical computed roots).
+Penetration PenetrationAtContact(const CubicPolynomial& depth, const CubicRoots& roots_on_unit,
+                                 double toi);
 
 }  // namespace contactsim::core

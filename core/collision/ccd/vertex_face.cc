@@ -9,6 +9,14 @@
 namespace contactsim::core {
 
 CcdResult VertexFaceCcd(const PairTrajectory& trajectory, const CcdOptions& options) {
+  internal::CoplanarityRoots unused;
+  return internal::VertexFaceCcdKeepingRoots(trajectory, options, &unused);
+}
+
+CcdResult internal::VertexFaceCcdKeepingRoots(const PairTrajectory& trajectory,
+                                              const CcdOptions& options,
+                                              CoplanarityRoots* coplanarity) {
+  coplanarity->found = false;
   if (!internal::IsValidCcdInput(trajectory, options)) return internal::InvalidInputResult();
   const double d = options.min_separation_m;
   const auto root_finder = [&] {
@@ -29,7 +37,10 @@ CcdResult VertexFaceCcd(const PairTrajectory& trajectory, const CcdOptions& opti
   if (VertexFaceSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kPrimary)) return CcdResult{};
   const internal::FastPathResult fast =
       internal::VertexFaceCoplanarityFastPath(trajectory, options.tolerance_m);
-  if (fast.outcome != internal::FastPathOutcome::kUndecided) return internal::ToCcdResult(fast);
+  if (fast.outcome != internal::FastPathOutcome::kUndecided) {
+    *coplanarity = fast.coplanarity;
+    return internal::ToCcdResult(fast);
+  }
   if (VertexFaceSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kInPlane)) return CcdResult{};
   return root_finder();
 }

@@ -28,4 +28,12 @@ namespace contactsim::core {
 
 CcdResult VertexFaceCcd(const PairTrajectory& trajectory, const CcdOptions& options = {});
 
+namespace internal {
+struct CoplanarityRoots;
+// VertexFaceCcd; where its d = 0 fast path decided a collision, *coplanarity receives the pair's
+// coplanarity cubic and its roots in [0, 1] (coplanarity->found stays false otherwise).
+CcdResult VertexFaceCcdKeepingRoots(const PairTrajectory& trajectory, const CcdOptions& options,
+                                    CoplanarityRoots* coplanarity);
+}  // namespace internal
+
 }  // namespace contactsim::core

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/collision/ccd/ccd_penetration.h"
 #include "core/collision/ccd/edge_edge.h"
 #include "core/collision/ccd/vertex_face.h"
 #include "core/geometry/generators.h"
@@ -156,10 +157,11 @@ std::vector<CcdHit> AllPairsNarrowPhase(const std::vector<SimBody>& bodies,
             tr.x_t0[i + 1] = b.x_t0.row(faces(f, i)).transpose();
             tr.x_t1[i + 1] = b.x_t1.row(faces(f, i)).transpose();
           }
-          const CcdResult r = VertexFaceCcd(tr, options);
+          const CcdPenetration found = VertexFaceCcdPenetration(tr, options);
+          const CcdResult& r = found.ccd;
           if (r.collides) {
-            hits.push_back(
-                {CcdPairKind::kVertexFace, a.id, v, b.id, f, r.toi, r.weights, r.status});
+            hits.push_back({CcdPairKind::kVertexFace, a.id, v, b.id, f, r.toi, r.weights, r.status,
+                            found.penetration});
           }
         }
       }
@@ -178,9 +180,11 @@ std::vector<CcdHit> AllPairsNarrowPhase(const std::vector<SimBody>& bodies,
             tr.x_t0[i + 2] = b.x_t0.row(eb(g, i)).transpose();
             tr.x_t1[i + 2] = b.x_t1.row(eb(g, i)).transpose();
           }
-          const CcdResult r = EdgeEdgeCcd(tr, options);
+          const CcdPenetration found = EdgeEdgeCcdPenetration(tr, options);
+          const CcdResult& r = found.ccd;
           if (r.collides) {
-            hits.push_back({CcdPairKind::kEdgeEdge, a.id, e, b.id, g, r.toi, r.weights, r.status});
+            hits.push_back({CcdPairKind::kEdgeEdge, a.id, e, b.id, g, r.toi, r.weights, r.status,
+                            found.penetration});
           }
         }
       }
@@ -207,6 +211,12 @@ void ExpectIdenticalHits(const std::vector<CcdHit>& got, const std::vector<CcdHi
     EXPECT_EQ(g.toi, e.toi);
     EXPECT_EQ(g.weights, e.weights);
     EXPECT_EQ(g.status, e.status);
+    EXPECT_EQ(g.penetration.penetrating_sign, e.penetration.penetrating_sign);
+    ASSERT_EQ(g.penetration.intervals.count, e.penetration.intervals.count);
+    for (int j = 0; j < e.penetration.intervals.count; ++j) {
+      EXPECT_EQ(g.penetration.intervals.intervals[j].t_a, e.penetration.intervals.intervals[j].t_a);
+      EXPECT_EQ(g.penetration.intervals.intervals[j].t_b, e.penetration.intervals.intervals[j].t_b);
+    }
   }
 }
 
@@ -253,8 +263,13 @@ TEST(CcdSweepTest, HitsEqualTheNarrowPhaseOnEveryPair) {
   std::vector<CcdHit> expected = AllPairsNarrowPhase(bodies, options);
   ASSERT_GE(expected.size(), 5u);
   bool self_hit = false;
-  for (const CcdHit& h : expected) self_hit |= h.body_a == h.body_b;
+  int penetrating = 0;  // hits whose penetration (CcdHit::penetration) has an interval
+  for (const CcdHit& h : expected) {
+    self_hit |= h.body_a == h.body_b;
+    penetrating += h.penetration.intervals.count > 0 ? 1 : 0;
+  }
   EXPECT_TRUE(self_hit);
+  EXPECT_GT(penetrating, 0);
   std::vector<CcdHit> got = result.hits;
   SortByKey(&got);
   SortByKey(&expected);
