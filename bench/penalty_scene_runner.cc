@@ -44,6 +44,7 @@ constexpr ModelChoice kModels[] = {
     {"dpf-ccd", core::ContactModel::kDpfCcdNormal},
     {"cpf", core::ContactModel::kCpf},
     {"cpf-exact", core::ContactModel::kCpfExact},
+    {"dpf-dcd", core::ContactModel::kDpfProximity},
 };
 
 struct Sample {
@@ -187,7 +188,7 @@ int Main(int argc, char** argv) {
   core::PenaltySceneOptions options;
   app.add_option("--scene", scene, absl::StrJoin(core::PenaltySceneNames(), ", "));
   app.add_option("--steps", steps, "steps per model")->check(CLI::PositiveNumber);
-  app.add_option("--model", models, "dpf, dpf-ccd, cpf, cpf-exact or all (repeatable)")
+  app.add_option("--model", models, "dpf, dpf-ccd, dpf-dcd, cpf, cpf-exact or all (repeatable)")
       ->delimiter(',');
   app.add_option("--out", out_dir, "folder for the CSV files, gnuplot script and PNG");
   app.add_option("--resolution", options.resolution, "mesh resolution in (0, 1]");
@@ -204,7 +205,7 @@ int Main(int argc, char** argv) {
     const bool known = m == "all" || std::any_of(std::begin(kModels), std::end(kModels),
                                                  [&](const ModelChoice& c) { return m == c.flag; });
     if (!known) {
-      std::fprintf(stderr, "--model: unknown '%s' (dpf, dpf-ccd, cpf, cpf-exact, all)\n",
+      std::fprintf(stderr, "--model: unknown '%s' (dpf, dpf-ccd, dpf-dcd, cpf, cpf-exact, all)\n",
                    m.c_str());
       return 2;
     }

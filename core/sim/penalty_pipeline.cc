@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/collision/discrete_penetration.h"
 #include "core/collision/proximity.h"
 #include "core/common/parallel_for.h"
 #include "core/contact/friction/viscous_friction.h"
@@ -298,6 +299,8 @@ void PenaltyPipeline::ComputeNormalImpulse(PairWork* work) const {
       work->normal_t1 = r.normal;
       break;
     }
+    case ContactModel::kDpfProximity:
+      break;  // no tracked pairs: ComputeProximityContacts
   }
   if (work->status != PenaltyStatus::kOk) {
     work->normal_impulse_on_p_Ns.setZero();
@@ -419,6 +422,118 @@ void PenaltyPipeline::ComputePlaneFriction(const StepInput& input) {
   plane_contacts_.swap(next_plane_contacts_);
 }
 
+void PenaltyPipeline::ComputeProximityContacts(const StepInput& input) {
+  proximity_work_.clear();
+  const size_t n = input.bodies.size();
+  proximity_bvhs_.resize(n);
+  std::vector<char> enabled(n, 0);
+  for (size_t bi = 0; bi < n; ++bi) {
+    const SimBody& sim_body = input.bodies[bi];
+    if (!sim_body.collision.enabled) continue;
+    enabled[bi] = 1;
+    BuildFaceBoxes(sim_body.body->surface(), sim_body.body->positions_t1(), &face_boxes_);
+    proximity_bvhs_[bi].Update(face_boxes_);
+  }
+  DiscretePenetrationOptions options;
+  options.thickness_m = settings_.min_separation_m;
+  // Every vertex of A inside B's box (grown by the thickness) is a query, in (A, B, vertex) order.
+  struct Query {
+    int32_t a = 0;
+    int32_t b = 0;
+    int32_t vertex = 0;
+  };
+  std::vector<Query> queries;
+  for (size_t a = 0; a < n; ++a) {
+    if (!enabled[a]) continue;
+    for (size_t b = 0; b < n; ++b) {
+      if (a == b || !enabled[b] || (immovable_[a] && immovable_[b])) continue;
+      if (proximity_bvhs_[a].empty() || proximity_bvhs_[b].empty()) continue;
+      const Aabb box_b = Inflated(proximity_bvhs_[b].nodes()[0].box, options.thickness_m);
+      if (!Overlaps(proximity_bvhs_[a].nodes()[0].box, box_b)) continue;
+      const Points3& x = input.bodies[a].body->positions_t1();
+      for (const int32_t v : input.bodies[a].surface_vertices) {
+        const Vec3 p = x.row(v).transpose();
+        if ((p.array() >= box_b.lo.array()).all() && (p.array() <= box_b.hi.array()).all()) {
+          queries.push_back({static_cast<int32_t>(a), static_cast<int32_t>(b), v});
+        }
+      }
+    }
+  }
+  std::vector<ProximityWork> slots(queries.size());
+  std::vector<char> found(queries.size(), 0);
+  const PenaltyParams params{.stiffness_n_per_m = settings_.stiffness_n_per_m,
+                             .dt_s = settings_.dt_s};
+  ParallelFor(tbb::blocked_range<size_t>(0, queries.size(), kPairGrain),
+              [&](const tbb::blocked_range<size_t>& range) {
+                for (size_t k = range.begin(); k < range.end(); ++k) {
+                  const Query& query = queries[k];
+                  const Body& body_b = *input.bodies[query.b].body;
+                  const DiscreteSurface surface{.mesh = &body_b.surface(),
+                                                .positions = &body_b.positions_t1(),
+                                                .bvh = &proximity_bvhs_[query.b]};
+                  const Vec3 p =
+                      input.bodies[query.a].body->positions_t1().row(query.vertex).transpose();
+                  VertexPenetration hit;
+                  if (!VertexPenetrates(p, surface, options, &hit)) continue;
+                  ProximityWork& work = slots[k];
+                  work.body_index_a = query.a;
+                  work.body_index_b = query.b;
+                  work.vertex = query.vertex;
+                  work.face = hit.closest.face;
+                  work.vertices = {query.vertex, body_b.surface().faces()(work.face, 0),
+                                   body_b.surface().faces()(work.face, 1),
+                                   body_b.surface().faces()(work.face, 2)};
+                  work.weights = hit.closest.weights;
+                  work.depth_m = hit.depth_m;
+                  work.normal = hit.normal;
+                  // Eq. 1-3 at t = 1: I = dt k delta n on the vertex, -I on the closest point.
+                  work.normal_impulse_on_p_Ns =
+                      params.dt_s * params.stiffness_n_per_m * hit.depth_m * hit.normal;
+                  work.impulses_Ns[0] = work.normal_impulse_on_p_Ns;
+                  for (int i = 0; i < 3; ++i) {
+                    work.impulses_Ns[i + 1] = -work.weights[i] * work.normal_impulse_on_p_Ns;
+                  }
+                  found[k] = 1;
+                }
+              });
+  for (size_t k = 0; k < slots.size(); ++k) {
+    if (found[k]) proximity_work_.push_back(slots[k]);
+  }
+}
+
+void PenaltyPipeline::ComputeProximityFriction(const StepInput& input, ProximityWork* work) const {
+  const double dt = settings_.dt_s;
+  const double normal_force_N = work->normal_impulse_on_p_Ns.norm() / dt;
+  const Body& a = *input.bodies[work->body_index_a].body;
+  const Body& b = *input.bodies[work->body_index_b].body;
+  const auto point_on_b = [&](const Points3& x) {
+    Vec3 q = Vec3::Zero();
+    for (int i = 0; i < 3; ++i) q += work->weights[i] * x.row(work->vertices[i + 1]).transpose();
+    return q;
+  };
+  const Vec3 p0 = a.positions_t0().row(work->vertex).transpose();
+  const Vec3 p1 = a.positions_t1().row(work->vertex).transpose();
+  const Vec3 v_slip =
+      ((p1 - p0) - (point_on_b(b.positions_t1()) - point_on_b(b.positions_t0()))) / dt;
+  const auto inverse_mass_along = [&](const Vec3& u) {
+    double sum =
+        a.InverseMassAlong(work->vertex, u) * FrictionShare(work->body_index_a, work->vertex);
+    for (int i = 0; i < 3; ++i) {
+      sum += work->weights[i] * b.InverseMassAlong(work->vertices[i + 1], u) *
+             FrictionShare(work->body_index_b, work->vertices[i + 1]);
+    }
+    return sum;
+  };
+  // Viscous friction only (validation refuses Yamane-Nakamura: it needs tracked anchors).
+  const FrictionOutcome friction =
+      ComputeFriction(settings_.friction, FrictionContactState(), p1 - point_on_b(b.positions_t1()),
+                      v_slip, work->normal, normal_force_N, dt, inverse_mass_along);
+  work->friction_mode = friction.mode;
+  work->friction_impulse_on_p_Ns = friction.impulse_Ns;
+  work->impulses_Ns[0] += friction.impulse_Ns;
+  for (int i = 0; i < 3; ++i) work->impulses_Ns[i + 1] -= work->weights[i] * friction.impulse_Ns;
+}
+
 void PenaltyPipeline::CountFrictionShares(const StepInput& input) {
   if (settings_.friction.model == FrictionModel::kNone) return;  // no friction, no shares
   friction_shares_.resize(input.bodies.size());
@@ -450,6 +565,16 @@ void PenaltyPipeline::CountFrictionShares(const StepInput& input) {
       for (int i = begin; i < end; ++i) {
         if (shares[i] != 0.0) count(body_index, work.vertices[i]);
       }
+    }
+  }
+  for (const ProximityWork& work : proximity_work_) {
+    count(work.body_index_a, work.vertex);
+    if (whole_body_shares_[work.body_index_b]) {
+      count(work.body_index_b, 0);
+      continue;
+    }
+    for (int i = 0; i < 3; ++i) {
+      if (work.weights[i] != 0.0) count(work.body_index_b, work.vertices[i + 1]);
     }
   }
   for (const PlaneWork& work : plane_work_) count(work.body_index, work.vertex);
@@ -515,11 +640,22 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
                           body.type() != BodyType::kRigid,
     });
   }
-  const CcdOptions ccd_options{.min_separation_m = settings_.min_separation_m,
-                               .tolerance_m = settings_.ccd_tolerance_m,
-                               .max_iterations = settings_.ccd_max_iterations};
-  if (absl::Status s = ccd_.Run(collision_bodies_, ccd_options, &ccd_result_); !s.ok()) return s;
-  diagnostics->ccd = ccd_result_.stats;
+  const bool proximity = settings_.contact_model == ContactModel::kDpfProximity;
+  if (proximity) {
+    // Discrete detection at t = 1 instead of CCD and tracking: nothing is carried over.
+    ccd_result_.hits.clear();
+    pairs_.clear();
+    ComputeProximityContacts(input);
+  } else {
+    proximity_work_.clear();
+    const CcdOptions ccd_options{.min_separation_m = settings_.min_separation_m,
+                                 .tolerance_m = settings_.ccd_tolerance_m,
+                                 .max_iterations = settings_.ccd_max_iterations};
+    if (absl::Status s = ccd_.Run(collision_bodies_, ccd_options, &ccd_result_); !s.ok()) {
+      return s;
+    }
+    diagnostics->ccd = ccd_result_.stats;
+  }
 
   // 3. Merge the tracked pairs with the hits, both in key order.
   sorted_hits_.clear();
@@ -566,6 +702,12 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
                     if (pair_work_[k].active) ComputePairFriction(&pair_work_[k]);
                   }
                 });
+    ParallelFor(tbb::blocked_range<size_t>(0, proximity_work_.size(), kPairGrain),
+                [&](const tbb::blocked_range<size_t>& range) {
+                  for (size_t k = range.begin(); k < range.end(); ++k) {
+                    ComputeProximityFriction(input, &proximity_work_[k]);
+                  }
+                });
   }
   ComputePlaneFriction(input);
 
@@ -596,6 +738,18 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     }
   }
   pairs_.swap(next_pairs);
+  for (const ProximityWork& work : proximity_work_) {
+    ++diagnostics->active_pairs;
+    ++diagnostics->new_pairs;  // found anew every step: nothing is tracked
+    diagnostics->slip_contacts += work.friction_mode == FrictionMode::kSlip;
+    for (int i = 0; i < 4; ++i) {
+      if (work.impulses_Ns[i].isZero(0.0)) continue;
+      Body& body = *input.bodies[i == 0 ? work.body_index_a : work.body_index_b].body;
+      if (absl::Status s = body.AddVertexImpulse(work.vertices[i], work.impulses_Ns[i]); !s.ok()) {
+        return s;
+      }
+    }
+  }
   for (const PlaneWork& work : plane_work_) {
     diagnostics->stick_contacts += work.friction_mode == FrictionMode::kStick;
     diagnostics->slip_contacts += work.friction_mode == FrictionMode::kSlip;
@@ -636,6 +790,32 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     record.p_WC = end.p;
     record.normal_W = end.normal.isZero(0.0) ? work.normal_t1 : end.normal;
     record.depth_m = end.depth_m;
+    record.normal_impulse_Ns = work.normal_impulse_on_p_Ns;
+    record.friction_impulse_Ns = work.friction_impulse_on_p_Ns;
+    record.friction_mode = work.friction_mode;
+    max_depth = std::max(max_depth, record.depth_m);
+    report->contacts.push_back(record);
+  }
+  for (const ProximityWork& work : proximity_work_) {
+    // At the corrected end: the vertex, the point with the same weights on the face, and the
+    // depth along the step's normal (<= 0 once the vertex has left along n).
+    const Points3& x_a = input.bodies[work.body_index_a].body->positions_t0();
+    const Points3& x_b = input.bodies[work.body_index_b].body->positions_t0();
+    const Vec3 p = x_a.row(work.vertex).transpose();
+    Vec3 q = Vec3::Zero();
+    for (int i = 0; i < 3; ++i) q += work.weights[i] * x_b.row(work.vertices[i + 1]).transpose();
+    ContactRecord record;
+    record.body_a = input.bodies[work.body_index_a].id;
+    record.body_b = input.bodies[work.body_index_b].id;
+    record.kind = ContactFeatureKind::kVertexFace;
+    record.feature_a = work.vertex;
+    record.feature_b = work.face;
+    record.p_WC = p;
+    record.normal_W = work.normal;
+    record.depth_m = settings_.min_separation_m > 0.0 &&
+                             !input.bodies[work.body_index_b].body->surface().is_closed()
+                         ? settings_.min_separation_m - (p - q).dot(work.normal)
+                         : (q - p).dot(work.normal);
     record.normal_impulse_Ns = work.normal_impulse_on_p_Ns;
     record.friction_impulse_Ns = work.friction_impulse_on_p_Ns;
     record.friction_mode = work.friction_mode;

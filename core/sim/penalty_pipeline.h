@@ -43,9 +43,28 @@
 //                      n = -s m(1) / |m(1)| (dpf.h, *WithNormal)
 //        kDpf          dt k delta(1) n(1) at the closest point of the features at t = 1 with
 //                      the face normal by winding (dpf.h). It runs on the same tracked pairs as
-//                      the other models (CCD decides which features are in contact, so all four
+//                      the CPF models (CCD decides which features are in contact, so these four
 //                      models see the same contacts), not on a separate proximity search: only
-//                      how the force is evaluated differs.
+//                      how the force is evaluated differs. It is therefore not the paper's
+//                      discrete baseline, which finds contacts by a discrete query: that is
+//                      kDpfProximity.
+//        kDpfProximity (steps 2-4 replaced) the paper's discrete baseline (Eq. 1-3, SOFA's
+//                      proximity detection), with no CCD and no tracking: at the predicted end
+//                      (t = 1), for every ordered pair (A, B) of collision-enabled bodies, not
+//                      both immovable, whose face boxes overlap, every surface vertex of A inside
+//                      B (discrete_penetration.h: closest point c on B by BVH branch and bound, no
+//                      depth bound; inside by the angle-weighted pseudo-normal at c; open surfaces:
+//                      within h = min_separation_m, with delta = h - |c - p| and n away from the
+//                      surface) gets delta = |c - p|, n = (c - p) / |c - p| (the closest-point
+//                      direction: it flips across B's medial axis, so a vertex pushed past the
+//                      middle of a thin part is pushed on through), the impulse dt k delta n on the
+//                      vertex and -dt k delta n on c's face corners by c's barycentric weights.
+//                      Both directions (A in B, B in A). Nothing is carried between steps
+//                      (tracked_pairs() stays empty), self-contact is not searched, friction is
+//                      viscous or none (Yamane-Nakamura needs tracked anchors;
+//                      ValidateWorldSettings refuses it), and each contact is reported as a VF
+//                      record (vertex of A, face of B, p = the vertex, the normal n, depth (c' -
+//                      p') . n at the corrected end with c' the point of the same weights).
 //      Vertices against ground planes {n . x = h}: the closed form of static_plane.h (CPF models)
 //      or dt k max(h - n . x_t1, 0) n (DPF models), for every surface vertex that can move.
 //   5. Friction, per contact, from its normal force |f_n| = |I_p| / dt, unit normal n(1), the
@@ -81,6 +100,10 @@
 // on the thread count or scheduling. Clone copies the pair table and plane contacts; the CCD
 // caches start empty, which does not change results (ccd_sweep.h).
 //
+// Known limitations of kDpfProximity (the discrete baseline's, on purpose): contacts are seen
+// only where vertices are inside at t = 1, so a vertex that crosses a part thinner than its
+// per-step travel is never seen, and one pushed past a part's medial axis pops through.
+//
 // Known limitations (the paper's): a VF pair's depth is measured to the plane of its face, so a
 // vertex that slides past the face's border while still below that plane keeps its force until
 // the depth returns to zero; and contacts are found only as they form (CCD), so bodies added
@@ -93,6 +116,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/collision/broad_phase/bvh.h"
 #include "core/collision/ccd/penetration_intervals.h"
 #include "core/collision/ccd_sweep.h"
 #include "core/collision/continuous_broad_phase.h"
@@ -164,6 +188,21 @@ class PenaltyPipeline final : public Pipeline {
     FrictionMode friction_mode = FrictionMode::kNone;
     VertexImpulses impulses_Ns = ZeroImpulses();  // normal + friction on the four vertices
   };
+  // One vertex of body A inside body B at the predicted end of the step (kDpfProximity).
+  struct ProximityWork {
+    int32_t body_index_a = 0;                        // the vertex's body, into StepInput::bodies
+    int32_t body_index_b = 0;                        // the penetrated body
+    int32_t vertex = 0;                              // of A
+    int32_t face = 0;                                // of B, holding the closest point
+    std::array<int32_t, 4> vertices = {0, 0, 0, 0};  // the vertex, then the face's corners
+    Vec3 weights = Vec3::Zero();                     // of the closest point on the face
+    double depth_m = 0.0;                            // delta at t = 1
+    Vec3 normal = Vec3::Zero();                      // n at t = 1, the force direction on A
+    Vec3 normal_impulse_on_p_Ns = Vec3::Zero();
+    Vec3 friction_impulse_on_p_Ns = Vec3::Zero();
+    FrictionMode friction_mode = FrictionMode::kNone;
+    VertexImpulses impulses_Ns = ZeroImpulses();
+  };
   struct PlaneWork {
     int32_t body_index = 0;  // into StepInput::bodies
     int32_t vertex = 0;
@@ -184,6 +223,10 @@ class PenaltyPipeline final : public Pipeline {
   int32_t FrictionShare(int32_t body_index, int32_t vertex) const;  // >= 1
   void ComputePairFriction(PairWork* work) const;
   void ComputePlaneFriction(const StepInput& input);
+  // kDpfProximity: the discrete query at t = 1 (discrete_penetration.h) over every pair of
+  // collision-enabled bodies whose boxes overlap, both directions, with the normal impulses.
+  void ComputeProximityContacts(const StepInput& input);
+  void ComputeProximityFriction(const StepInput& input, ProximityWork* work) const;
 
   WorldSettings settings_;
   std::vector<TrackedPair> pairs_;
@@ -198,6 +241,9 @@ class PenaltyPipeline final : public Pipeline {
   std::vector<Candidate> candidates_;
   std::vector<PairWork> pair_work_;
   std::vector<PlaneWork> plane_work_;
+  std::vector<ProximityWork> proximity_work_;
+  std::vector<Bvh> proximity_bvhs_;  // per body index: faces at t = 1 (kDpfProximity)
+  std::vector<Aabb> face_boxes_;
   std::vector<PlaneContact> next_plane_contacts_;
   std::vector<std::vector<int32_t>> friction_shares_;  // per body: 1 entry (rigid) or per vertex
   std::vector<char> whole_body_shares_;                // per body: rigid

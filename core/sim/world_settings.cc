@@ -37,6 +37,7 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
     case ContactModel::kDpfCcdNormal:
     case ContactModel::kCpf:
     case ContactModel::kCpfExact:
+    case ContactModel::kDpfProximity:
       break;
     default:
       return absl::InvalidArgumentError(
@@ -60,6 +61,11 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
     case FrictionModel::kNone:
       break;
     case FrictionModel::kYamaneNakamura:
+      if (settings.contact_model == ContactModel::kDpfProximity) {
+        return absl::InvalidArgumentError(
+            "friction.model: yamane_nakamura needs tracked contacts; contact_model dpf_proximity "
+            "finds contacts anew every step (use none or viscous)");
+      }
       if (absl::Status s =
               Prefixed("friction.yamane_nakamura.",
                        ValidateYamaneNakamuraParams(settings.friction.yamane_nakamura));
@@ -100,6 +106,8 @@ const char* ContactModelName(ContactModel model) {
       return "cpf";
     case ContactModel::kCpfExact:
       return "cpf_exact";
+    case ContactModel::kDpfProximity:
+      return "dpf_proximity";
   }
   return "unknown";
 }

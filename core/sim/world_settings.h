@@ -11,7 +11,12 @@
 //                  first time of contact found by CCD (paper Fig. 8b);
 //   kCpf           I = k dt sum_i int_{t_a^i}^{t_b^i} delta(t) n(t) dt over the penetration
 //                  intervals, n = m(t) / L_k (closed form, Eq. 8-17);
-//   kCpfExact      the same integral with the exact unit normal m(t) / |m(t)| (quadrature).
+//   kCpfExact      the same integral with the exact unit normal m(t) / |m(t)| (quadrature);
+//   kDpfProximity  I = dt k delta(1) n(1) from a discrete query at t = 1, no CCD, no tracking:
+//                  every surface vertex inside another body, delta its distance to the closest
+//                  point and n the direction to it (the paper's discrete baseline, SOFA's
+//                  proximity detection; discrete_penetration.h). Friction: none or viscous
+//                  (Yamane-Nakamura needs tracked anchors and is refused).
 // Explicit stepping is stable for roughly dt < sqrt(2 m / k) (CPF, paper Sec. 3.6 and
 // supplement C; m the mass behind one contact vertex); friction springs add the same kind of
 // bound with k_FP.
@@ -34,7 +39,13 @@
 
 namespace contactsim::core {
 
-enum class ContactModel : uint8_t { kDpf = 0, kDpfCcdNormal = 1, kCpf = 2, kCpfExact = 3 };
+enum class ContactModel : uint8_t {
+  kDpf = 0,
+  kDpfCcdNormal = 1,
+  kCpf = 2,
+  kCpfExact = 3,
+  kDpfProximity = 4,
+};
 
 enum class FrictionModel : uint8_t {
   kNone = 0,

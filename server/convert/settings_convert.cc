@@ -26,6 +26,8 @@ absl::StatusOr<core::ContactModel> ContactModelFromProto(v1::ContactModel model,
       return core::ContactModel::kDpfCcdNormal;
     case v1::CONTACT_MODEL_CPF_EXACT:
       return core::ContactModel::kCpfExact;
+    case v1::CONTACT_MODEL_DPF_PROXIMITY:
+      return core::ContactModel::kDpfProximity;
     default:
       return absl::InvalidArgumentError(
           absl::StrCat(std::string(field), ": unknown contact model ", static_cast<int>(model)));
@@ -42,6 +44,8 @@ v1::ContactModel ContactModelToProto(core::ContactModel model) {
       return v1::CONTACT_MODEL_CPF;
     case core::ContactModel::kCpfExact:
       return v1::CONTACT_MODEL_CPF_EXACT;
+    case core::ContactModel::kDpfProximity:
+      return v1::CONTACT_MODEL_DPF_PROXIMITY;
   }
   return v1::CONTACT_MODEL_UNSPECIFIED;
 }
@@ -104,6 +108,13 @@ absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettin
   }
   ASSIGN_OR_RETURN(settings.friction,
                    FrictionFromProto(message.friction(), Field(field, "friction")));
+  if (settings.contact_model == core::ContactModel::kDpfProximity &&
+      settings.friction.model == core::FrictionModel::kYamaneNakamura) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Field(Field(field, "friction"), "model"),
+                     ": yamane_nakamura needs tracked contacts; CONTACT_MODEL_DPF_PROXIMITY finds "
+                     "contacts anew every step (use none or viscous)"));
+  }
   settings.self_collision = message.self_collision();
   if (message.has_energy_growth_factor()) {
     const double factor = message.energy_growth_factor();

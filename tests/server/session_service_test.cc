@@ -159,6 +159,16 @@ TEST_F(ServiceTest, TokenRoles) {
               grpc::StatusCode::INVALID_ARGUMENT, "constraint:");
 }
 
+TEST_F(ServiceTest, DiscreteProximityContactModelIsAcceptedAndReportedBack) {
+  v1::CreateSessionRequest request = BoxSceneRequest();
+  request.mutable_settings()->set_contact_model(v1::CONTACT_MODEL_DPF_PROXIMITY);
+  const SessionHandle session = CreateSession(request);
+  EXPECT_EQ(GetSession(session).settings().contact_model(), v1::CONTACT_MODEL_DPF_PROXIMITY);
+  v1::StepResponse step;
+  ASSERT_TRUE(Step(session, 3, &step).ok());
+  EXPECT_EQ(step.step_count(), 3);
+}
+
 TEST_F(ServiceTest, CreateSessionValidationNamesTheField) {
   struct Case {
     std::string expected_prefix;
@@ -175,6 +185,11 @@ TEST_F(ServiceTest, CreateSessionValidationNamesTheField) {
       {"settings.contact_model:",
        [](auto* r) {
          r->mutable_settings()->set_contact_model(static_cast<v1::ContactModel>(42));
+       }},
+      {"settings.friction.model:",
+       [](auto* r) {
+         r->mutable_settings()->set_contact_model(v1::CONTACT_MODEL_DPF_PROXIMITY);
+         r->mutable_settings()->mutable_friction()->set_model(v1::FRICTION_MODEL_YAMANE_NAKAMURA);
        }},
       {"settings.friction.mu_static:",
        [](auto* r) { r->mutable_settings()->mutable_friction()->set_mu_static(-0.1); }},

@@ -54,7 +54,7 @@ class Client:
         """Creates a session and returns its controller Session (which also knows the viewer
         token). Unset settings take the server defaults (dt 0.001 s, gravity (0, 0, -9.81) m/s^2,
         stiffness 1e4 N/m, CPF contacts, no friction). contact_model: "dpf", "dpf_ccd_normal",
-        "cpf" or "cpf_exact"; friction: a contactsim.Friction; ground_planes: GroundPlane items
+        "dpf_proximity", "cpf" or "cpf_exact"; friction: a contactsim.Friction; ground_planes: GroundPlane items
         (contactsim.ground_plane() is z = 0)."""
         request = simulation_pb2.CreateSessionRequest(pipeline=pipeline, name=name)
         settings = request.settings

@@ -18,6 +18,7 @@ _CONTACT_MODELS = {
     "dpf_ccd_normal": scene_pb2.CONTACT_MODEL_DPF_CCD_NORMAL,
     "cpf": scene_pb2.CONTACT_MODEL_CPF,
     "cpf_exact": scene_pb2.CONTACT_MODEL_CPF_EXACT,
+    "dpf_proximity": scene_pb2.CONTACT_MODEL_DPF_PROXIMITY,
 }
 
 

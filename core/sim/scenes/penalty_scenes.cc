@@ -100,11 +100,11 @@ absl::StatusOr<PenaltyScene> MakePenaltyScene(std::string_view name,
       absl::StrFormat("scene: unknown name '%s' (chain, stick, rings, box)", name));
 }
 
-absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options) {
+absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options,
+                                            const ChainSceneParams& params) {
   RETURN_IF_ERROR(CheckOptions(options));
-  constexpr double kMajor = 0.5;       // link ring radius R [m]
-  constexpr double kMinor = 0.1;       // link tube radius r [m]
-  constexpr double kDensity = 1000.0;  // [kg/m^3]: 98.7 kg per link
+  constexpr double kMajor = 0.5;  // link ring radius R [m]
+  constexpr double kMinor = 0.1;  // link tube radius r [m]
   // k: a link interface carries up to ~100 vertex-face pairs at once, so the interface's
   // stiffness is ~100 k; explicit stepping needs 100 k dt^2 / m_eff <~ 1 with m_eff ~ m / 3 =
   // 33 kg (rim point of a ring), i.e. k <~ 800 N/m. Measured at dt 0.02 s: k >= 3e3 N/m
@@ -130,18 +130,19 @@ absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options) 
                                              &scene.num_triangles));
       (void)id;
     } else {
-      ASSIGN_OR_RETURN(int32_t id,
-                       AddRigid(scene.world, torus, kDensity, p, q, name, &scene.num_triangles));
+      ASSIGN_OR_RETURN(int32_t id, AddRigid(scene.world, torus, params.link_density_kg_per_m3, p, q,
+                                            name, &scene.num_triangles));
       scene.force_bodies.push_back(id);
     }
   }
   // The box in the swing's path: below the anchor, a third of the chain's length out.
   const double length = (links - 1) * spacing;
-  const Vec3 half(0.25 * length, 0.3, 0.1 * length + 0.05);
+  const Vec3 half(0.25 * length, params.box_half_width_m, 0.1 * length + 0.05);
   ASSIGN_OR_RETURN(TriangleMesh box, MakeBox(half));
-  ASSIGN_OR_RETURN(int32_t box_id, AddStatic(scene.world, box, Mat3::Identity(),
-                                             Vec3(0.55 * length, 0.0, -0.75 * length), "box",
-                                             &scene.num_triangles));
+  ASSIGN_OR_RETURN(int32_t box_id,
+                   AddStatic(scene.world, box, Mat3::Identity(),
+                             Vec3(0.55 * length, 0.0, -params.box_depth_fraction * length), "box",
+                             &scene.num_triangles));
   scene.force_against.push_back(box_id);
   scene.description = absl::StrFormat(
       "chain: %d torus links (%d x %d segments) swinging onto a static box, %d triangles, "
@@ -191,7 +192,8 @@ absl::StatusOr<PenaltyScene> MakeStickScene(const PenaltySceneOptions& options,
   return scene;
 }
 
-absl::StatusOr<PenaltyScene> MakeRingsScene(const PenaltySceneOptions& options) {
+absl::StatusOr<PenaltyScene> MakeRingsScene(const PenaltySceneOptions& options,
+                                            const RingsSceneParams& params) {
   RETURN_IF_ERROR(CheckOptions(options));
   const int count = options.count > 0 ? options.count : 9;
   const int side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(count))));
@@ -221,10 +223,11 @@ absl::StatusOr<PenaltyScene> MakeRingsScene(const PenaltySceneOptions& options) 
     (void)pin_id;
     // Rings above their pin, slightly off-centre and tilted so they hit the pin's top.
     const Eigen::Quaterniond tilt(
-        Eigen::AngleAxisd(0.3 + 0.05 * i, Vec3(1.0, 0.5, 0).normalized()));
+        Eigen::AngleAxisd(params.tilt_rad + 0.05 * i, Vec3(1.0, 0.5, 0).normalized()));
     ASSIGN_OR_RETURN(int32_t ring_id,
-                     AddRigid(scene.world, ring, 2000.0, Vec3(x + 0.03, y, kPinHeight + 0.2), tilt,
-                              absl::StrFormat("ring%d", i), &scene.num_triangles));
+                     AddRigid(scene.world, ring, 2000.0,
+                              Vec3(x + params.ring_offset_m, y, kPinHeight + params.drop_height_m),
+                              tilt, absl::StrFormat("ring%d", i), &scene.num_triangles));
     scene.force_bodies.push_back(ring_id);
   }
   scene.description = absl::StrFormat(

@@ -15,17 +15,23 @@
 //           link static, laid out horizontally so the chain swings down onto a static box;
 //           dt 0.02 s (paper), k 1e3 N/m (ours, see MakeChainScene: a link interface carries
 //           ~100 pairs, so larger k diverges at this dt). Links still sink deep into each other
-//           under the chain's weight (the runner reports the depth).
+//           under the chain's weight (the runner reports the depth). ChainSceneParams moves
+//           and narrows the box and sets the links' density (tests/physics/chain_benchmark_test).
 //   stick   a rigid ball (r 0.1 m, 500 kg/m^3: 2.1 kg; icosphere with 4 subdivisions, 5,120
 //           triangles, 3 below resolution 1, 2 below 0.5) flying horizontally at 2 m/s into a
 //           free stick (box 1.0 x 0.05 x 0.05 m, 5 kg) spinning at 6 rad/s about y, no gravity;
 //           k 200 N/m (up to ~90 pairs act at once: 1e3 N/m diverged with CPF at full
 //           resolution), dt 0.01 s (StickSceneParams). The paper's Fig. 9 gives only the outcome
-//           (CPF: the ball leaves upwards; DPF: horizontally); see the report in
-//           docs/validation.md: in our sweeps the exit direction is not systematically ordered.
+//           (CPF: the ball leaves upwards; DPF: horizontally). Against the discrete proximity
+//           baseline (kDpfProximity) the outcome is systematic for start angles 0-0.2 rad
+//           (tests/physics/stick_benchmark_test.cc, docs/validation.md); against the CCD-based
+//           kDpf it is not.
 //   rings   rigid tori (R 0.08 m, r 0.012 m, 2000 kg/m^3, 32 x 12 segments) falling onto thin
 //           static pins (cylinders r 0.01 m, 16 segments) on a static base; 9 rings and 9 pins:
-//           7.5k triangles; k 5e3 N/m, dt 1 ms (the paper's Fig. 15/16 vary both).
+//           7.5k triangles; k 5e3 N/m, dt 1 ms (the paper's Fig. 15/16 vary both). Each ring
+//           starts 0.03 m off its pin's axis (the pin drops through the hole);
+//           RingsSceneParams::ring_offset_m near 0.08 m lands the tube on the pin's top
+//           (tests/physics/rings_benchmark_test.cc).
 //   box     a 1 kg cube (half size 0.1 m) dropped tilted from 1 cm onto the plane z = 0;
 //           k 2500 N/m, dt 0.01 s (see tests/physics/box_rest_jitter_test.cc for why).
 #pragma once
@@ -70,7 +76,16 @@ std::vector<std::string> PenaltySceneNames();
 absl::StatusOr<PenaltyScene> MakePenaltyScene(std::string_view name,
                                               const PenaltySceneOptions& options);
 
-absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options);
+// The chain scene's free parameters (defaults: the scene above).
+struct ChainSceneParams {
+  double box_half_width_m = 0.3;  // the box's half size across the swing plane (y) [m]
+  // The box's centre below the anchor, as a fraction of the chain's length L [1]; its top is at
+  // (box_depth_fraction - 0.1) L - 0.05 m below the anchor.
+  double box_depth_fraction = 0.75;
+  double link_density_kg_per_m3 = 1000.0;  // 98.7 kg per link at 1000
+};
+absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options,
+                                            const ChainSceneParams& params = {});
 // The stick scene's free parameters (defaults: the scene above).
 struct StickSceneParams {
   Vec3 ball_position_m = Vec3(0.55, 0.0, 0.35);       // the ball's centre at t = 0 [m]
@@ -85,7 +100,16 @@ struct StickSceneParams {
 };
 absl::StatusOr<PenaltyScene> MakeStickScene(const PenaltySceneOptions& options,
                                             const StickSceneParams& params = {});
-absl::StatusOr<PenaltyScene> MakeRingsScene(const PenaltySceneOptions& options);
+// The rings scene's free parameters (defaults: the scene above).
+struct RingsSceneParams {
+  // The ring centre's offset from its pin's axis along x [m]: 0.03 drops the pin through the
+  // hole (hole radius 0.068 m); near the major radius 0.08 the tube lands on the pin's top.
+  double ring_offset_m = 0.03;
+  double drop_height_m = 0.2;  // the ring centre's height above the pins' tops at t = 0 [m]
+  double tilt_rad = 0.3;       // ring i is tilted by tilt_rad + 0.05 i about (1, 0.5, 0)
+};
+absl::StatusOr<PenaltyScene> MakeRingsScene(const PenaltySceneOptions& options,
+                                            const RingsSceneParams& params = {});
 absl::StatusOr<PenaltyScene> MakeBoxScene(const PenaltySceneOptions& options);
 
 }  // namespace contactsim::core

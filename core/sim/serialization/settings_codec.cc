@@ -56,7 +56,7 @@ absl::StatusOr<WorldSettings> ReadSettings(ByteReader* in) {
   s.divergence.energy_floor_j = in->F64("settings.divergence.energy_floor_j");
   if (!in->ok()) return in->status();
 
-  if (contact_model > static_cast<uint8_t>(ContactModel::kCpfExact)) {
+  if (contact_model > static_cast<uint8_t>(ContactModel::kDpfProximity)) {
     return absl::InvalidArgumentError(
         absl::StrCat("settings.contact_model: unknown code ", contact_model));
   }

@@ -60,6 +60,11 @@ TEST(WorldSettingsTest, EveryInvalidFieldIsNamed) {
          s.friction.model = FrictionModel::kYamaneNakamura;
          s.friction.yamane_nakamura.k_omega_s_per_m = 0.0;
        }},
+      {"friction.model",  // Yamane-Nakamura needs tracked anchors, which dpf_proximity lacks
+       [](WorldSettings& s) {
+         s.contact_model = ContactModel::kDpfProximity;
+         s.friction.model = FrictionModel::kYamaneNakamura;
+       }},
       {"friction.viscous.coefficient_ns_per_m",
        [](WorldSettings& s) {
          s.friction.model = FrictionModel::kViscous;
