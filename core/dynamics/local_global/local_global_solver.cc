@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/dynamics/fem/hyperelastic_energy.h"
+#include "core/dynamics/local_global/cloth_bending.h"
 #include "core/dynamics/local_global/system_matrix.h"
 #include "core/sim/cpu_backend.h"
 
@@ -49,11 +50,19 @@ void WarmStart(const std::vector<VertexContact>& previous, const Eigen::VectorXd
   }
 }
 
-}  // namespace
+double AdmmStiffness(const Material& material, const LocalGlobalOptions& options) {
+  return options.admm_stiffness_pa > 0.0 ? options.admm_stiffness_pa
+                                         : DefaultAdmmStiffness(material);
+}
 
-absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
-    const TetMesh& mesh, const Material& material, double time_step_s,
-    const LocalGlobalOptions& options, Backend* backend) {
+template <typename Indices>
+LocalGlobalSolver::ElementIndices ElementArray(const Indices& indices) {
+  return indices.template cast<int32_t>();
+}
+
+// Checks shared by the tet and the triangle entry points.
+absl::Status ValidateSettings(const Material& material, double time_step_s,
+                              const LocalGlobalOptions& options) {
   if (!(std::isfinite(time_step_s) && time_step_s > 0.0)) {
     return absl::InvalidArgumentError("time_step_s must be finite and > 0");
   }
@@ -72,24 +81,6 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
   if (!(std::isfinite(material.density) && material.density > 0.0)) {
     return absl::InvalidArgumentError("material.density must be finite and > 0");
   }
-  const int n = mesh.num_vertices();
-  if (n == 0 || mesh.num_tets() == 0) return absl::InvalidArgumentError("mesh is empty");
-  std::vector<int32_t> free_index(n, 0);
-  for (size_t j = 0; j < options.pinned_vertices.size(); ++j) {
-    const int32_t p = options.pinned_vertices[j];
-    if (p < 0 || p >= n) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("options.pinned_vertices: index ", p, " out of range [0, ", n, ")"));
-    }
-    if (free_index[p] < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("options.pinned_vertices: index ", p, " repeated"));
-    }
-    free_index[p] = -1 - static_cast<int32_t>(j);  // pinned: -1 - (index in the pinned list)
-  }
-  if (static_cast<int>(options.pinned_vertices.size()) == n) {
-    return absl::InvalidArgumentError("options.pinned_vertices pins every vertex");
-  }
   if (!options.obstacles.empty()) {
     if (absl::Status s = ValidateObstacles(options.obstacles); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("options.", s.message()));
@@ -106,38 +97,122 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
           "options.contact: newton_iterations and cr_iterations must be >= 1");
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
+    const TetMesh& mesh, const Material& material, double time_step_s,
+    const LocalGlobalOptions& options, Backend* backend) {
+  if (absl::Status s = ValidateSettings(material, time_step_s, options); !s.ok()) return s;
+  if (mesh.num_vertices() == 0 || mesh.num_tets() == 0) {
+    return absl::InvalidArgumentError("mesh is empty");
+  }
+  if (options.bending_stiffness_j != 0.0) {
+    return absl::InvalidArgumentError("options.bending_stiffness_j: only for cloth (triangles)");
+  }
+  const double k = AdmmStiffness(material, options);
+  auto system = AssembleSystemMatrix(mesh, {material.density, k, time_step_s});
+  if (!system.ok()) return system.status();
+  return CreateFromSystem(*std::move(system), ElementArray(mesh.tets()), 3, k, material,
+                          time_step_s, options, backend);
+}
+
+absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
+    const TriangleMesh& mesh, double thickness_m, const Material& material, double time_step_s,
+    const LocalGlobalOptions& options, Backend* backend) {
+  if (absl::Status s = ValidateSettings(material, time_step_s, options); !s.ok()) return s;
+  if (!(std::isfinite(thickness_m) && thickness_m > 0.0)) {
+    return absl::InvalidArgumentError("thickness_m must be finite and > 0");
+  }
+  if (mesh.num_vertices() == 0 || mesh.num_faces() == 0) {
+    return absl::InvalidArgumentError("mesh is empty");
+  }
+  // A membrane of thickness t: areal density rho t [kg/m^2], weight k t a = k V (V = a t).
+  const double k = AdmmStiffness(material, options);
+  auto system =
+      AssembleSystemMatrix(mesh, {material.density * thickness_m, k * thickness_m, time_step_s});
+  if (!system.ok()) return system.status();
+  auto bending = IsometricBendingTriplets(mesh, options.bending_stiffness_j, 1.0);
+  if (!bending.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("options.", bending.status().message()));
+  }
+  const int n = mesh.num_vertices();
+  Eigen::SparseMatrix<double, Eigen::ColMajor, int32_t> q(n, n);
+  q.setFromTriplets(bending->begin(), bending->end());
+  if (!bending->empty()) system->a_bar += (time_step_s * time_step_s) * q;  // implicit bending
+  auto solver = CreateFromSystem(*std::move(system), ElementArray(mesh.faces()), 2, k, material,
+                                 time_step_s, options, backend);
+  if (solver.ok() && !bending->empty()) (*solver)->bending_q_ = std::move(q);
+  return solver;
+}
+
+absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFromSystem(
+    SystemMatrix system, const ElementIndices& elements, int columns, double k,
+    const Material& material, double time_step_s, const LocalGlobalOptions& options,
+    Backend* backend) {
+  const int n = static_cast<int>(system.lumped_mass_kg.size());
+  std::vector<int32_t> free_index(n, 0);
+  for (size_t j = 0; j < options.pinned_vertices.size(); ++j) {
+    const int32_t p = options.pinned_vertices[j];
+    if (p < 0 || p >= n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("options.pinned_vertices: index ", p, " out of range [0, ", n, ")"));
+    }
+    if (free_index[p] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("options.pinned_vertices: index ", p, " repeated"));
+    }
+    free_index[p] = -1 - static_cast<int32_t>(j);  // pinned: -1 - (index in the pinned list)
+  }
+  if (static_cast<int>(options.pinned_vertices.size()) == n) {
+    return absl::InvalidArgumentError("options.pinned_vertices pins every vertex");
+  }
+  auto constraint_terms = ConstraintTerms::Create(options.constraints, n);
+  if (!constraint_terms.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.", constraint_terms.status().message()));
+  }
 
   auto solver = std::unique_ptr<LocalGlobalSolver>(new LocalGlobalSolver());
   solver->material_ = material;
   solver->h_ = time_step_s;
   solver->options_ = options;
-  const double k =
-      options.admm_stiffness_pa > 0.0 ? options.admm_stiffness_pa : DefaultAdmmStiffness(material);
-  auto system = AssembleSystemMatrix(mesh, {material.density, k, time_step_s});
-  if (!system.ok()) return system.status();
-  solver->mass_kg_ = system->lumped_mass_kg;
-  const int m = mesh.num_tets();
-  solver->weights_ = system->element_weight;
+  solver->columns_ = columns;
+  solver->constraint_terms_ = *std::move(constraint_terms);
+  solver->mass_kg_ = system.lumped_mass_kg;
+  const int m = static_cast<int>(elements.rows());
+  const int verts = static_cast<int>(elements.cols());  // columns + 1
+  solver->weights_ = system.element_weight;
   solver->volumes_m3_.resize(m);
   std::vector<Eigen::Triplet<double, int32_t>> g_triplets;
   std::vector<Eigen::Triplet<double, int32_t>> gw_triplets;
-  g_triplets.reserve(12 * m);
-  gw_triplets.reserve(12 * m);
+  g_triplets.reserve(verts * columns * m);
+  gw_triplets.reserve(verts * columns * m);
   for (int e = 0; e < m; ++e) {
     solver->volumes_m3_[e] = solver->weights_[e] / k;  // w_e = k V_e
-    const Eigen::MatrixXd& b = system->element_b[e];   // 4 x 3
-    for (int a = 0; a < 4; ++a) {
-      const int32_t vertex = mesh.tets()(e, a);
-      for (int c = 0; c < 3; ++c) {
-        g_triplets.emplace_back(3 * e + c, vertex, b(a, c));
-        gw_triplets.emplace_back(vertex, 3 * e + c, solver->weights_[e] * b(a, c));
+    const Eigen::MatrixXd& b = system.element_b[e];    // (columns + 1) x columns
+    for (int a = 0; a < verts; ++a) {
+      const int32_t vertex = elements(e, a);
+      for (int c = 0; c < columns; ++c) {
+        g_triplets.emplace_back(columns * e + c, vertex, b(a, c));
+        gw_triplets.emplace_back(vertex, columns * e + c, solver->weights_[e] * b(a, c));
       }
     }
   }
-  solver->g_.resize(3 * m, n);
+  solver->g_.resize(columns * m, n);
   solver->g_.setFromTriplets(g_triplets.begin(), g_triplets.end());
-  solver->gw_t_.resize(n, 3 * m);
+  solver->gw_t_.resize(n, columns * m);
   solver->gw_t_.setFromTriplets(gw_triplets.begin(), gw_triplets.end());
+  if (!solver->constraint_terms_.empty()) {
+    // The constraints' constant h^2 w G^T G joins Abar before it is split and factored.
+    std::vector<Eigen::Triplet<double, int32_t>> extra;
+    solver->constraint_terms_.AppendSystemMatrix(time_step_s, &extra);
+    OrderedCholesky::ColMajorSparse added(n, n);
+    added.setFromTriplets(extra.begin(), extra.end());
+    system.a_bar += added;
+  }
 
   // Eliminate the pinned vertices: Abar_ff is factored, Abar_fp moves to the right-hand side.
   int32_t num_free = 0;
@@ -152,7 +227,7 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
   OrderedCholesky::ColMajorSparse a_ff(num_free, num_free);
   {
     std::vector<Eigen::Triplet<double, int32_t>> ff, fp;
-    const auto& a_bar = system->a_bar;
+    const auto& a_bar = system.a_bar;
     for (int col = 0; col < a_bar.outerSize(); ++col) {
       for (OrderedCholesky::ColMajorSparse::InnerIterator it(a_bar, col); it; ++it) {
         const int32_t fr = free_index[it.row()];
@@ -280,6 +355,7 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   const int num_free = static_cast<int>(free_.size());
   const int m = num_elements();
   const double h2 = h_ * h_;
+  const double time_end_s = state->time_s + h_;  // implicit Euler: targets at the step's end
   const Points3 y = Predictor(*state, f_ext_n);
   Points3 my = mass_kg_.asDiagonal() * y;
   // Free right-hand side constant over the iterations: (M y)_f - Abar_fp x_p.
@@ -316,9 +392,11 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   }
   Block correction_rhs(num_free, 3), correction(num_free, 3);
 
-  Eigen::VectorXd duals = Eigen::VectorXd::Zero(9 * m);
-  Eigen::VectorXd z(9 * m);
-  Points3 z_minus_u(3 * m, 3);
+  const int entries = 3 * columns_ * m;  // F_e: 3 x columns_ per element
+  Eigen::VectorXd duals = Eigen::VectorXd::Zero(entries);
+  Eigen::VectorXd z(entries);
+  Points3 z_minus_u(columns_ * m, 3);
+  Points3 constraint_duals = Points3::Zero(constraint_terms_.num_dual_rows(), 3);
   LocalGlobalStepStats local_stats;
   std::mutex stats_mutex;
   Block b_free(num_free, 3);
@@ -326,7 +404,7 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
     const Eigen::VectorXd f = DeformationGradients(x);
     LocalStepBatch batch;
     batch.material = material_;
-    batch.columns = 3;
+    batch.columns = columns_;
     batch.deformation_gradients = {f.data(), size_t(f.size())};
     batch.volumes = volumes_m3_;
     batch.weights = weights_;
@@ -347,9 +425,13 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
     if (stats != nullptr) local_stats.primal_residual.push_back((f - z).norm());
     // z - u in the row-major 3m x 3 layout of G x (see DeformationGradients).
     Eigen::Map<Eigen::VectorXd>(z_minus_u.data(), z_minus_u.size()) = z - duals;
-    const Points3 elastic = gw_t_ * z_minus_u;  // n x 3
+    Points3 elastic = h2 * (gw_t_ * z_minus_u);  // n x 3
+    if (!constraint_terms_.empty()) {
+      // The constraints' local step (projections at x^k) and their h^2 w G^T p.
+      constraint_terms_.AccumulateRightHandSide(x, time_end_s, h_, &constraint_duals, &elastic);
+    }
     for (int i = 0; i < num_free; ++i) {
-      b_free.row(i) = rhs_const.row(i) + h2 * elastic.row(free_[i]);
+      b_free.row(i) = rhs_const.row(i) + elastic.row(free_[i]);
     }
     if (absl::Status gs = GlobalSolve(b_free, &x_free); !gs.ok()) return gs;
     for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
@@ -373,12 +455,16 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   }
   state->v_mps = (x - state->x_m) / h_;
   state->x_m = std::move(x);
+  state->time_s = time_end_s;
   previous_contacts_ = contacts.contacts;
   previous_lambda_ = lambda;
   if (stats != nullptr) {
     local_stats.contacts = std::move(contacts.contacts);
     local_stats.contact_force_n = std::move(lambda);
     local_stats.contact_residual = std::move(contact_residual);
+    if (!constraint_terms_.empty()) {
+      local_stats.constraint_reactions = constraint_terms_.Reactions(state->x_m, time_end_s);
+    }
     *stats = std::move(local_stats);
   }
   return absl::OkStatus();
@@ -394,25 +480,30 @@ double LocalGlobalSolver::ElasticEnergy(const Points3& x_m) const {
   const Eigen::VectorXd f = DeformationGradients(x_m);
   double energy = 0.0;
   for (int e = 0; e < num_elements(); ++e) {
-    energy +=
-        volumes_m3_[e] * EnergyDensity(material_, Mat3(Eigen::Map<const Mat3>(f.data() + 9 * e)));
+    const double* f_e = f.data() + 3 * columns_ * e;
+    energy += volumes_m3_[e] *
+              (columns_ == 3 ? EnergyDensity(material_, Mat3(Eigen::Map<const Mat3>(f_e)))
+                             : EnergyDensity(material_, Mat32(Eigen::Map<const Mat32>(f_e))));
   }
+  if (bending_q_.nonZeros() > 0) energy += 0.5 * (x_m.transpose() * (bending_q_ * x_m)).trace();
   return energy;
 }
 
 EnergyTerms LocalGlobalSolver::Energy(const Points3& x_m, const Points3& v_mps,
-                                      const Points3& f_ext_n) const {
+                                      const Points3& f_ext_n, double time_s) const {
   EnergyTerms terms;
   terms.kinetic_j = 0.5 * (mass_kg_.asDiagonal() * v_mps).cwiseProduct(v_mps).sum();
   terms.elastic_j = ElasticEnergy(x_m);
   if (f_ext_n.rows() > 0) terms.external_j = -f_ext_n.cwiseProduct(x_m).sum();
+  terms.constraint_j = constraint_terms_.Energy(x_m, time_s);
   return terms;
 }
 
-double LocalGlobalSolver::IncrementalPotential(const Points3& x_m,
-                                               const Points3& predictor_m) const {
+double LocalGlobalSolver::IncrementalPotential(const Points3& x_m, const Points3& predictor_m,
+                                               double time_end_s) const {
   const Points3 d = x_m - predictor_m;
-  return 0.5 / (h_ * h_) * (mass_kg_.asDiagonal() * d).cwiseProduct(d).sum() + ElasticEnergy(x_m);
+  return 0.5 / (h_ * h_) * (mass_kg_.asDiagonal() * d).cwiseProduct(d).sum() + ElasticEnergy(x_m) +
+         constraint_terms_.Energy(x_m, time_end_s);
 }
 
 }  // namespace contactsim::core

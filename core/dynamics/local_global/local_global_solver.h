@@ -1,5 +1,8 @@
-// Contact-free local-global (ADMM-PD) time step of one tet-mesh body (Zeng et al. 2024, Sec. 3.3,
-// Alg. 1; Overby et al. 2017), implicit Euler.
+// Local-global (ADMM-PD) time step of one body (Zeng et al. 2024, Sec. 3.3, Alg. 1; Overby et al.
+// 2017), implicit Euler: a tet mesh (3 x 3 F_e) or a cloth membrane of triangles (3 x 2 F_e,
+// V_e = rest area x thickness), with optional compliant constraints (pins with moving targets,
+// attachments, cables: constraint_terms.h) as constant terms of Abar and projections in the
+// local step, and optional frictional contact against half-spaces (below).
 //
 // Symbols (n vertices, m tets, positions as n x 3 blocks, one vertex per row):
 //   h      time step [s];  M = diag(m_v) lumped mass [kg];  f_ext external force [N]
@@ -52,12 +55,15 @@
 #include "core/common/eigen_types.h"
 #include "core/dynamics/fem/local_step.h"
 #include "core/dynamics/fem/material.h"
+#include "core/dynamics/local_global/constraint_terms.h"
 #include "core/dynamics/local_global/contact_frame.h"
 #include "core/dynamics/local_global/jacobi_global_step.h"
 #include "core/dynamics/local_global/nonsmooth_newton.h"
 #include "core/dynamics/local_global/ordered_cholesky.h"
 #include "core/dynamics/local_global/sparse_inverse.h"
+#include "core/dynamics/local_global/system_matrix.h"
 #include "core/geometry/tet_mesh.h"
+#include "core/geometry/triangle_mesh.h"
 #include "core/sim/backend.h"
 
 namespace contactsim::core {
@@ -80,14 +86,21 @@ struct LocalGlobalOptions {
   // (static obstacles keep the frame, so the values carry over unchanged); false starts from 0
   // as Alg. 4 reads. See docs/local_global.md for what it changes.
   bool contact_warm_start = true;
+  // Compliant positional targets (moving or not), attachments and cables (constraint_terms.h):
+  // constant terms of Abar, projections in each local step. Vertex indices are mesh indices.
+  ConstraintTermsSpec constraints;
+  // Cloth only: isometric bending stiffness k_b [J] (cloth_bending.h; 0: membrane only). A
+  // constant term h^2 Q of Abar; assumes a flat rest state.
+  double bending_stiffness_j = 0.0;
   // Called after every global step with k = 1..iterations and x^k (for convergence studies).
   using IterationObserver = std::function<void(int iteration, const Points3& x_m)>;
   IterationObserver iteration_observer;
 };
 
 struct LocalGlobalState {
-  Points3 x_m;    // positions [m]
-  Points3 v_mps;  // velocities [m/s]
+  Points3 x_m;          // positions [m]
+  Points3 v_mps;        // velocities [m/s]
+  double time_s = 0.0;  // simulated time [s]; Step advances it by h (moving constraint targets)
 };
 
 struct LocalGlobalStepStats {
@@ -101,60 +114,86 @@ struct LocalGlobalStepStats {
   std::vector<VertexContact> contacts;
   Eigen::VectorXd contact_force_n;
   std::vector<double> contact_residual;
+  // One per options.constraints entry (targets first, then cables) at the end of the step:
+  // forces [N], cable tensions [N] and lengths [m] (constraint_terms.h).
+  std::vector<ConstraintReaction> constraint_reactions;
 };
 
 struct EnergyTerms {
-  double kinetic_j = 0.0;   // 1/2 v^T M v
-  double elastic_j = 0.0;   // sum_e V_e Psi(F_e)
-  double external_j = 0.0;  // -f_ext . x (potential of a constant force)
-  double total_j() const { return kinetic_j + elastic_j + external_j; }
+  double kinetic_j = 0.0;     // 1/2 v^T M v
+  double elastic_j = 0.0;     // sum_e V_e Psi(F_e) (+ the cloth's bending energy)
+  double external_j = 0.0;    // -f_ext . x (potential of a constant force)
+  double constraint_j = 0.0;  // sum of the compliant constraints' energies (constraint_terms.h)
+  double total_j() const { return kinetic_j + elastic_j + external_j + constraint_j; }
 };
 
 class LocalGlobalSolver {
  public:
+  // Element vertex indices, one element per row (4 per tet, 3 per triangle).
+  using ElementIndices = Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   // backend: where the local steps and the global solve run; nullptr uses an owned CpuBackend.
   // A given backend must outlive the solver.
   static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> Create(
       const TetMesh& mesh, const Material& material, double time_step_s,
       const LocalGlobalOptions& options, Backend* backend = nullptr);
+  // Cloth: a membrane of triangles (3 x 2 deformation gradients, the same materials; pass
+  // PlaneStressLambda for a thin sheet) of uniform thickness [m]: rest volume a t, mass rho a t.
+  static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> Create(
+      const TriangleMesh& mesh, double thickness_m, const Material& material, double time_step_s,
+      const LocalGlobalOptions& options, Backend* backend = nullptr);
   ~LocalGlobalSolver();
   LocalGlobalSolver(const LocalGlobalSolver&) = delete;
   LocalGlobalSolver& operator=(const LocalGlobalSolver&) = delete;
 
-  // One implicit Euler step. f_ext_n: n x 3 [N]. pinned_targets_m: one row per pinned vertex
-  // (options order) or nullptr to hold them in place. stats: optional.
+  // One implicit Euler step from state->time_s to time_s + h (constraint targets and cable
+  // lengths are taken at time_s + h). f_ext_n: n x 3 [N]. pinned_targets_m: one row per pinned
+  // vertex (options order) or nullptr to hold them in place. stats: optional.
   absl::Status Step(const Points3& f_ext_n, LocalGlobalState* state,
                     const Points3* pinned_targets_m = nullptr,
                     LocalGlobalStepStats* stats = nullptr);
 
-  // Energies of a state (see EnergyTerms); f_ext may be empty (0 rows) for no external force.
-  EnergyTerms Energy(const Points3& x_m, const Points3& v_mps, const Points3& f_ext_n) const;
+  // Energies of a state (see EnergyTerms); f_ext may be empty (0 rows) for no external force;
+  // time_s places moving constraint targets.
+  EnergyTerms Energy(const Points3& x_m, const Points3& v_mps, const Points3& f_ext_n,
+                     double time_s = 0.0) const;
   double ElasticEnergy(const Points3& x_m) const;
   // The predictor y of a state and the incremental potential g(x) it defines [J].
   Points3 Predictor(const LocalGlobalState& state, const Points3& f_ext_n) const;
-  double IncrementalPotential(const Points3& x_m, const Points3& predictor_m) const;
+  double IncrementalPotential(const Points3& x_m, const Points3& predictor_m,
+                              double time_end_s = 0.0) const;
 
   int num_vertices() const { return static_cast<int>(mass_kg_.size()); }
   int num_elements() const { return static_cast<int>(volumes_m3_.size()); }
   const Eigen::VectorXd& lumped_mass_kg() const { return mass_kg_; }
-  // D x for all elements: 9 doubles per element, column-major F_e.
+  // 3 for tets, 2 for membrane triangles (the columns of F_e).
+  int element_columns() const { return columns_; }
+  // D x for all elements: 3 x columns doubles per element, column-major F_e.
   Eigen::VectorXd DeformationGradients(const Points3& x_m) const;
 
  private:
   using RowMajorSparse = Eigen::SparseMatrix<double, Eigen::RowMajor, int32_t>;
   using Block = OrderedCholesky::Block;
   LocalGlobalSolver() = default;
+  // Shared tail of both Create: element operators G, constraint terms, elimination, factor.
+  static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> CreateFromSystem(
+      SystemMatrix system, const ElementIndices& elements, int columns, double k,
+      const Material& material, double time_step_s, const LocalGlobalOptions& options,
+      Backend* backend);
   absl::Status Validate(const Points3& p, const char* field) const;
   absl::Status GlobalSolve(const Block& b_free, Block* x_free);
 
   Material material_;
   double h_ = 0.0;
   LocalGlobalOptions options_;
+  int columns_ = 3;
+  // Q of the cloth's bending energy (1/2) sum_c x_c^T Q x_c (empty: none).
+  Eigen::SparseMatrix<double, Eigen::ColMajor, int32_t> bending_q_;
+  ConstraintTerms constraint_terms_;
   Eigen::VectorXd mass_kg_;
   std::vector<double> volumes_m3_;
   std::vector<double> weights_;
-  RowMajorSparse g_;                 // 3m x n: row 3e+c of G x is column c of F_e
-  RowMajorSparse gw_t_;              // n x 3m: G^T diag(w)
+  RowMajorSparse g_;                 // (columns m) x n: row columns e + c of G x is column c of F_e
+  RowMajorSparse gw_t_;              // n x (columns m): G^T diag(w)
   RowMajorSparse a_fp_;              // Abar_fp (free x pinned)
   std::vector<int32_t> free_;        // free vertex list
   std::vector<int32_t> free_index_;  // per vertex: index among free vertices, < 0 pinned
