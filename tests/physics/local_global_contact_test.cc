@@ -40,6 +40,10 @@ struct BlockRun {
   double normal_force_n = 0.0;        // sum of lambda_n of the last step
   double max_normal_speed_mps = 0.0;  // |centre-of-mass velocity along n|, last step
   double last_residual = 0.0;         // NCP residual after the last correction of the last step
+  // Largest displacement along the plane of a vertex that started on it (the stuck ones) [m].
+  double max_bottom_slip_m = 0.0;
+  // Centre-of-mass displacement along downhill over the last half of the run [m].
+  double late_displacement_m = 0.0;
 };
 
 struct BlockSetup {
@@ -49,6 +53,8 @@ struct BlockSetup {
   NcpFunction ncp = NcpFunction::kFischerBurmeister;
   bool warm_start = true;
   double drop_height_m = 0.0;  // initial gap of the bottom face
+  double push_n = 0.0;         // extra force along downhill, spread over the vertices by mass [N]
+  int steps = kSteps;
 };
 
 BlockRun RunBlock(const BlockSetup& setup) {
@@ -76,13 +82,16 @@ BlockRun RunBlock(const BlockSetup& setup) {
   const Eigen::VectorXd& mass = (*solver)->lumped_mass_kg();
   Points3 gravity = Points3::Zero(n, 3);
   gravity.col(2) = -kGravity * mass;
+  gravity += (setup.push_n / mass.sum()) * mass * downhill.transpose();
   BlockRun run;
   run.mass_kg = mass.sum();
   auto centre = [&](const Points3& p) -> Vec3 {
     return (mass.transpose() * p).transpose() / run.mass_kg;
   };
   LocalGlobalState state{x0, Points3::Zero(n, 3)};
-  for (int step = 0; step < kSteps; ++step) {
+  Vec3 half_way_centre = centre(x0);
+  for (int step = 0; step < setup.steps; ++step) {
+    if (step == setup.steps / 2) half_way_centre = centre(state.x_m);
     LocalGlobalStepStats stats;
     const absl::Status status = (*solver)->Step(gravity, &state, nullptr, &stats);
     EXPECT_TRUE(status.ok()) << status;
@@ -97,6 +106,12 @@ BlockRun RunBlock(const BlockSetup& setup) {
     run.min_gap_m = std::min(run.min_gap_m, (state.x_m * normal).minCoeff());
   }
   run.downhill_displacement_m = (centre(state.x_m) - centre(x0)).dot(downhill);
+  run.late_displacement_m = (centre(state.x_m) - half_way_centre).dot(downhill);
+  for (int v = 0; v < n; ++v) {
+    if (x0.row(v).dot(normal) > setup.drop_height_m + 1e-12) continue;
+    const Vec3 d = (state.x_m.row(v) - x0.row(v)).transpose();
+    run.max_bottom_slip_m = std::max(run.max_bottom_slip_m, (d - d.dot(normal) * normal).norm());
+  }
   return run;
 }
 
@@ -140,9 +155,10 @@ TEST(LocalGlobalContactTest, BlockRestsOnPlaneWithNormalForceEqualToWeight) {
 //           3e-4: the late acceleration is the analytic one);
 //   sticks: |mean acceleration| <= 0.1 a*(delta) and the final speed <= 0.1 a*(delta) x 1 s,
 //           a tenth of the speed the sliding block reaches. The sticking block creeps at a
-//           constant speed (measured 5.3e-4 m/s at delta = 1e-3, 5.7e-5 m/s at 3e-4): 10
-//           local-global iterations leave the stiff block's elastic response unconverged, so
-//           each step starts a little short of the exact stick force (40 iterations cut it 10x).
+//           constant speed (measured 5.3e-4 m/s at delta = 1e-3, 5.7e-5 m/s at 3e-4): the
+//           non-smooth Newton iteration spreads the friction unevenly over the nine contacts
+//           (some hold 1.9x their cone, the centre almost none) and then cycles between two
+//           states instead of converging (docs/local_global.md has the measurements).
 // Measured with these settings and the warm start: delta = 3e-4 is resolved, 1e-4 is not (the
 // sliding block's late acceleration is 11 a*, the sticking one's -1.3 a*). Without the warm
 // start (Alg. 4 literally, lambda = 0 at each step) only delta = 1e-2 is resolved (at 3e-3 the
@@ -189,6 +205,41 @@ TEST(LocalGlobalContactTest, SlidingBlockAcceleratesAtGSinMinusMuCos) {
     // Normal force stays m g cos t while sliding (no bouncing off the slope).
     EXPECT_NEAR(run.normal_force_n, run.mass_kg * kGravity * std::cos(t),
                 1e-6 * run.mass_kg * kGravity);
+  }
+}
+
+// (d) Issue 5: a 1 kg block with mu = 0.5 pushed by 2 N (spread over its vertices by mass) stays
+// at rest on a flat plane: no creep over 2 s. The friction it needs is 2 N of the 4.9 N the cone
+// allows. Bounds, each with the reason it cannot be met by a creeping block:
+//   - the centre of mass moves less than F H / (A G) (G = E / (2 (1 + nu)), A = H^2 = 0.01 m^2,
+//     H = 0.1 m): the shear displacement of the top face if the whole force acted on it as
+//     uniform shear, an upper bound on the elastic deformation (measured 2.5e-5 m at E = 1e6 and
+//     2.5e-7 m at E = 1e8, scaling with 1/E as elastic deformation does and creep does not);
+//   - the vertices that start on the plane slip less than 1e-3 of that bound (they stick; measured
+//     5.4e-9 m and 6.9e-13 m, settled in the first steps while the friction builds up);
+//   - the centre moves less than 1e-9 m over the second second and its final speed is below
+//     1e-9 m/s (a creep of 1e-9 m/s would show as 1e-9 m over that second).
+// (On the 10 degree slope with mu = tan 10 deg + delta, the margin is 0.6%, and the sticking
+// block does creep: see StickSlipOnTenDegreeSlopeResolvesSmallDelta and docs/local_global.md.)
+TEST(LocalGlobalContactTest, BlockPushedBelowTheFrictionLimitStaysAtRest) {
+  for (double youngs_pa : {1e6, 1e8}) {
+    BlockSetup setup;
+    setup.youngs_pa = youngs_pa;
+    setup.friction_coefficient = 0.5;
+    setup.push_n = 2.0;
+    setup.steps = 120;  // 2 s
+    const BlockRun run = RunBlock(setup);
+    const double shear_modulus_pa = youngs_pa / (2.0 * 1.3);
+    const double bound_m = setup.push_n * 0.1 / (0.01 * shear_modulus_pa);
+    std::printf(
+        "E %.0e: centre moved %.3e m (bound %.2e m), last second %.1e m, bottom slip %.1e m, v "
+        "%.1e m/s\n",
+        youngs_pa, run.downhill_displacement_m, bound_m, run.late_displacement_m,
+        run.max_bottom_slip_m, run.downhill_velocity_mps.back());
+    EXPECT_LT(std::abs(run.downhill_displacement_m), bound_m);
+    EXPECT_LT(run.max_bottom_slip_m, 1e-3 * bound_m);
+    EXPECT_LT(std::abs(run.late_displacement_m), 1e-9);
+    EXPECT_LT(std::abs(run.downhill_velocity_mps.back()), 1e-9);
   }
 }
 

@@ -1,7 +1,9 @@
 #include "core/dynamics/local_global/contact_frame.h"
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -14,6 +16,48 @@ void TangentBasis(const Vec3& normal, Vec3* tangent1, Vec3* tangent2) {
   normal.cwiseAbs().minCoeff(&axis);
   *tangent1 = normal.cross(Vec3::Unit(axis)).normalized();
   *tangent2 = normal.cross(*tangent1);
+}
+
+Vec3 ContactPoint(const VertexContact& c, const Points3& x_m) {
+  Vec3 p = c.weight * x_m.row(c.vertex).transpose();
+  for (int k = 0; k < 2; ++k) {
+    if (c.extra_vertices[k] >= 0) {
+      p += c.extra_weights[k] * x_m.row(c.extra_vertices[k]).transpose();
+    }
+  }
+  return p;
+}
+
+CsrMatrix BuildContactJacobian(const std::vector<VertexContact>& contacts, int32_t num_free) {
+  CsrMatrix h;
+  const int32_t rows = 3 * static_cast<int32_t>(contacts.size());
+  h.rows = rows;
+  h.cols = 3 * num_free;
+  h.row_offsets.resize(rows + 1);
+  h.col_indices.reserve(3 * rows);
+  h.values.reserve(3 * rows);
+  h.row_offsets[0] = 0;
+  for (size_t j = 0; j < contacts.size(); ++j) {
+    const VertexContact& c = contacts[j];
+    // (free vertex, weight) pairs sorted by free vertex: CSR columns are sorted within a row.
+    std::array<std::pair<int32_t, double>, 3> terms = {
+        std::make_pair(c.free_vertex, c.weight),
+        std::make_pair(c.extra_free_vertices[0], c.extra_weights[0]),
+        std::make_pair(c.extra_free_vertices[1], c.extra_weights[1])};
+    std::sort(terms.begin(), terms.end());
+    const Vec3* axes[3] = {&c.normal, &c.tangent1, &c.tangent2};
+    for (int r = 0; r < 3; ++r) {
+      for (const auto& [free_vertex, weight] : terms) {
+        if (free_vertex < 0 || weight == 0.0) continue;
+        for (int d = 0; d < 3; ++d) {
+          h.col_indices.push_back(3 * free_vertex + d);
+          h.values.push_back(weight * (*axes[r])(d));
+        }
+      }
+      h.row_offsets[3 * j + r + 1] = static_cast<int32_t>(h.values.size());
+    }
+  }
+  return h;
 }
 
 absl::Status ValidateObstacles(const std::vector<HalfSpaceObstacle>& obstacles) {

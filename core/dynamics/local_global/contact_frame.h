@@ -17,6 +17,7 @@
 // friction coefficient) or a bad proximity.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -32,25 +33,51 @@ struct HalfSpaceObstacle {
   double friction_coefficient = 0.0;  // Coulomb mu >= 0, isotropic
 };
 
+// What a contact is between (mesh_contact.h has the triangle-mesh kinds).
+enum class ContactKind : uint8_t {
+  kHalfSpace = 0,       // body vertex / half-space obstacle
+  kVertexTriangle = 1,  // body vertex / obstacle triangle
+  kEdgeEdge = 2,        // body edge / obstacle edge
+  kTriangleVertex = 3,  // body triangle / obstacle vertex
+};
+
 struct VertexContact {
   int32_t vertex = -1;       // mesh vertex index
   int32_t free_vertex = -1;  // index among the free (unpinned) vertices
-  int32_t obstacle = -1;     // index into the obstacle list
+  int32_t obstacle = -1;     // index into the obstacle list (of its kind)
   Vec3 normal = Vec3::Zero();
   Vec3 tangent1 = Vec3::Zero();
   Vec3 tangent2 = Vec3::Zero();
   double offset_m = 0.0;              // delta_n = normal . x - offset_m
   double friction_coefficient = 0.0;  // mu
+  // Mesh contacts act at a weighted point of up to three body vertices,
+  //   x = weight x[vertex] + sum_k extra_weights[k] x[extra_vertices[k]]   (unused slots: -1),
+  // and H spreads each row over them with the same weights. Half-space contacts: weight 1.
+  ContactKind kind = ContactKind::kHalfSpace;
+  double weight = 1.0;
+  std::array<int32_t, 2> extra_vertices = {-1, -1};
+  std::array<int32_t, 2> extra_free_vertices = {-1, -1};
+  std::array<double, 2> extra_weights = {0.0, 0.0};
+  int32_t feature = -1;  // mesh contacts: obstacle triangle, edge or vertex id
+  // Velocity of a kinematic obstacle [m/s]: the slip is measured relative to it (static: 0).
+  Vec3 obstacle_velocity_mps = Vec3::Zero();
 };
 
 struct ContactSet {
   std::vector<VertexContact> contacts;
-  CsrMatrix h;  // 3 c x 3 n_free, rows as above (3 nonzeros per row)
+  CsrMatrix h;  // 3 c x 3 n_free, rows as above (3 nonzeros per row and contact vertex)
   int32_t num_contacts() const { return static_cast<int32_t>(contacts.size()); }
 };
 
 // Two unit tangents completing n to a right-handed orthonormal frame (n, t1, t2).
 void TangentBasis(const Vec3& normal, Vec3* tangent1, Vec3* tangent2);
+
+// The contact point of c in the positions x_m (n x 3): the weighted sum above [m].
+Vec3 ContactPoint(const VertexContact& c, const Points3& x_m);
+
+// H (3 rows per contact, columns 3 f + d over num_free free vertices) of a contact list: each
+// row is the frame axis times the contact's vertex weights (zero weights are left out).
+CsrMatrix BuildContactJacobian(const std::vector<VertexContact>& contacts, int32_t num_free);
 
 absl::Status ValidateObstacles(const std::vector<HalfSpaceObstacle>& obstacles);
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/dynamics/fem/hyperelastic_energy.h"
 #include "core/dynamics/local_global/cloth_bending.h"
+#include "core/dynamics/local_global/contact_warm_start.h"
 #include "core/dynamics/local_global/system_matrix.h"
 #include "core/sim/cpu_backend.h"
 
@@ -21,33 +22,17 @@ double DefaultAdmmStiffness(const Material& material) {
                                                 : 2.0 * material.mu + material.lambda;
 }
 
-// H x for the contact rows (normal and tangent components of each contact's vertex) [m].
+// H x for the contact rows (normal and tangent components of each contact point) [m].
 Eigen::VectorXd ConstraintValues(const ContactSet& contacts, const Points3& x_m) {
   Eigen::VectorXd out(3 * contacts.num_contacts());
   for (int32_t j = 0; j < contacts.num_contacts(); ++j) {
     const VertexContact& c = contacts.contacts[j];
-    const Vec3 p = x_m.row(c.vertex).transpose();
+    const Vec3 p = ContactPoint(c, x_m);
     out[3 * j] = c.normal.dot(p);
     out[3 * j + 1] = c.tangent1.dot(p);
     out[3 * j + 2] = c.tangent2.dot(p);
   }
   return out;
-}
-
-// Copies lambda of every contact whose (vertex, obstacle) pair was in contact in the previous
-// step. Both lists are sorted by (vertex, obstacle) (contact_frame.h), so one merge pass.
-void WarmStart(const std::vector<VertexContact>& previous, const Eigen::VectorXd& previous_lambda,
-               const std::vector<VertexContact>& current, Eigen::VectorXd* lambda) {
-  size_t p = 0;
-  for (size_t j = 0; j < current.size(); ++j) {
-    const auto key = std::make_pair(current[j].vertex, current[j].obstacle);
-    while (p < previous.size() && std::make_pair(previous[p].vertex, previous[p].obstacle) < key) {
-      ++p;
-    }
-    if (p < previous.size() && std::make_pair(previous[p].vertex, previous[p].obstacle) == key) {
-      lambda->segment<3>(3 * j) = previous_lambda.segment<3>(3 * p);
-    }
-  }
 }
 
 double AdmmStiffness(const Material& material, const LocalGlobalOptions& options) {
@@ -81,13 +66,14 @@ absl::Status ValidateSettings(const Material& material, double time_step_s,
   if (!(std::isfinite(material.density) && material.density > 0.0)) {
     return absl::InvalidArgumentError("material.density must be finite and > 0");
   }
-  if (!options.obstacles.empty()) {
+  if (!options.obstacles.empty() || !options.mesh_obstacles.empty()) {
     if (absl::Status s = ValidateObstacles(options.obstacles); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("options.", s.message()));
     }
     if (options.global_step != GlobalStepKind::kSparseInverse) {
       return absl::InvalidArgumentError(
-          "options.obstacles: contact needs global_step kSparseInverse (W is formed from S)");
+          absl::StrCat(options.obstacles.empty() ? "options.mesh_obstacles" : "options.obstacles",
+                       ": contact needs global_step kSparseInverse (W is formed from S)"));
     }
     if (!(std::isfinite(options.contact_proximity_m) && options.contact_proximity_m >= 0.0)) {
       return absl::InvalidArgumentError("options.contact_proximity_m must be finite and >= 0");
@@ -115,7 +101,8 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
   const double k = AdmmStiffness(material, options);
   auto system = AssembleSystemMatrix(mesh, {material.density, k, time_step_s});
   if (!system.ok()) return system.status();
-  return CreateFromSystem(*std::move(system), ElementArray(mesh.tets()), 3, k, material,
+  return CreateFromSystem(*std::move(system), ElementArray(mesh.tets()), 3, mesh.surface(), k,
+                          material,
                           time_step_s, options, backend);
 }
 
@@ -142,14 +129,16 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
   Eigen::SparseMatrix<double, Eigen::ColMajor, int32_t> q(n, n);
   q.setFromTriplets(bending->begin(), bending->end());
   if (!bending->empty()) system->a_bar += (time_step_s * time_step_s) * q;  // implicit bending
-  auto solver = CreateFromSystem(*std::move(system), ElementArray(mesh.faces()), 2, k, material,
+  auto solver = CreateFromSystem(*std::move(system), ElementArray(mesh.faces()), 2, mesh, k,
+                                 material,
                                  time_step_s, options, backend);
   if (solver.ok() && !bending->empty()) (*solver)->bending_q_ = std::move(q);
   return solver;
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFromSystem(
-    SystemMatrix system, const ElementIndices& elements, int columns, double k,
+    SystemMatrix system, const ElementIndices& elements, int columns, const TriangleMesh& surface,
+    double k,
     const Material& material, double time_step_s, const LocalGlobalOptions& options,
     Backend* backend) {
   const int n = static_cast<int>(system.lumped_mass_kg.size());
@@ -176,6 +165,13 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
   }
 
   auto solver = std::unique_ptr<LocalGlobalSolver>(new LocalGlobalSolver());
+  if (!options.mesh_obstacles.empty()) {
+    auto detector = MeshContactDetector::Create(surface, options.mesh_obstacles);
+    if (!detector.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("options.", detector.status().message()));
+    }
+    solver->mesh_detector_ = *std::move(detector);
+  }
   solver->material_ = material;
   solver->h_ = time_step_s;
   solver->options_ = options;
@@ -373,11 +369,20 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   std::unique_ptr<NonsmoothContactSolver> contact_solver;
   Eigen::VectorXd lambda, hq_start;
   std::vector<double> contact_residual;
-  if (!options_.obstacles.empty()) {
+  if (!options_.obstacles.empty() || mesh_detector_ != nullptr) {
     auto detected = DetectHalfSpaceContacts(state->x_m, free_index_, num_free, options_.obstacles,
                                             options_.contact_proximity_m);
     if (!detected.ok()) return detected.status();
     contacts = *std::move(detected);
+    if (mesh_detector_ != nullptr) {
+      if (absl::Status s =
+              mesh_detector_->Detect(state->x_m, free_index_, options_.contact_proximity_m,
+                                     elapsed_s_, h_, &contacts.contacts);
+          !s.ok()) {
+        return s;
+      }
+      contacts.h = BuildContactJacobian(contacts.contacts, num_free);
+    }
     if (contacts.num_contacts() > 0) {
       auto created = NonsmoothContactSolver::Create(*backend_, sparse_inverse_step_->r(), num_free,
                                                     contacts, h_, options_.contact);
@@ -385,9 +390,16 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
       contact_solver = *std::move(created);
       lambda = Eigen::VectorXd::Zero(3 * contacts.num_contacts());
       if (options_.contact_warm_start) {
-        WarmStart(previous_contacts_, previous_lambda_, contacts.contacts, &lambda);
+        WarmStartContactForces(previous_contacts_, previous_lambda_, contacts.contacts, &lambda);
       }
+      // Slip is measured relative to a kinematic obstacle: its motion over the step is the
+      // reference displacement of the tangent rows.
       hq_start = ConstraintValues(contacts, state->x_m);
+      for (int32_t j = 0; j < contacts.num_contacts(); ++j) {
+        const VertexContact& c = contacts.contacts[j];
+        hq_start[3 * j + 1] += h_ * c.tangent1.dot(c.obstacle_velocity_mps);
+        hq_start[3 * j + 2] += h_ * c.tangent2.dot(c.obstacle_velocity_mps);
+      }
     }
   }
   Block correction_rhs(num_free, 3), correction(num_free, 3);
@@ -445,7 +457,14 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
         const VertexContact& c = contacts.contacts[j];
         const Vec3 force = lambda[3 * j] * c.normal + lambda[3 * j + 1] * c.tangent1 +
                            lambda[3 * j + 2] * c.tangent2;
-        correction_rhs.row(c.free_vertex) += h2 * force.transpose();
+        if (c.free_vertex >= 0) {
+          correction_rhs.row(c.free_vertex) += h2 * c.weight * force.transpose();
+        }
+        for (int k = 0; k < 2; ++k) {
+          if (c.extra_free_vertices[k] < 0) continue;
+          correction_rhs.row(c.extra_free_vertices[k]) +=
+              h2 * c.extra_weights[k] * force.transpose();
+        }
       }
       if (absl::Status gs = GlobalSolve(correction_rhs, &correction); !gs.ok()) return gs;
       x_free += correction;
@@ -455,6 +474,7 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   }
   state->v_mps = (x - state->x_m) / h_;
   state->x_m = std::move(x);
+  elapsed_s_ += h_;
   state->time_s = time_end_s;
   previous_contacts_ = contacts.contacts;
   previous_lambda_ = lambda;

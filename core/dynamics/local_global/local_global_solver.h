@@ -38,7 +38,9 @@
 // start (contact_frame.h; proximity options.contact_proximity_m), forms W = H A^{-1} H^T once
 // (delassus.h) and, after each global step, runs the non-smooth Newton correction
 // (nonsmooth_newton.h) and applies q += h^2 A^{-1} H^T lambda through S. Contact needs the sparse
-// inverse global step (W is formed from S).
+// inverse global step (W is formed from S). options.mesh_obstacles adds triangle-mesh obstacles
+// (static or translating; mesh_contact.h: vertex-triangle, edge-edge and triangle-vertex
+// contacts) to the same contact set.
 //
 // Errors: InvalidArgument naming the field for bad options, material, time step, pinned indices
 // or state shapes / non-finite values; errors of the factorization are passed through.
@@ -58,6 +60,7 @@
 #include "core/dynamics/local_global/constraint_terms.h"
 #include "core/dynamics/local_global/contact_frame.h"
 #include "core/dynamics/local_global/jacobi_global_step.h"
+#include "core/dynamics/local_global/mesh_contact.h"
 #include "core/dynamics/local_global/nonsmooth_newton.h"
 #include "core/dynamics/local_global/ordered_cholesky.h"
 #include "core/dynamics/local_global/sparse_inverse.h"
@@ -79,12 +82,16 @@ struct LocalGlobalOptions {
   LocalStepOptions local_step;
   // Static obstacles for frictional contact (empty: contact-free). Needs kSparseInverse.
   std::vector<HalfSpaceObstacle> obstacles;
+  // Static or kinematic (constant velocity) triangle-mesh obstacles, mesh_contact.h. Needs
+  // kSparseInverse. Their time is the solver's: steps taken x time step.
+  std::vector<TriangleMeshObstacle> mesh_obstacles;
   // A vertex whose gap at the start of a step is below this gets a contact for the step [m].
   double contact_proximity_m = 1e-2;
   NonsmoothNewtonOptions contact;
-  // Start each step's multipliers from the previous step's for the same (vertex, obstacle) pair
-  // (static obstacles keep the frame, so the values carry over unchanged); false starts from 0
-  // as Alg. 4 reads. See docs/local_global.md for what it changes.
+  // Start each step's multipliers from the previous step's for the same contact
+  // (contact_warm_start.h; half-space frames never change, so those values carry over
+  // unchanged); false starts from 0 as Alg. 4 reads. See docs/local_global.md for what it
+  // changes.
   bool contact_warm_start = true;
   // Compliant positional targets (moving or not), attachments and cables (constraint_terms.h):
   // constant terms of Abar, projections in each local step. Vertex indices are mesh indices.
@@ -176,7 +183,8 @@ class LocalGlobalSolver {
   LocalGlobalSolver() = default;
   // Shared tail of both Create: element operators G, constraint terms, elimination, factor.
   static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> CreateFromSystem(
-      SystemMatrix system, const ElementIndices& elements, int columns, double k,
+      SystemMatrix system, const ElementIndices& elements, int columns,
+      const TriangleMesh& surface, double k,
       const Material& material, double time_step_s, const LocalGlobalOptions& options,
       Backend* backend);
   absl::Status Validate(const Points3& p, const char* field) const;
@@ -200,6 +208,8 @@ class LocalGlobalSolver {
   // The previous step's contacts and multipliers, for the warm start.
   std::vector<VertexContact> previous_contacts_;
   Eigen::VectorXd previous_lambda_;
+  std::unique_ptr<MeshContactDetector> mesh_detector_;  // null without mesh obstacles
+  double elapsed_s_ = 0.0;                              // steps taken x h (kinematic obstacles)
   std::optional<OrderedCholesky> cholesky_;
   std::optional<SparseInverseFactor> inverse_factor_;
 

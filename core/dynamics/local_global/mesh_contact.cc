@@ -1,0 +1,356 @@
+#include "core/dynamics/local_global/mesh_contact.h"
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/collision/broad_phase/aabb.h"
+#include "core/collision/broad_phase/bvh_traversal.h"
+#include "core/collision/proximity.h"
+#include "core/geometry/triangle_mesh.h"
+
+namespace contactsim::core {
+namespace {
+
+// Normals that agree to this (1 - cos) are one contact; faces whose normals agree to it are
+// coplanar (flat edges and vertices).
+constexpr double kSameNormal = 1e-6;
+// Edge pairs whose direction sine is below this are parallel (no edge-edge normal).
+constexpr double kParallelSine = 1e-6;
+// Closest-point parameters this close to an endpoint belong to the vertex kinds.
+constexpr double kEndpointParameter = 1e-9;
+
+Vec3 Row(const Points3& x, int32_t v) { return x.row(v).transpose(); }
+
+Vec3 FaceNormal(const Vec3& a, const Vec3& b, const Vec3& c) {
+  return (b - a).cross(c - a).normalized();
+}
+
+// Barycentric weights of the projection of p onto the plane of (a, b, c) (non-degenerate).
+Vec3 PlaneBarycentric(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
+  const Vec3 n = (b - a).cross(c - a);
+  const double area2 = n.squaredNorm();
+  const double wa = (c - b).cross(p - b).dot(n) / area2;
+  const double wb = (a - c).cross(p - c).dot(n) / area2;
+  return Vec3(wa, wb, 1.0 - wa - wb);
+}
+
+Aabb PointsBox(std::initializer_list<Vec3> points, double margin_m) {
+  Aabb box;
+  for (const Vec3& p : points) box.Extend(p);
+  return Inflated(box, margin_m);
+}
+
+}  // namespace
+
+// Whether the edge or vertex of face f holding a closest point is a feature (sharp) one.
+bool MeshContactDetector::ClosestFeatureIsSharp(const Obstacle& o, int32_t f,
+                                                TriangleRegion region) {
+  switch (region) {
+    case TriangleRegion::kFace:
+      return true;
+    case TriangleRegion::kEdgeAB:
+      return o.is_feature_edge[o.face_edges(f, 0)];
+    case TriangleRegion::kEdgeBC:
+      return o.is_feature_edge[o.face_edges(f, 1)];
+    case TriangleRegion::kEdgeCA:
+      return o.is_feature_edge[o.face_edges(f, 2)];
+    case TriangleRegion::kVertexA:
+      return o.is_feature_vertex[o.faces(f, 0)];
+    case TriangleRegion::kVertexB:
+      return o.is_feature_vertex[o.faces(f, 1)];
+    case TriangleRegion::kVertexC:
+      return o.is_feature_vertex[o.faces(f, 2)];
+  }
+  return false;
+}
+
+namespace {
+
+struct Candidate {
+  double distance_m = 0.0;
+  VertexContact contact;
+};
+
+}  // namespace
+
+MeshContactDetector::~MeshContactDetector() = default;
+
+absl::StatusOr<std::unique_ptr<MeshContactDetector>> MeshContactDetector::Create(
+    const TriangleMesh& body_surface, const std::vector<TriangleMeshObstacle>& obstacles) {
+  auto detector = std::unique_ptr<MeshContactDetector>(new MeshContactDetector());
+  for (size_t i = 0; i < obstacles.size(); ++i) {
+    const TriangleMeshObstacle& in = obstacles[i];
+    const std::string field = absl::StrCat("mesh_obstacles[", i, "]");
+    if (!in.velocity_mps.allFinite()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".velocity_mps: not finite"));
+    }
+    if (!(std::isfinite(in.friction_coefficient) && in.friction_coefficient >= 0.0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ".friction_coefficient: must be finite and >= 0, got ", in.friction_coefficient));
+    }
+    absl::StatusOr<TriangleMesh> mesh = TriangleMesh::Create(in.vertices_m, in.faces);
+    if (!mesh.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": ", mesh.status().message()));
+    }
+    Obstacle o;
+    o.vertices_m = in.vertices_m;
+    o.faces = in.faces;
+    o.edges = mesh->edges();
+    o.face_edges = mesh->face_edges();
+    o.is_feature_edge.assign(mesh->num_edges(), false);
+    o.is_feature_vertex.assign(mesh->num_vertices(), false);
+    o.velocity_mps = in.velocity_mps;
+    o.friction_coefficient = in.friction_coefficient;
+    const int nf = mesh->num_faces();
+    o.face_normals.resize(nf);
+    for (int f = 0; f < nf; ++f) {
+      o.face_normals[f] =
+          FaceNormal(Row(o.vertices_m, o.faces(f, 0)), Row(o.vertices_m, o.faces(f, 1)),
+                     Row(o.vertices_m, o.faces(f, 2)));
+    }
+    for (int e = 0; e < mesh->num_edges(); ++e) {
+      const int32_t* f = mesh->edge_faces_begin(e);
+      const int count = mesh->edge_face_count(e);
+      if (count > 2) continue;  // non-manifold edges: no well-defined outward side
+      Vec3 normal = o.face_normals[f[0]];
+      if (count == 2) {
+        const Vec3& n1 = o.face_normals[f[0]];
+        const Vec3& n2 = o.face_normals[f[1]];
+        if (n1.dot(n2) > 1.0 - kSameNormal) continue;  // flat
+        // Convex if the second face's far vertex lies behind the first face's plane.
+        const Vec3 a = Row(o.vertices_m, o.edges(e, 0));
+        int32_t far = -1;
+        for (int k = 0; k < 3; ++k) {
+          const int32_t v = o.faces(f[1], k);
+          if (v != o.edges(e, 0) && v != o.edges(e, 1)) far = v;
+        }
+        if (n1.dot(Row(o.vertices_m, far) - a) >= 0.0) continue;  // concave
+        normal = n1 + n2;
+      }
+      o.feature_edges.push_back(e);
+      o.is_feature_edge[e] = true;
+      o.feature_edge_normals.push_back(normal.normalized());
+    }
+    for (int v = 0; v < mesh->num_vertices(); ++v) {
+      const int32_t* begin = mesh->vertex_faces_begin(v);
+      const int32_t* end = mesh->vertex_faces_end(v);
+      if (begin == end) continue;
+      bool flat = true;
+      for (const int32_t* f = begin; f != end; ++f) {
+        if (o.face_normals[*f].dot(o.face_normals[*begin]) <= 1.0 - kSameNormal) flat = false;
+      }
+      if (!flat) {
+        o.feature_vertices.push_back(v);
+        o.is_feature_vertex[v] = true;
+      }
+    }
+    detector->obstacles_.push_back(std::move(o));
+  }
+  const TriangleMesh& surface = body_surface;
+  detector->surface_edges_ = surface.edges();
+  detector->surface_faces_ = surface.faces();
+  std::vector<bool> on_surface(surface.num_vertices(), false);
+  for (int f = 0; f < surface.num_faces(); ++f) {
+    for (int k = 0; k < 3; ++k) on_surface[surface.faces()(f, k)] = true;
+  }
+  for (int v = 0; v < surface.num_vertices(); ++v) {
+    if (on_surface[v]) detector->surface_vertices_.push_back(v);
+  }
+  return detector;
+}
+
+absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<int32_t>& free_index,
+                                         double proximity_m, double elapsed_s, double time_step_s,
+                                         std::vector<VertexContact>* contacts) {
+  if (!(std::isfinite(proximity_m) && proximity_m >= 0.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("proximity_m: must be finite and >= 0, got ", proximity_m));
+  }
+  if (static_cast<Eigen::Index>(free_index.size()) != x_m.rows()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("free_index: has ", free_index.size(), " entries, expected ", x_m.rows()));
+  }
+  if (obstacles_.empty()) return absl::OkStatus();
+  // Body primitives grown by the proximity, so every pair within it has overlapping boxes.
+  std::vector<Aabb> boxes(surface_vertices_.size());
+  for (size_t i = 0; i < surface_vertices_.size(); ++i) {
+    boxes[i] = PointsBox({Row(x_m, surface_vertices_[i])}, proximity_m);
+  }
+  body_vertex_tree_.Update(boxes);
+  boxes.resize(surface_edges_.rows());
+  for (Eigen::Index e = 0; e < surface_edges_.rows(); ++e) {
+    boxes[e] =
+        PointsBox({Row(x_m, surface_edges_(e, 0)), Row(x_m, surface_edges_(e, 1))}, proximity_m);
+  }
+  body_edge_tree_.Update(boxes);
+  boxes.resize(surface_faces_.rows());
+  for (Eigen::Index f = 0; f < surface_faces_.rows(); ++f) {
+    boxes[f] = PointsBox({Row(x_m, surface_faces_(f, 0)), Row(x_m, surface_faces_(f, 1)),
+                          Row(x_m, surface_faces_(f, 2))},
+                         proximity_m);
+  }
+  body_face_tree_.Update(boxes);
+
+  std::vector<VertexContact> found;
+  for (int32_t k = 0; k < static_cast<int32_t>(obstacles_.size()); ++k) {
+    Obstacle& o = obstacles_[k];
+    const Vec3 shift = elapsed_s * o.velocity_mps;
+    const Points3 y = o.vertices_m.rowwise() + shift.transpose();  // obstacle at the step start
+    if (o.face_tree.empty() || shift != o.tree_shift) {
+      std::vector<Aabb> obstacle_boxes(o.faces.rows());
+      for (Eigen::Index f = 0; f < o.faces.rows(); ++f) {
+        obstacle_boxes[f] =
+            PointsBox({Row(y, o.faces(f, 0)), Row(y, o.faces(f, 1)), Row(y, o.faces(f, 2))}, 0.0);
+      }
+      o.face_tree.Update(obstacle_boxes);
+      obstacle_boxes.resize(o.feature_edges.size());
+      for (size_t i = 0; i < o.feature_edges.size(); ++i) {
+        const int32_t e = o.feature_edges[i];
+        obstacle_boxes[i] = PointsBox({Row(y, o.edges(e, 0)), Row(y, o.edges(e, 1))}, 0.0);
+      }
+      o.edge_tree.Update(obstacle_boxes);
+      obstacle_boxes.resize(o.feature_vertices.size());
+      for (size_t i = 0; i < o.feature_vertices.size(); ++i) {
+        obstacle_boxes[i] = PointsBox({Row(y, o.feature_vertices[i])}, 0.0);
+      }
+      o.vertex_tree.Update(obstacle_boxes);
+      o.tree_shift = shift;
+    }
+    // The non-penetration row holds against the obstacle at the step end: offset + h n . v.
+    const Vec3 step_motion = time_step_s * o.velocity_mps;
+    auto finish = [&](VertexContact* c, const Vec3& obstacle_point) {
+      c->obstacle = k;
+      c->friction_coefficient = o.friction_coefficient;
+      c->obstacle_velocity_mps = o.velocity_mps;
+      TangentBasis(c->normal, &c->tangent1, &c->tangent2);
+      c->offset_m = c->normal.dot(obstacle_point + step_motion);
+    };
+
+    // Vertex-triangle: candidates per body vertex, then the closest per distinct normal.
+    std::vector<Candidate> candidates;
+    auto flush = [&]() {
+      std::sort(candidates.begin(), candidates.end(),
+                [](const Candidate& a, const Candidate& b) { return a.distance_m < b.distance_m; });
+      std::vector<VertexContact> kept;
+      for (const Candidate& cand : candidates) {
+        bool duplicate = false;
+        for (const VertexContact& c : kept) {
+          if (c.normal.dot(cand.contact.normal) > 1.0 - kSameNormal) duplicate = true;
+        }
+        if (!duplicate) kept.push_back(cand.contact);
+      }
+      std::sort(kept.begin(), kept.end(), [](const VertexContact& a, const VertexContact& b) {
+        return a.feature < b.feature;
+      });
+      found.insert(found.end(), kept.begin(), kept.end());
+      candidates.clear();
+    };
+    int32_t current_vertex = -1;
+    for (const auto& [vi, f] : FindOverlaps(body_vertex_tree_, o.face_tree)) {
+      const int32_t v = surface_vertices_[vi];
+      if (v != current_vertex) {
+        flush();
+        current_vertex = v;
+      }
+      if (free_index[v] < 0) continue;
+      const Vec3 p = Row(x_m, v);
+      const Vec3 a = Row(y, o.faces(f, 0)), b = Row(y, o.faces(f, 1)), c = Row(y, o.faces(f, 2));
+      const Vec3& nf = o.face_normals[f];
+      const Vec3 w = PlaneBarycentric(p, a, b, c);
+      Candidate cand;
+      Vec3 obstacle_point;
+      if (w.minCoeff() >= -kEndpointParameter) {
+        // Over (or under) the face: the face normal, signed plane distance.
+        cand.contact.normal = nf;
+        obstacle_point = p - nf.dot(p - a) * nf;
+        cand.distance_m = std::abs(nf.dot(p - a));
+      } else {
+        if (nf.dot(p - a) < 0.0) continue;  // behind the plane, outside the face: not this one's
+        const PointTriangleProximity q = PointTriangleClosest(p, a, b, c);
+        if (!ClosestFeatureIsSharp(o, f, q.region)) continue;  // a neighbour's face covers it
+        cand.distance_m = std::sqrt(q.distance_squared_m2);
+        if (cand.distance_m == 0.0) continue;  // on the face's plane outside it: an edge's pair
+        cand.contact.normal = (p - q.closest_point) / cand.distance_m;
+        obstacle_point = q.closest_point;
+      }
+      if (cand.distance_m >= proximity_m) continue;
+      cand.contact.kind = ContactKind::kVertexTriangle;
+      cand.contact.vertex = v;
+      cand.contact.free_vertex = free_index[v];
+      cand.contact.feature = f;
+      finish(&cand.contact, obstacle_point);
+      candidates.push_back(cand);
+    }
+    flush();
+
+    // Edge-edge: body surface edges against the obstacle's feature edges.
+    for (const auto& [be, fi] : FindOverlaps(body_edge_tree_, o.edge_tree)) {
+      const int32_t v0 = surface_edges_(be, 0), v1 = surface_edges_(be, 1);
+      if (free_index[v0] < 0 && free_index[v1] < 0) continue;
+      const int32_t e = o.feature_edges[fi];
+      const Vec3 p0 = Row(x_m, v0), p1 = Row(x_m, v1);
+      const Vec3 q0 = Row(y, o.edges(e, 0)), q1 = Row(y, o.edges(e, 1));
+      const SegmentSegmentProximity s = SegmentSegmentClosest(p0, p1, q0, q1);
+      if (s.s <= kEndpointParameter || s.s >= 1.0 - kEndpointParameter ||
+          s.u <= kEndpointParameter || s.u >= 1.0 - kEndpointParameter) {
+        continue;
+      }
+      if (std::sqrt(s.distance_squared_m2) >= proximity_m) continue;
+      const Vec3 cross = (p1 - p0).normalized().cross((q1 - q0).normalized());
+      if (cross.norm() < kParallelSine) continue;
+      Vec3 n = cross.normalized();
+      if (n.dot(o.feature_edge_normals[fi]) < 0.0) n = -n;
+      VertexContact c;
+      c.kind = ContactKind::kEdgeEdge;
+      c.vertex = v0;
+      c.free_vertex = free_index[v0];
+      c.weight = 1.0 - s.s;
+      c.extra_vertices = {v1, -1};
+      c.extra_free_vertices = {free_index[v1], -1};
+      c.extra_weights = {s.s, 0.0};
+      c.feature = e;
+      c.normal = n;
+      finish(&c, s.closest_on_cd);
+      found.push_back(c);
+    }
+
+    // Triangle-vertex: body surface triangles against the obstacle's feature vertices.
+    for (const auto& [bf, fi] : FindOverlaps(body_face_tree_, o.vertex_tree)) {
+      const int32_t v[3] = {surface_faces_(bf, 0), surface_faces_(bf, 1), surface_faces_(bf, 2)};
+      if (free_index[v[0]] < 0 && free_index[v[1]] < 0 && free_index[v[2]] < 0) continue;
+      const int32_t ov = o.feature_vertices[fi];
+      const Vec3 point = Row(y, ov);
+      const Vec3 a = Row(x_m, v[0]), b = Row(x_m, v[1]), c3 = Row(x_m, v[2]);
+      const PointTriangleProximity q = PointTriangleClosest(point, a, b, c3);
+      if (q.region != TriangleRegion::kFace) continue;
+      if (std::sqrt(q.distance_squared_m2) >= proximity_m) continue;
+      VertexContact c;
+      c.kind = ContactKind::kTriangleVertex;
+      c.vertex = v[0];
+      c.free_vertex = free_index[v[0]];
+      c.weight = q.weights[0];
+      c.extra_vertices = {v[1], v[2]};
+      c.extra_free_vertices = {free_index[v[1]], free_index[v[2]]};
+      c.extra_weights = {q.weights[1], q.weights[2]};
+      c.feature = ov;
+      c.normal = -FaceNormal(a, b, c3);  // from the obstacle vertex into the body's free side
+      finish(&c, point);
+      found.push_back(c);
+    }
+  }
+  auto key = [](const VertexContact& c) {
+    return std::make_tuple(static_cast<int>(c.kind), c.vertex, c.extra_vertices[0],
+                           c.extra_vertices[1], c.obstacle, c.feature);
+  };
+  std::stable_sort(found.begin(), found.end(),
+                   [&](const VertexContact& a, const VertexContact& b) { return key(a) < key(b); });
+  contacts->insert(contacts->end(), found.begin(), found.end());
+  return absl::OkStatus();
+}
+
+}  // namespace contactsim::core

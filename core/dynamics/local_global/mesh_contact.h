@@ -1,0 +1,109 @@
+// Contact detection between a tet-mesh body and triangle-mesh obstacles for one local-global time
+// step (Zeng et al. 2024, Sec. 5, Alg. 4 "perform collision detection"), next to the half-spaces
+// of contact_frame.h. Proximity rule as there: a pair whose distance at the START of the step is
+// below `proximity_m` gets a contact, fixed for the step (frame, H, offset); pairs that open again
+// are released by the complementarity conditions.
+//
+// Obstacles are static, or kinematic: rigidly translating at a constant velocity v [m/s], so at
+// time t their vertices are x0 + v t. Detection uses the positions at the step start t; the
+// non-penetration row is stated against the obstacle at the step END (offset includes h n . v),
+// and the slip is measured relative to v (VertexContact::obstacle_velocity_mps).
+//
+// Contact kinds, each with a unit normal n pointing from the obstacle into the body's free space,
+// the signed gap delta_n = n . x_body - offset_m, and the frame (n, t1, t2) of contact_frame.h:
+//   vertex-triangle (body surface vertex p, obstacle triangle): closest point c on the triangle.
+//     When p projects into the triangle (barycentrics >= -1e-9): n = the face normal, signed gap
+//     along it. Otherwise, when p is in front of the face's plane and the closest point lies on a
+//     feature edge or vertex (below): n = (p - c) / |p - c|, gap |p - c|. Anything else (behind
+//     the plane outside the face, or closest to a flat edge or vertex, which a neighbouring
+//     triangle's face contact covers) gives no contact for this triangle.
+//     Per (body vertex, obstacle) the closest triangle per distinct normal is kept (normals that
+//     agree to 1e-6 are one contact): a vertex over a shared edge of coplanar triangles gets ONE
+//     contact, a vertex in a concave corner one per wall. H: the free vertex only.
+//   edge-edge (body surface edge, obstacle feature edge): closest points p(s) on the body edge,
+//     c(u) on the obstacle edge, both strictly inside their edges (endpoints are the other
+//     kinds' business); n = the normalized cross product of the two edge directions, oriented
+//     along the obstacle edge's outward normal (sum of its faces' normals). Parallel edges (sine
+//     below 1e-6) are skipped. H: rows over the body edge's two vertices with weights (1-s, s).
+//   triangle-vertex (body surface triangle, obstacle feature vertex o): closest point in the
+//     triangle's interior (face region), n = minus the body triangle's outward normal. H: rows over
+//     the triangle's three vertices with the barycentric weights.
+// Feature edges are the obstacle's convex sharp edges (boundary edges, or two faces whose normals
+// differ by more than 1e-6 and meet convexly); feature vertices are those whose faces are not all
+// coplanar. Flat edges and vertices are left out: they duplicate the vertex-triangle contacts
+// with ill-defined normals (a body face lying on a triangulated floor).
+//
+// Every kind keeps a pair only when its (unsigned) distance is below proximity_m.
+//
+// Broad phase: bounding-volume hierarchies (core/collision/broad_phase) over the obstacle
+// triangles, feature edges and feature vertices where the obstacle is (static: built once;
+// kinematic: refitted every step), and over the body's surface vertices, edges and triangles
+// grown by proximity_m, refitted per step; the narrow phase is core/collision/proximity.h. Body
+// primitives with every vertex pinned get no contacts. Contacts come out sorted by (kind, vertex,
+// extra vertices, obstacle, feature).
+
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/collision/broad_phase/bvh.h"
+#include "core/collision/proximity.h"
+#include "core/common/eigen_types.h"
+#include "core/dynamics/local_global/contact_frame.h"
+#include "core/geometry/triangle_mesh.h"
+
+namespace contactsim::core {
+
+struct TriangleMeshObstacle {
+  Points3 vertices_m;  // positions at time 0 [m]
+  IndexTriples faces;  // counter-clockwise seen from the free side: outward (x1-x0) x (x2-x0)
+  Vec3 velocity_mps = Vec3::Zero();   // kinematic translation (0: static)
+  double friction_coefficient = 0.0;  // Coulomb mu >= 0, isotropic
+};
+
+class MeshContactDetector {
+ public:
+  // Validates the obstacles (errors name "mesh_obstacles[i]...") and builds their hierarchies.
+  static absl::StatusOr<std::unique_ptr<MeshContactDetector>> Create(
+      const TriangleMesh& body_surface, const std::vector<TriangleMeshObstacle>& obstacles);
+  ~MeshContactDetector();
+
+  // Contacts of the body (positions x_m, n x 3) against the obstacles at time elapsed_s, for a
+  // step of length time_step_s. free_index[v]: index among free vertices, < 0 pinned. Appends to
+  // *contacts.
+  absl::Status Detect(const Points3& x_m, const std::vector<int32_t>& free_index,
+                      double proximity_m, double elapsed_s, double time_step_s,
+                      std::vector<VertexContact>* contacts);
+
+  int num_obstacles() const { return static_cast<int>(obstacles_.size()); }
+
+ private:
+  struct Obstacle {
+    Points3 vertices_m;
+    IndexTriples faces;
+    IndexPairs edges;
+    Vec3 velocity_mps = Vec3::Zero();
+    double friction_coefficient = 0.0;
+    std::vector<Vec3> face_normals;
+    std::vector<int32_t> feature_edges;      // edge ids
+    std::vector<Vec3> feature_edge_normals;  // outward, per feature edge
+    std::vector<int32_t> feature_vertices;   // vertex ids
+    IndexTriples face_edges;                 // edge ids of (x0x1, x1x2, x2x0) per face
+    std::vector<bool> is_feature_edge, is_feature_vertex;
+    Bvh face_tree, edge_tree, vertex_tree;
+    Vec3 tree_shift = Vec3::Zero();  // displacement the trees were built at
+  };
+  MeshContactDetector() = default;
+  static bool ClosestFeatureIsSharp(const Obstacle& o, int32_t f, TriangleRegion region);
+
+  std::vector<Obstacle> obstacles_;
+  std::vector<int32_t> surface_vertices_;  // body vertices used by a surface face
+  IndexPairs surface_edges_;
+  IndexTriples surface_faces_;
+  Bvh body_vertex_tree_, body_edge_tree_, body_face_tree_;
+};
+
+}  // namespace contactsim::core

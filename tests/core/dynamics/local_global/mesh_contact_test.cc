@@ -1,0 +1,203 @@
+// Contact detection against triangle-mesh obstacles (mesh_contact.h): one configuration per
+// contact kind, with the normal, gap, weights and H rows worked out by hand, plus the dedup of a
+// vertex over a shared edge and the validation messages.
+#include "core/dynamics/local_global/mesh_contact.h"
+
+#include <Eigen/Geometry>
+#include <cmath>
+#include <vector>
+
+#include "core/dynamics/fem/material.h"
+#include "core/dynamics/local_global/local_global_solver.h"
+#include "gtest/gtest.h"
+
+namespace contactsim::core {
+namespace {
+
+constexpr double kProximity = 0.01;
+
+TetMesh SingleTet(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
+  Points3 x(4, 3);
+  x.row(0) = a.transpose();
+  x.row(1) = b.transpose();
+  x.row(2) = c.transpose();
+  x.row(3) = d.transpose();
+  IndexQuads tets(1, 4);
+  tets << 0, 1, 2, 3;
+  return TetMesh::Create(x, tets).value();
+}
+
+std::vector<VertexContact> Detect(const TetMesh& body, const TriangleMeshObstacle& obstacle,
+                                  double elapsed_s = 0.0) {
+  auto detector = MeshContactDetector::Create(body.surface(), {obstacle});
+  EXPECT_TRUE(detector.ok()) << detector.status();
+  std::vector<VertexContact> contacts;
+  const std::vector<int32_t> free_index = {0, 1, 2, 3};
+  const absl::Status s =
+      (*detector)->Detect(body.vertices(), free_index, kProximity, elapsed_s, 0.01, &contacts);
+  EXPECT_TRUE(s.ok()) << s;
+  return contacts;
+}
+
+// Floor z = 0 over [-1, 1]^2 as two triangles sharing the diagonal (-1,-1)-(1,1), normal +z.
+TriangleMeshObstacle Floor() {
+  TriangleMeshObstacle floor;
+  floor.vertices_m.resize(4, 3);
+  floor.vertices_m << -1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0;
+  floor.faces.resize(2, 3);
+  floor.faces << 0, 1, 2, 0, 2, 3;
+  floor.friction_coefficient = 0.4;
+  return floor;
+}
+
+// A roof: ridge y in [-1, 1] at x = z = 0, slopes down to z = -1 at x = -1 and x = 1.
+TriangleMeshObstacle Roof() {
+  TriangleMeshObstacle roof;
+  roof.vertices_m.resize(6, 3);
+  roof.vertices_m << 0, -1, 0, 0, 1, 0, -1, -1, -1, -1, 1, -1, 1, -1, -1, 1, 1, -1;
+  roof.faces.resize(4, 3);
+  roof.faces << 0, 4, 5, 0, 5, 1, 0, 1, 3, 0, 3, 2;
+  return roof;
+}
+
+// A square pyramid, apex at the origin, sides sloping down at 45 degrees (open at the bottom).
+TriangleMeshObstacle Pyramid() {
+  TriangleMeshObstacle pyramid;
+  pyramid.vertices_m.resize(5, 3);
+  pyramid.vertices_m << 0, 0, 0, 1, 1, -1, -1, 1, -1, -1, -1, -1, 1, -1, -1;
+  pyramid.faces.resize(4, 3);
+  pyramid.faces << 0, 4, 1, 0, 1, 2, 0, 2, 3, 0, 3, 4;
+  return pyramid;
+}
+
+// Vertex 0 sits 4 mm above the floor (over the shared diagonal, so over both triangles); the
+// rest of the tet is far above. One contact: normal +z, gap 4 mm, H on vertex 0 only.
+TEST(MeshContactTest, VertexAboveTriangleGetsFaceNormalAndOneContactOverSharedEdge) {
+  const TetMesh body = SingleTet(Vec3(0.2, 0.2, 0.004), Vec3(0.5, 0.2, 0.5), Vec3(0.2, 0.5, 0.5),
+                                 Vec3(0.2, 0.2, 0.8));
+  const std::vector<VertexContact> contacts = Detect(body, Floor());
+  ASSERT_EQ(contacts.size(), 1u);
+  const VertexContact& c = contacts[0];
+  EXPECT_EQ(c.kind, ContactKind::kVertexTriangle);
+  EXPECT_EQ(c.vertex, 0);
+  EXPECT_EQ(c.obstacle, 0);
+  EXPECT_DOUBLE_EQ(c.friction_coefficient, 0.4);
+  EXPECT_NEAR((c.normal - Vec3::UnitZ()).norm(), 0.0, 1e-15);
+  EXPECT_NEAR(c.normal.dot(ContactPoint(c, body.vertices())) - c.offset_m, 0.004, 1e-15);
+  EXPECT_NEAR(c.tangent1.dot(c.normal), 0.0, 1e-15);
+  EXPECT_NEAR(c.normal.cross(c.tangent1).dot(c.tangent2), 1.0, 1e-15);
+  const CsrMatrix h = BuildContactJacobian(contacts, 4);
+  ASSERT_EQ(h.rows, 3);
+  ASSERT_EQ(h.row_offsets[1], 3);  // the normal row: 3 entries, on vertex 0's dofs
+  EXPECT_EQ(h.col_indices[0], 0);
+  EXPECT_DOUBLE_EQ(h.values[2], 1.0);
+}
+
+// Vertex 0 is 3 mm beyond the floor's edge x = 1 and 4 mm above it: the closest point is on the
+// edge, the normal (0.6, 0, 0.8) points from it to the vertex, the gap is 5 mm.
+TEST(MeshContactTest, VertexBeyondTriangleEdgeGetsClosestPointNormal) {
+  const TetMesh body = SingleTet(Vec3(1.003, 0.2, 0.004), Vec3(1.3, 0.2, 0.5),
+                                 Vec3(1.003, 0.5, 0.5), Vec3(1.003, 0.2, 0.8));
+  const std::vector<VertexContact> contacts = Detect(body, Floor());
+  ASSERT_EQ(contacts.size(), 1u);
+  EXPECT_NEAR((contacts[0].normal - Vec3(0.6, 0.0, 0.8)).norm(), 0.0, 1e-12);
+  EXPECT_NEAR(contacts[0].normal.dot(body.vertices().row(0).transpose()) - contacts[0].offset_m,
+              0.005, 1e-12);
+}
+
+// A vertex resting on the floor a hair off the shared diagonal: inside one triangle, just
+// beyond the other's (flat) edge. Only the face contact counts: the closest point on the flat
+// edge would give a sideways normal (the vertex is 1e-6 m off the edge, 1e-9 m above the plane).
+TEST(MeshContactTest, VertexBesideFlatEdgeGetsOnlyTheFaceContact) {
+  const TetMesh body = SingleTet(Vec3(0.3, 0.3 + 1e-6, 1e-9), Vec3(0.6, 0.3, 0.5),
+                                 Vec3(0.3, 0.6, 0.5), Vec3(0.3, 0.3, 0.8));
+  const std::vector<VertexContact> contacts = Detect(body, Floor());
+  ASSERT_EQ(contacts.size(), 1u);
+  EXPECT_NEAR((contacts[0].normal - Vec3::UnitZ()).norm(), 0.0, 1e-15);
+  EXPECT_EQ(contacts[0].feature, 1);  // the triangle (0, 2, 3) that holds it: y > x
+}
+
+// The tet edge (0, 1) runs along x at y = 0.2, 3 mm above the ridge, crossing it at a quarter of
+// its length: one edge-edge contact, normal +z, gap 3 mm, weights (0.75, 0.25) on vertices 0, 1.
+// (The vertices are 7 cm and 21 cm from the slopes, outside the proximity.)
+TEST(MeshContactTest, EdgeCrossingObstacleEdgeGetsEdgeEdgeContactWithWeights) {
+  const TetMesh body = SingleTet(Vec3(-0.1, 0.2, 0.003), Vec3(0.3, 0.2, 0.003),
+                                 Vec3(-0.1, 0.5, 0.5), Vec3(-0.1, 0.2, 0.6));
+  const std::vector<VertexContact> contacts = Detect(body, Roof());
+  ASSERT_EQ(contacts.size(), 1u);
+  const VertexContact& c = contacts[0];
+  EXPECT_EQ(c.kind, ContactKind::kEdgeEdge);
+  EXPECT_EQ(c.vertex, 0);
+  EXPECT_EQ(c.extra_vertices[0], 1);
+  EXPECT_NEAR(c.weight, 0.75, 1e-12);
+  EXPECT_NEAR(c.extra_weights[0], 0.25, 1e-12);
+  EXPECT_NEAR((c.normal - Vec3::UnitZ()).norm(), 0.0, 1e-12);
+  EXPECT_NEAR(c.normal.dot(ContactPoint(c, body.vertices())) - c.offset_m, 0.003, 1e-12);
+  // H: the normal row spreads 0.75 n over vertex 0 and 0.25 n over vertex 1.
+  const CsrMatrix h = BuildContactJacobian(contacts, 4);
+  ASSERT_EQ(h.row_offsets[1], 6);
+  EXPECT_EQ(h.col_indices[2], 2);
+  EXPECT_NEAR(h.values[2], 0.75, 1e-12);
+  EXPECT_EQ(h.col_indices[5], 5);
+  EXPECT_NEAR(h.values[5], 0.25, 1e-12);
+}
+
+// The tet's bottom face lies 4 mm above the pyramid's apex, which projects to the face's
+// centroid: one triangle-vertex contact, normal +z (minus the face's outward normal: the body is
+// pushed up, away from the apex), weights 1/3 each.
+TEST(MeshContactTest, ObstacleApexUnderBodyFaceGetsTriangleVertexContact) {
+  const double z = 0.004;
+  const TetMesh body =
+      SingleTet(Vec3(-0.1, -0.1, z), Vec3(0.2, -0.1, z), Vec3(-0.1, 0.2, z), Vec3(0.0, 0.0, 0.5));
+  const std::vector<VertexContact> contacts = Detect(body, Pyramid());
+  ASSERT_EQ(contacts.size(), 1u);
+  const VertexContact& c = contacts[0];
+  EXPECT_EQ(c.kind, ContactKind::kTriangleVertex);
+  EXPECT_EQ(c.feature, 0);
+  EXPECT_NEAR((c.normal - Vec3::UnitZ()).norm(), 0.0, 1e-12);
+  EXPECT_NEAR(c.weight, 1.0 / 3.0, 1e-12);
+  EXPECT_NEAR(c.extra_weights[0], 1.0 / 3.0, 1e-12);
+  EXPECT_NEAR(c.extra_weights[1], 1.0 / 3.0, 1e-12);
+  EXPECT_NEAR(c.normal.dot(ContactPoint(c, body.vertices())) - c.offset_m, z, 1e-12);
+}
+
+// A kinematic floor moving at v: detection uses its position at the step start, the
+// non-penetration row its position at the step end (offset + h n . v).
+TEST(MeshContactTest, KinematicObstacleIsDetectedWhereItIsAndConstrainsWhereItGoes) {
+  TriangleMeshObstacle floor = Floor();
+  floor.velocity_mps = Vec3(0.0, 0.0, 0.1);
+  // After 0.05 s the floor is at z = 0.005: the vertex at 0.012 is 7 mm above it.
+  const TetMesh body = SingleTet(Vec3(0.2, 0.2, 0.012), Vec3(0.5, 0.2, 0.5), Vec3(0.2, 0.5, 0.5),
+                                 Vec3(0.2, 0.2, 0.8));
+  EXPECT_TRUE(Detect(body, floor, 0.0).empty());  // 12 mm: outside the proximity
+  const std::vector<VertexContact> contacts = Detect(body, floor, 0.05);
+  ASSERT_EQ(contacts.size(), 1u);
+  EXPECT_NEAR(contacts[0].offset_m, 0.005 + 0.01 * 0.1, 1e-15);  // h = 0.01 s
+  EXPECT_NEAR((contacts[0].obstacle_velocity_mps - floor.velocity_mps).norm(), 0.0, 0.0);
+}
+
+TEST(MeshContactTest, RejectsBadObstaclesNamingTheField) {
+  const TetMesh body = SingleTet(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 1));
+  TriangleMeshObstacle bad = Floor();
+  bad.friction_coefficient = -0.1;
+  auto status = MeshContactDetector::Create(body.surface(), {Floor(), bad}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message().rfind("mesh_obstacles[1].friction_coefficient", 0), 0u) << status;
+  bad = Floor();
+  bad.faces(1, 2) = 9;
+  status = MeshContactDetector::Create(body.surface(), {bad}).status();
+  EXPECT_EQ(status.message().rfind("mesh_obstacles[0]: ", 0), 0u) << status;
+  // Through the solver the message names the option.
+  const Material material = MakeMaterial(MaterialModel::kArap, {1e6, 0.3, 1000.0}).value();
+  LocalGlobalOptions options;
+  options.mesh_obstacles = {bad};
+  status = LocalGlobalSolver::Create(body, material, 0.01, options).status();
+  EXPECT_EQ(status.message().rfind("options.mesh_obstacles[0]: ", 0), 0u) << status;
+  options.mesh_obstacles = {Floor()};
+  options.global_step = GlobalStepKind::kCompleteSolve;
+  status = LocalGlobalSolver::Create(body, material, 0.01, options).status();
+  EXPECT_EQ(status.message().rfind("options.mesh_obstacles: contact needs", 0), 0u) << status;
+}
+
+}  // namespace
+}  // namespace contactsim::core
