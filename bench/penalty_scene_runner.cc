@@ -10,6 +10,13 @@
 //   penalty_scene_runner --scene chain --steps 300 --out /tmp/chain
 //   penalty_scene_runner --scene stick --model all --steps 80
 //   penalty_scene_runner --scene rings --resolution 0.5 --count 4 --steps 500
+//   penalty_scene_runner --scene bucket --model cpf --threads 1 --steps 50
+//
+// Deformable scenes (blob, tori_cloth, bucket) are also checked for bodies passing through their
+// container or cloth (PenaltyScene::check_containment) every 10 steps and at the end; a run
+// stops at the first failure. Wall times exclude scene building and these checks. --threads
+// caps TBB's parallelism (tbb::global_control); a "summary" line per model gives milliseconds
+// per step and steps per second for benchmark tables.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -28,6 +35,8 @@
 #include "absl/strings/str_join.h"
 #include "core/sim/scenes/penalty_scenes.h"
 #include "core/sim/world.h"
+#include "oneapi/tbb/global_control.h"
+#include "oneapi/tbb/info.h"
 
 namespace contactsim::bench {
 namespace {
@@ -63,7 +72,8 @@ struct RunResult {
   double max_penetration_m = 0.0;
   int max_active_pairs = 0;
   double mean_active_pairs = 0.0;
-  std::string stopped;  // why the run ended early; empty when it finished
+  std::string stopped;            // why the run ended early; empty when it finished
+  std::string containment = "-";  // deformable scenes: "ok" or what passed through where
   std::vector<Sample> samples;
 };
 
@@ -83,12 +93,14 @@ double ContactForce(const core::ContactReport& report, const std::unordered_set<
 }
 
 absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelChoice& choice,
-                                   const core::PenaltySceneOptions& base, int steps) {
+                                   const core::PenaltySceneOptions& base, int steps,
+                                   int* triangles) {
   core::PenaltySceneOptions options = base;
   options.contact_model = choice.model;
   absl::StatusOr<core::PenaltyScene> scene = core::MakePenaltyScene(scene_name, options);
   if (!scene.ok()) return scene.status();
   core::World& world = scene->world;
+  *triangles = scene->num_triangles;
   const std::unordered_set<int32_t> force_bodies(scene->force_bodies.begin(),
                                                  scene->force_bodies.end());
   const std::unordered_set<int32_t> force_against(scene->force_against.begin(),
@@ -101,6 +113,18 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
   const Clock::time_point start = Clock::now();
   Clock::time_point last_report = start;
   double active_sum = 0.0;
+  // Deformable scenes: nothing may pass through the container or cloth; checked every
+  // kCheckEvery steps and after the last, outside the timed stepping.
+  constexpr int kCheckEvery = 10;
+  double check_s = 0.0;
+  const auto check = [&]() {
+    if (!scene->check_containment) return true;
+    const Clock::time_point check_start = Clock::now();
+    const absl::Status status = scene->check_containment(world);
+    check_s += std::chrono::duration<double>(Clock::now() - check_start).count();
+    result.containment = status.ok() ? "ok" : std::string(status.message());
+    return status.ok();
+  };
   for (int i = 0; i < steps; ++i) {
     if (absl::Status status = world.Step(1); !status.ok()) {
       result.stopped = std::string(status.message());
@@ -117,6 +141,10 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
     result.max_penetration_m = std::max(result.max_penetration_m, sample.max_penetration_m);
     result.max_active_pairs = std::max(result.max_active_pairs, sample.active_pairs);
     active_sum += sample.active_pairs;
+    if ((i + 1) % kCheckEvery == 0 && !check()) {
+      result.stopped = "passed through";
+      break;
+    }
     const Clock::time_point now = Clock::now();
     if (now - last_report > std::chrono::seconds(2)) {
       last_report = now;
@@ -125,7 +153,8 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
       std::fflush(stdout);
     }
   }
-  result.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  if (result.stopped.empty()) check();
+  result.wall_s = std::chrono::duration<double>(Clock::now() - start).count() - check_s;
   result.steps = static_cast<int>(result.samples.size());
   result.sim_time_s = world.time_s();
   result.mean_active_pairs = result.steps > 0 ? active_sum / result.steps : 0.0;
@@ -192,8 +221,15 @@ int Main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--out", out_dir, "folder for the CSV files, gnuplot script and PNG");
   app.add_option("--resolution", options.resolution, "mesh resolution in (0, 1]");
-  app.add_option("--count", options.count, "links or rings (<= 0: the paper's size)");
+  app.add_option("--count", options.count,
+                 "links, rings, tori or balls (<= 0: the scene's full size)");
+  int threads = 0;
+  app.add_option("--threads", threads, "worker threads (TBB), 0: all cores")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
+  const int threads_used = threads > 0 ? threads : tbb::info::default_concurrency();
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, threads_used);
+  std::printf("threads: %d (of %d cores)\n", threads_used, tbb::info::default_concurrency());
 
   std::vector<ModelChoice> chosen;
   for (const ModelChoice& m : kModels) {
@@ -218,8 +254,9 @@ int Main(int argc, char** argv) {
   }
 
   std::vector<RunResult> results;
+  int triangles = 0;
   for (const ModelChoice& m : chosen) {
-    absl::StatusOr<RunResult> r = RunModel(scene, m, options, steps);
+    absl::StatusOr<RunResult> r = RunModel(scene, m, options, steps, &triangles);
     if (!r.ok()) {
       std::fprintf(stderr, "%s\n", std::string(r.status().message()).c_str());
       return 1;
@@ -233,13 +270,25 @@ int Main(int argc, char** argv) {
     results.push_back(*std::move(r));
   }
 
-  std::printf("\n%-10s %7s %9s %9s %9s %14s %12s %12s  %s\n", "model", "steps", "sim [s]",
-              "wall [s]", "FPS", "max pen. [m]", "pairs max", "pairs mean", "note");
+  std::printf("\n%-10s %7s %9s %9s %12s %9s %14s %12s %12s  %s\n", "model", "steps", "sim [s]",
+              "wall [s]", "ms per step", "steps/s", "max pen. [m]", "pairs max", "pairs mean",
+              "note");
   for (const RunResult& r : results) {
     const double fps = r.wall_s > 0.0 ? r.steps / r.wall_s : 0.0;
-    std::printf("%-10s %7d %9.3f %9.3f %9.1f %14.4e %12d %12.1f  %s\n", r.model.c_str(), r.steps,
-                r.sim_time_s, r.wall_s, fps, r.max_penetration_m, r.max_active_pairs,
-                r.mean_active_pairs, r.stopped.empty() ? "" : ("stopped: " + r.stopped).c_str());
+    const double ms_per_step = r.steps > 0 ? 1e3 * r.wall_s / r.steps : 0.0;
+    std::string note = r.stopped.empty() ? "" : "stopped: " + r.stopped + "; ";
+    if (r.containment != "-") note += "containment: " + r.containment;
+    std::printf("%-10s %7d %9.3f %9.3f %12.3f %9.1f %14.4e %12d %12.1f  %s\n", r.model.c_str(),
+                r.steps, r.sim_time_s, r.wall_s, ms_per_step, fps, r.max_penetration_m,
+                r.max_active_pairs, r.mean_active_pairs, note.c_str());
+  }
+  // One machine-readable line per model for benchmark tables.
+  for (const RunResult& r : results) {
+    std::printf(
+        "summary scene=%s model=%s threads=%d triangles=%d steps=%d wall_s=%.3f "
+        "ms_per_step=%.3f steps_per_s=%.2f\n",
+        scene.c_str(), r.model.c_str(), threads_used, triangles, r.steps, r.wall_s,
+        r.steps > 0 ? 1e3 * r.wall_s / r.steps : 0.0, r.wall_s > 0.0 ? r.steps / r.wall_s : 0.0);
   }
   std::printf("\nCSV per model in %s (step, time_s, force_n, active_pairs, max_penetration_m)\n",
               out_dir.c_str());

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/common/status_macros.h"
+#include "core/geometry/bowl_generator.h"
 #include "core/geometry/generators.h"
 #include "server/convert/value_convert.h"
 
@@ -119,6 +120,19 @@ absl::StatusOr<core::TriangleMesh> Capsule(const v1::CapsuleShape& shape,
                    field);
 }
 
+absl::StatusOr<core::TriangleMesh> Bowl(const v1::BowlShape& shape, const ServerLimits& limits,
+                                        const std::string& field) {
+  RETURN_IF_ERROR(CheckPositive(shape.inner_radius_m(), Field(field, "inner_radius_m")));
+  RETURN_IF_ERROR(CheckPositive(shape.thickness_m(), Field(field, "thickness_m")));
+  RETURN_IF_ERROR(CheckAtLeast(shape.segments(), 3, Field(field, "segments")));
+  RETURN_IF_ERROR(CheckAtLeast(shape.rings(), 2, Field(field, "rings")));
+  const double n = static_cast<double>(shape.segments()) * shape.rings();
+  RETURN_IF_ERROR(CheckCounts(2.0 * n + 2.0, 4.0 * n, limits, field));
+  return Generated(
+      core::MakeBowl(shape.inner_radius_m(), shape.thickness_m(), shape.segments(), shape.rings()),
+      field);
+}
+
 absl::StatusOr<core::TriangleMesh> ClothGrid(const v1::ClothGridShape& shape,
                                              const ServerLimits& limits, const std::string& field) {
   RETURN_IF_ERROR(CheckPositive(shape.size_x_m(), Field(field, "size_x_m")));
@@ -178,6 +192,8 @@ absl::StatusOr<core::TriangleMesh> SurfaceFromPrimitive(const v1::PrimitiveMesh&
       return Cylinder(message.cylinder(), limits, Field(field, "cylinder"));
     case v1::PrimitiveMesh::kCapsule:
       return Capsule(message.capsule(), limits, Field(field, "capsule"));
+    case v1::PrimitiveMesh::kBowl:
+      return Bowl(message.bowl(), limits, Field(field, "bowl"));
     case v1::PrimitiveMesh::kClothGrid:
       if (closed_required) {
         return absl::InvalidArgumentError(absl::StrCat(

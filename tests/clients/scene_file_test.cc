@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dynamics/particle_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/sim/scenes/penalty_scenes.h"
 #include "gmock/gmock.h"
@@ -89,17 +90,40 @@ TEST_P(PenaltySceneFileTest, LoadsWhatTheCoreBuilderBuilds) {
     absl::StatusOr<int32_t> core_id = world.FindBody(scene->bodies(i).name());
     ASSERT_TRUE(core_id.ok()) << core_id.status();
     EXPECT_EQ(*core_id, id);
-    const auto& body = static_cast<const core::RigidBody&>(*world.body(id));
-    EXPECT_EQ(scene->bodies(i).kind() == v1::BODY_KIND_RIGID,
-              body.kind() == core::RigidBodyKind::kDynamic);
+    const core::Body& body = *world.body(id);
+    switch (scene->bodies(i).kind()) {
+      case v1::BODY_KIND_CLOTH:
+        EXPECT_EQ(body.type(), core::BodyType::kMassSpringCloth);
+        break;
+      case v1::BODY_KIND_FEM:
+        EXPECT_EQ(body.type(), core::BodyType::kCorotationalFem);
+        break;
+      default: {
+        ASSERT_EQ(body.type(), core::BodyType::kRigid);
+        const auto& rigid = static_cast<const core::RigidBody&>(body);
+        EXPECT_EQ(scene->bodies(i).kind() == v1::BODY_KIND_RIGID,
+                  rigid.kind() == core::RigidBodyKind::kDynamic);
+        if (rigid.kind() == core::RigidBodyKind::kDynamic) {
+          EXPECT_NEAR(loaded->bodies[i].mass_kg(), rigid.mass_kg(), 1e-12 * rigid.mass_kg());
+        }
+      }
+    }
+    if (body.type() != core::BodyType::kRigid) {
+      const auto& particles = static_cast<const core::ParticleBody&>(body);
+      const double mass_kg = particles.masses().sum();
+      EXPECT_NEAR(loaded->bodies[i].mass_kg(), mass_kg, 1e-12 * mass_kg);
+      for (int v = 0; v < particles.num_vertices(); ++v) {
+        EXPECT_EQ(particles.is_pinned(v), std::find(scene->bodies(i).pinned_vertices().begin(),
+                                                    scene->bodies(i).pinned_vertices().end(),
+                                                    v) != scene->bodies(i).pinned_vertices().end())
+            << "vertex " << v;
+      }
+    }
     EXPECT_EQ(loaded->bodies[i].num_vertices(), body.num_vertices());
     const v1::BodyTopology& topology = frame.topology(i);
     ASSERT_EQ(topology.body_id(), id);
     EXPECT_EQ(topology.surface().triangles_size() / 3, body.surface().num_faces());
     total_triangles += topology.surface().triangles_size() / 3;
-    if (body.kind() == core::RigidBodyKind::kDynamic) {
-      EXPECT_NEAR(loaded->bodies[i].mass_kg(), body.mass_kg(), 1e-12 * body.mass_kg());
-    }
     const v1::BodyFrame& positions = frame.bodies(i);
     ASSERT_EQ(positions.body_id(), id);
     ASSERT_EQ(positions.positions_m_f64_size(), 3 * body.num_vertices());
@@ -115,11 +139,13 @@ TEST_P(PenaltySceneFileTest, LoadsWhatTheCoreBuilderBuilds) {
   EXPECT_EQ(total_triangles, reference->num_triangles);
 
   // One step from the same start gives the same rigid states (dynamic bodies: static ones are
-  // placed by pose here and by transformed vertices in core, so their frames differ).
+  // placed by pose here and by transformed vertices in core, so their frames differ) and the
+  // same deformable vertex positions.
   absl::StatusOr<v1::StepResponse> step = session.Step(1);
   ASSERT_TRUE(step.ok()) << step.status();
   ASSERT_TRUE(world.Step(1).ok());
   for (const v1::BodyState& state : step->bodies()) {
+    if (world.body(state.body_id())->type() != core::BodyType::kRigid) continue;
     const auto& body = static_cast<const core::RigidBody&>(*world.body(state.body_id()));
     if (body.kind() != core::RigidBodyKind::kDynamic) continue;
     SCOPED_TRACE(state.body_id());
@@ -132,10 +158,27 @@ TEST_P(PenaltySceneFileTest, LoadsWhatTheCoreBuilderBuilds) {
     EXPECT_NEAR(state.q_wb().y(), expected.q_WB.y(), 1e-12);
     EXPECT_NEAR(state.q_wb().z(), expected.q_WB.z(), 1e-12);
   }
+  const v1::StateFrame after = FirstFrame(session);
+  ASSERT_EQ(after.bodies_size(), world.num_bodies());
+  for (const v1::BodyFrame& positions : after.bodies()) {
+    const core::Body& body = *world.body(positions.body_id());
+    if (body.type() == core::BodyType::kRigid) continue;
+    SCOPED_TRACE(positions.body_id());
+    ASSERT_EQ(positions.positions_m_f64_size(), 3 * body.num_vertices());
+    double max_error_m = 0.0;
+    for (int v = 0; v < body.num_vertices(); ++v) {
+      for (int c = 0; c < 3; ++c) {
+        max_error_m = std::max(max_error_m, std::abs(positions.positions_m_f64(3 * v + c) -
+                                                     body.positions_t0()(v, c)));
+      }
+    }
+    EXPECT_LT(max_error_m, 1e-12);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, PenaltySceneFileTest,
-                         ::testing::Values("chain", "stick", "rings", "box"));
+                         ::testing::Values("chain", "stick", "rings", "box", "blob", "tori_cloth",
+                                           "bucket"));
 
 TEST_F(ClientTest, EverySceneFileParsesAndLoads) {
   int files = 0;
@@ -151,7 +194,7 @@ TEST_F(ClientTest, EverySceneFileParsesAndLoads) {
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     EXPECT_EQ(static_cast<int>(loaded->bodies.size()), scene->bodies_size());
   }
-  EXPECT_EQ(files, 5);  // box, chain, push_box, rings, stick
+  EXPECT_EQ(files, 8);  // blob, box, bucket, chain, push_box, rings, stick, tori_cloth
 }
 
 // The demo's promise: a push moves the box along x, and viscous friction stops it afterwards.
@@ -281,6 +324,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadPrimitive{"capsule_rings", v1::BODY_KIND_RIGID,
                      "capsule { radius_m: 0.1 half_length_m: 0.1 segments: 8 cap_rings: 0 }",
                      kInvalid, "body.primitive.capsule.cap_rings: must be >= 1, got 0"},
+        BadPrimitive{"bowl_thickness", v1::BODY_KIND_STATIC,
+                     "bowl { inner_radius_m: 0.3 thickness_m: 0 segments: 16 rings: 4 }", kInvalid,
+                     "body.primitive.bowl.thickness_m: must be finite and > 0, got 0"},
+        BadPrimitive{"bowl_rings", v1::BODY_KIND_STATIC,
+                     "bowl { inner_radius_m: 0.3 thickness_m: 0.03 segments: 16 rings: 1 }",
+                     kInvalid, "body.primitive.bowl.rings: must be >= 2, got 1"},
+        BadPrimitive{"bowl_too_big", v1::BODY_KIND_STATIC,
+                     "bowl { inner_radius_m: 0.3 thickness_m: 0.03 segments: 100000 rings: "
+                     "100000 }",
+                     kExhausted, "body.primitive.bowl: 20000000002 vertices exceed"},
         BadPrimitive{"open_rigid", v1::BODY_KIND_RIGID,
                      "cloth_grid { size_x_m: 1 size_y_m: 1 cells_x: 4 cells_y: 4 }", kInvalid,
                      "body.primitive.cloth_grid: an open surface"},

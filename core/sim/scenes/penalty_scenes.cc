@@ -13,82 +13,27 @@
 #include "core/common/status_macros.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/generators.h"
+#include "core/sim/scenes/deformable_scenes.h"
+#include "core/sim/scenes/scene_building.h"
 
 namespace contactsim::core {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-absl::Status CheckOptions(const PenaltySceneOptions& options) {
-  if (!(options.resolution > 0.0 && options.resolution <= 1.0)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("resolution: must be in (0, 1], got %g", options.resolution));
-  }
-  return absl::OkStatus();
-}
-
-// round(full * resolution), at least `minimum`.
-int Scaled(int full, double resolution, int minimum) {
-  return std::max(minimum, static_cast<int>(std::lround(full * resolution)));
-}
-
-absl::StatusOr<World> MakeWorld(const PenaltySceneOptions& options, double dt_s,
-                                double stiffness_n_per_m,
-                                const Vec3& gravity_m_per_s2 = Vec3(0.0, 0.0, -9.81),
-                                bool energy_check = true) {
-  WorldSettings settings;
-  settings.dt_s = dt_s;
-  settings.gravity_m_per_s2 = gravity_m_per_s2;
-  settings.stiffness_n_per_m =
-      options.stiffness_n_per_m > 0.0 ? options.stiffness_n_per_m : stiffness_n_per_m;
-  settings.contact_model = options.contact_model;
-  // A kinematic body does work on the others, which the energy blow-up check counts as gain.
-  if (!energy_check) {
-    settings.divergence.energy_growth_factor = std::numeric_limits<double>::infinity();
-  }
-  return World::Create(settings);
-}
-
-BodyOptions NamedOptions(const std::string& name) {
-  BodyOptions options;
-  options.name = name;
-  return options;
-}
-
-PenaltyScene EmptyScene(const char* name, World world) {
-  return PenaltyScene{.name = name,
-                      .world = std::move(world),
-                      .num_triangles = 0,
-                      .force_bodies = {},
-                      .force_against = {},
-                      .description = {}};
-}
-
-// A dynamic rigid body from `mesh` at p_WB with rotation q_WB (mesh centred at its own origin).
-absl::StatusOr<int32_t> AddRigid(World& world, TriangleMesh mesh, double density, const Vec3& p_WB,
-                                 const Eigen::Quaterniond& q_WB, const std::string& name,
-                                 int* triangles) {
-  *triangles += mesh.num_faces();
-  ASSIGN_OR_RETURN(RigidBody body, RigidBody::Create(std::move(mesh), density));
-  RETURN_IF_ERROR(body.SetPose(p_WB, q_WB));
-  return world.AddBody(std::make_unique<RigidBody>(std::move(body)), NamedOptions(name));
-}
-
-// A static body: `mesh` rotated by R and moved to `center`.
-absl::StatusOr<int32_t> AddStatic(World& world, const TriangleMesh& mesh, const Mat3& rotation,
-                                  const Vec3& center, const std::string& name, int* triangles) {
-  *triangles += mesh.num_faces();
-  ASSIGN_OR_RETURN(
-      TriangleMesh moved,
-      TriangleMesh::Create(Transformed(mesh.vertices(), rotation, center), mesh.faces()));
-  ASSIGN_OR_RETURN(RigidBody body,
-                   RigidBody::CreateWithoutMass(std::move(moved), RigidBodyKind::kStatic));
-  return world.AddBody(std::make_unique<RigidBody>(std::move(body)), NamedOptions(name));
-}
+using scene_internal::AddRigid;
+using scene_internal::AddStatic;
+using scene_internal::CheckOptions;
+using scene_internal::EmptyScene;
+using scene_internal::MakeWorld;
+using scene_internal::NamedOptions;
+using scene_internal::Scaled;
 
 }  // namespace
 
-std::vector<std::string> PenaltySceneNames() { return {"chain", "stick", "rings", "box"}; }
+std::vector<std::string> PenaltySceneNames() {
+  return {"chain", "stick", "rings", "box", "blob", "tori_cloth", "bucket"};
+}
 
 absl::StatusOr<PenaltyScene> MakePenaltyScene(std::string_view name,
                                               const PenaltySceneOptions& options) {
@@ -96,8 +41,11 @@ absl::StatusOr<PenaltyScene> MakePenaltyScene(std::string_view name,
   if (name == "stick") return MakeStickScene(options);
   if (name == "rings") return MakeRingsScene(options);
   if (name == "box") return MakeBoxScene(options);
-  return absl::InvalidArgumentError(
-      absl::StrFormat("scene: unknown name '%s' (chain, stick, rings, box)", name));
+  if (name == "blob") return MakeBlobScene(options);
+  if (name == "tori_cloth") return MakeToriClothScene(options);
+  if (name == "bucket") return MakeBucketScene(options);
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "scene: unknown name '%s' (chain, stick, rings, box, blob, tori_cloth, bucket)", name));
 }
 
 absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options,

@@ -3,12 +3,12 @@
 // asked for, plus a box dropped on a plane (the supplementary video's jitter example).
 //
 // Sizes: `resolution` in (0, 1] scales every mesh's segment counts (1 gives the paper's triangle
-// counts, smaller values coarse meshes for quick tests); `count` (links, rings; <= 0: the paper's
-// size) sets how many repeated bodies there are. The paper gives dt and k only for the chain
-// (dt 0.02 s, k 10 "N/m" in SOFA's units) and the cloth; the other values below are ours, chosen
-// so explicit stepping is stable for CPF at the scene's dt (dt < sqrt(2 m / k), world_settings.h)
-// and are stated per scene. Friction is off unless stated (the paper's figures are about the
-// normal force).
+// counts, smaller values coarse meshes for quick tests); `count` (links, rings, tori, balls; <= 0:
+// the full size) sets how many repeated bodies there are. The paper gives dt and k only for the
+// chain (dt 0.02 s, k 10 "N/m" in SOFA's units) and the cloth; the other values below are ours,
+// chosen so explicit stepping is stable for CPF at the scene's dt (dt < sqrt(2 m / k),
+// world_settings.h) and are stated per scene. Friction is off unless stated (the paper's figures
+// are about the normal force).
 //
 //   chain   a chain of rigid torus links (R 0.5 m, r 0.1 m, 1000 kg/m^3: 98.7 kg per link,
 //           40 x 15 segments, 12 links: 14,400 + 12 = 14.4k triangles at full size), the first
@@ -32,11 +32,13 @@
 //           starts 0.03 m off its pin's axis (the pin drops through the hole);
 //           RingsSceneParams::ring_offset_m near 0.08 m lands the tube on the pin's top
 //           (tests/physics/rings_benchmark_test.cc).
+//   blob, tori_cloth, bucket: deformable scenes, deformable_scenes.h.
 //   box     a 1 kg cube (half size 0.1 m) dropped tilted from 1 cm onto the plane z = 0;
 //           k 2500 N/m, dt 0.01 s (see tests/physics/box_rest_jitter_test.cc for why).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,7 +52,7 @@ namespace contactsim::core {
 struct PenaltySceneOptions {
   ContactModel contact_model = ContactModel::kCpf;
   double resolution = 1.0;  // (0, 1]: mesh segment counts scaled by it (with minimums)
-  int count = 0;            // links or rings; <= 0 for the paper's size
+  int count = 0;            // links, rings, tori or balls; <= 0 for the full size
   // > 0: replaces the scene's penalty stiffness k [N/m] (the stick scene: StickSceneParams).
   double stiffness_n_per_m = 0.0;
 };
@@ -67,6 +69,10 @@ struct PenaltyScene {
   // not the static anchor link that carries the chain's weight).
   std::vector<int32_t> force_against;
   std::string description;  // one line: what the scene is, with its sizes
+  // Deformable scenes (deformable_scenes.h): OK while no body has passed through the container
+  // or cloth it falls into, else FailedPrecondition naming the body, vertex and how far; empty
+  // for the rigid scenes.
+  std::function<absl::Status(const World&)> check_containment;
 };
 
 // The scene names MakePenaltyScene accepts.
