@@ -7,12 +7,14 @@
 // kg/m^3, nu = 0.45 (the paper's bar material), h = 1/60 s. Its end faces are pinned (eliminated)
 // and turn in opposite directions about the bar axis at 2 rad/s each; 10 warm-up steps (30 rounds,
 // complete solve) give a moving, twisted state, and the 11th step is measured from it.
-// Reference x*, g* = g(x*): 400 rounds with the complete solve; its change from 200 to 400 rounds
-// is checked to be far below the errors asserted. Errors: |g(x^k) - g*| / g* (energy) and
-// ||x^k - x*|| / ||x* - x_start|| (position, relative to the step's displacement).
-// Measured (this machine, Release, 8.8 s): see the printed table; the paper's claim that Jacobi
-// cannot reach 1e-3 in 1000 rounds for E >= 1e7 is NOT reproduced on this 297-vertex bar (its
-// energy error is 5e-5 after 5 rounds there); only the relative gap is asserted.
+// Reference x*, g* = g(x*): the converged Newton minimizer of the step's incremental potential
+// (implicit_euler_newton.h, gradient norm checked below 1e-6 N). Errors: (g(x^k) - g*) / |g*|
+// (energy, the issue's measure), (g(x^k) - g*) / (g(x^0) - g*) (the paper's Fig. 9 measure,
+// x^0 = the predictor) and ||x^k - x*|| / ||x* - x_start|| (position, relative to the step's
+// displacement). Measured: see the printed table and docs/local_global.md; the paper's claim that
+// Jacobi cannot reach 1e-3 in 1000 rounds for E >= 1e7 is NOT reproduced on this 297-vertex bar
+// (issue measure 5e-5 after 5 rounds; paper measure 7.8e-4 after 20, 1.6e-4 after 50 rounds);
+// only the gap between the two is asserted. Jacobi runs 200 rounds here (test time).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "core/dynamics/fem/material.h"
+#include "core/dynamics/local_global/implicit_euler_newton.h"
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "gtest/gtest.h"
 #include "tests/core/dynamics/local_global/twisted_bar.h"
@@ -28,7 +31,7 @@ namespace contactsim::core {
 namespace {
 
 constexpr double kDt = 1.0 / 60.0;
-const std::vector<int> kCheckpoints = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+const std::vector<int> kCheckpoints = {1, 2, 5, 10, 20, 50, 100, 200};
 
 constexpr double kEndRateRadPerS = 2.0;
 
@@ -103,37 +106,65 @@ Iterates RunStep(const Scene& scene, const LocalGlobalState& start, double young
 
 TEST(TwistingBarConvergenceTest, CompleteSolveConvergesFasterThanJacobi) {
   const Scene scene;
-  std::printf("%8s %6s %12s %12s %12s %12s\n", "E [Pa]", "iters", "g complete", "g jacobi",
-              "x complete", "x jacobi");
-  for (double youngs : {1e5, 1e7, 1e9}) {
+  std::printf("%8s %6s %12s %12s %12s %12s %12s %12s\n", "E [Pa]", "iters", "g complete",
+              "g jacobi", "paper compl", "paper jacobi", "x complete", "x jacobi");
+  for (double youngs : {1e5, 1e6, 1e7, 1e8, 1e9}) {
     const LocalGlobalState start = WarmUp(scene, youngs);
     // g is evaluated with the complete-solve solver (same mesh, material, h).
     auto evaluator = MakeSolver(scene, youngs, GlobalStepKind::kCompleteSolve, 1);
-    const Iterates reference = RunStep(scene, start, youngs, GlobalStepKind::kCompleteSolve, 400);
-    const Points3& x_star = reference.x.at(400);
-    const double g_star = evaluator->IncrementalPotential(x_star, reference.predictor);
+    const int n = scene.mesh.num_vertices();
+    const Points3 predictor = evaluator->Predictor(start, Points3::Zero(n, 3));
+    const Points3 targets = Targets(scene, kWarmupSteps + 1);
+    const Material material = MakeMaterial(MaterialModel::kArap, {youngs, 0.45, 1000.0}).value();
+    auto newton = MinimizeIncrementalPotential(scene.mesh, material, kDt, predictor, predictor,
+                                               scene.pinned, targets);
+    ASSERT_TRUE(newton.ok()) << newton.status();
+    ASSERT_TRUE(newton->converged) << youngs;
+    // Stopped when a Newton step changes g by < 1e-15 |g|: the gradient has fallen by > 1e7
+    // (measured 2e-9 to 3e-8 of the predictor's).
+    EXPECT_LT(newton->gradient_norm_n, 1e-7 * newton->initial_gradient_norm_n) << youngs;
+    const Points3& x_star = newton->x_m;
+    const double g_star = evaluator->IncrementalPotential(x_star, predictor);
+    Points3 x_zero = predictor;  // the local-global start: y with the pins at their targets
+    for (size_t p = 0; p < scene.pinned.size(); ++p) x_zero.row(scene.pinned[p]) = targets.row(p);
+    const double g_zero_gap = evaluator->IncrementalPotential(x_zero, predictor) - g_star;
     const double step_norm = (x_star - start.x_m).norm();
     const Iterates complete = RunStep(scene, start, youngs, GlobalStepKind::kSparseInverse, 100);
-    const Iterates jacobi = RunStep(scene, start, youngs, GlobalStepKind::kJacobi, 1000);
+    const Iterates jacobi = RunStep(scene, start, youngs, GlobalStepKind::kJacobi, 200);
     auto g_error = [&](const Iterates& it, int k) {
       if (!it.x.contains(k)) return std::nan("");
-      return std::abs(evaluator->IncrementalPotential(it.x.at(k), it.predictor) - g_star) / g_star;
+      return (evaluator->IncrementalPotential(it.x.at(k), it.predictor) - g_star) /
+             std::abs(g_star);
+    };
+    auto paper_error = [&](const Iterates& it, int k) {
+      return g_error(it, k) * std::abs(g_star) / g_zero_gap;
     };
     auto x_error = [&](const Iterates& it, int k) {
       if (!it.x.contains(k)) return std::nan("");  // not run that far
       return (it.x.at(k) - x_star).norm() / step_norm;
     };
     for (int k : kCheckpoints) {
-      std::printf("%8.0e %6d %12.3e %12.3e %12.3e %12.3e\n", youngs, k, g_error(complete, k),
-                  g_error(jacobi, k), x_error(complete, k), x_error(jacobi, k));
+      std::printf("%8.0e %6d %12.3e %12.3e %12.3e %12.3e %12.3e %12.3e\n", youngs, k,
+                  g_error(complete, k), g_error(jacobi, k), paper_error(complete, k),
+                  paper_error(jacobi, k), x_error(complete, k), x_error(jacobi, k));
     }
-    std::printf("  reference change 200 -> 400 rounds: g %.3e, x %.3e\n", g_error(reference, 200),
-                x_error(reference, 200));
-    // The reference is converged far below the errors asserted next (measured <= 9e-7 in x).
-    EXPECT_LT(x_error(reference, 200), 1e-5);
+    std::printf("  Newton: %d iterations, |grad| %.3e N (start %.3e N), g* %.6e J\n",
+                newton->iterations, newton->gradient_norm_n, newton->initial_gradient_norm_n,
+                g_star);
+    // Newton's minimum is a minimum: no iterate lies below it (beyond round-off).
+    EXPECT_GT(g_error(complete, 100), -1e-12) << youngs;
     // The issue's target: relative energy error below 1e-3 within 5 rounds with the complete
-    // solve (measured 2.1e-4 at E = 1e5, 2e-7 at 1e7, 1.4e-7 at 1e9).
+    // solve, against the Newton reference.
     EXPECT_LT(g_error(complete, 5), 1e-3) << youngs;
+    if (youngs >= 1e6) {
+      // In the paper's measure (relative to the predictor's gap), after 5 rounds Jacobi is >= 10x
+      // the complete solve (measured ~0.1 vs 4e-3 at 1e6, vs 3e-4 at 1e7..1e9) ...
+      EXPECT_GT(paper_error(jacobi, 5), 10.0 * paper_error(complete, 5)) << youngs;
+    }
+    if (youngs >= 1e7) {
+      // ... and the complete solve is below the paper's 1e-3 there too (not at 1e5: 5.5e-2).
+      EXPECT_LT(paper_error(complete, 5), 1e-3) << youngs;
+    }
     // Jacobi propagates the local results one element layer per round: after 100 rounds its
     // position error is >= 27x the complete solve's (measured 7e-4 vs 9e-13 at E = 1e5, 1.4e-3
     // vs 4.2e-5 at 1e7, 1.2e-3 vs 4.3e-5 at 1e9).

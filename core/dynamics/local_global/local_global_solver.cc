@@ -1,5 +1,6 @@
 #include "core/dynamics/local_global/local_global_solver.h"
 
+#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <utility>
@@ -85,6 +86,20 @@ absl::Status ValidateSettings(const Material& material, double time_step_s,
   }
   return absl::OkStatus();
 }
+
+// Adds the time since the last Lap (or construction) to a phase total [ms].
+class PhaseClock {
+ public:
+  PhaseClock() : last_(std::chrono::steady_clock::now()) {}
+  void Lap(double* total_ms) {
+    const auto now = std::chrono::steady_clock::now();
+    *total_ms += std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_;
+};
 
 }  // namespace
 
@@ -333,6 +348,9 @@ absl::Status LocalGlobalSolver::GlobalSolve(const Block& b_free, Block* x_free) 
 absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* state,
                                      const Points3* pinned_targets_m, LocalGlobalStepStats* stats) {
   if (state == nullptr) return absl::InvalidArgumentError("state is null");
+  const auto frame_start = std::chrono::steady_clock::now();
+  PhaseClock clock;
+  LocalGlobalPhaseTimes times;
   if (absl::Status s = Validate(state->x_m, "state.x_m"); !s.ok()) return s;
   if (absl::Status s = Validate(state->v_mps, "state.v_mps"); !s.ok()) return s;
   if (absl::Status s = Validate(f_ext_n, "f_ext_n"); !s.ok()) return s;
@@ -383,11 +401,13 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
       }
       contacts.h = BuildContactJacobian(contacts.contacts, num_free);
     }
+    clock.Lap(&times.contact_assembly_ms);
     if (contacts.num_contacts() > 0) {
       auto created = NonsmoothContactSolver::Create(*backend_, sparse_inverse_step_->r(), num_free,
                                                     contacts, h_, options_.contact);
       if (!created.ok()) return created.status();
       contact_solver = *std::move(created);
+      clock.Lap(&times.schur_ms);
       lambda = Eigen::VectorXd::Zero(3 * contacts.num_contacts());
       if (options_.contact_warm_start) {
         WarmStartContactForces(previous_contacts_, previous_lambda_, contacts.contacts, &lambda);
@@ -401,8 +421,10 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
         hq_start[3 * j + 2] += h_ * c.tangent2.dot(c.obstacle_velocity_mps);
       }
     }
+    clock.Lap(&times.contact_assembly_ms);
   }
   Block correction_rhs(num_free, 3), correction(num_free, 3);
+  clock.Lap(&times.rhs_ms);
 
   const int entries = 3 * columns_ * m;  // F_e: 3 x columns_ per element
   Eigen::VectorXd duals = Eigen::VectorXd::Zero(entries);
@@ -413,6 +435,7 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   std::mutex stats_mutex;
   Block b_free(num_free, 3);
   for (int k = 0; k < options_.iterations; ++k) {
+    clock.Lap(&times.rhs_ms);
     const Eigen::VectorXd f = DeformationGradients(x);
     LocalStepBatch batch;
     batch.material = material_;
@@ -426,6 +449,7 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
     if (k == 0) {
       if (absl::Status s = ValidateLocalStepBatch(batch); !s.ok()) return s;
     }
+    clock.Lap(&times.rhs_ms);
     // Each range writes only its own elements' z and u; the stats are merged under a lock
     // (integer sums, so the merge order does not matter).
     absl::Status s = backend_->ForEachElementRange(m, [&](int32_t begin, int32_t end) {
@@ -434,23 +458,31 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
       AccumulateLocalStepStats(part, &local_stats.local);
     });
     if (!s.ok()) return s;
+    clock.Lap(&times.local_ms);
     if (stats != nullptr) local_stats.primal_residual.push_back((f - z).norm());
     // z - u in the row-major 3m x 3 layout of G x (see DeformationGradients).
     Eigen::Map<Eigen::VectorXd>(z_minus_u.data(), z_minus_u.size()) = z - duals;
     Points3 elastic = h2 * (gw_t_ * z_minus_u);  // n x 3
     if (!constraint_terms_.empty()) {
       // The constraints' local step (projections at x^k) and their h^2 w G^T p.
+      clock.Lap(&times.rhs_ms);
       constraint_terms_.AccumulateRightHandSide(x, time_end_s, h_, &constraint_duals, &elastic);
+      clock.Lap(&times.local_ms);  // the constraints' projections are their local step
     }
     for (int i = 0; i < num_free; ++i) {
       b_free.row(i) = rhs_const.row(i) + elastic.row(free_[i]);
     }
+    clock.Lap(&times.rhs_ms);
     if (absl::Status gs = GlobalSolve(b_free, &x_free); !gs.ok()) return gs;
+    clock.Lap(&times.global_ms);
     for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
     if (contact_solver != nullptr) {
       // Non-smooth Newton on lambda around q_u = x, then q = q_u + h^2 A^{-1} H^T lambda.
-      auto newton = contact_solver->Correct(ConstraintValues(contacts, x), hq_start, &lambda);
+      const Eigen::VectorXd hq = ConstraintValues(contacts, x);
+      clock.Lap(&times.contact_assembly_ms);
+      auto newton = contact_solver->Correct(hq, hq_start, &lambda);
       if (!newton.ok()) return newton.status();
+      clock.Lap(&times.constraint_solve_ms);
       contact_residual.push_back(newton->residual_norm_after);
       correction_rhs.setZero();
       for (int32_t j = 0; j < contacts.num_contacts(); ++j) {
@@ -466,9 +498,11 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
               h2 * c.extra_weights[k] * force.transpose();
         }
       }
+      clock.Lap(&times.contact_assembly_ms);
       if (absl::Status gs = GlobalSolve(correction_rhs, &correction); !gs.ok()) return gs;
       x_free += correction;
       for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
+      clock.Lap(&times.correction_ms);
     }
     if (options_.iteration_observer) options_.iteration_observer(k + 1, x);
   }
@@ -479,6 +513,11 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   previous_contacts_ = contacts.contacts;
   previous_lambda_ = lambda;
   if (stats != nullptr) {
+    clock.Lap(&times.rhs_ms);
+    times.frame_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start)
+            .count();
+    local_stats.phase_times = times;
     local_stats.contacts = std::move(contacts.contacts);
     local_stats.contact_force_n = std::move(lambda);
     local_stats.contact_residual = std::move(contact_residual);

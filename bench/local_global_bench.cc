@@ -1,0 +1,641 @@
+// Local-global pipeline (Zeng et al. 2024, Sec. 7, Table 3): per-frame phase times of
+// LocalGlobalSolver::Step (LocalGlobalPhaseTimes) on 1 thread and on all threads, next to the
+// paper's Table 3 row of the same scene where there is one; the sparse inverse S of each case
+// (precompute time, nnz, MB) and its global step against the two triangular solves; and, with
+// --convergence, the twisting bar's energy error against a Newton reference (Fig. 9).
+//
+// Cases (h = 0.01 s and 5 local-global iterations as Table 3):
+//   bar5k, bar11k, bar21k  twisting bar 1.6 x 0.2 x 0.2 m, ARAP rho 1000, E 1e9, nu 0.45 (the
+//                          paper's), ends pinned and turned at +-2 rad/s; grids 44x10x10 (5,445
+//                          vertices, 26,400 tets; paper 5.3k / 26.4k), 58x13x13 (11,564 / 58,812;
+//                          paper 11.3k / 59.0k), 94x14x14 (21,375 / 110,544; paper 20.8k / 111.1k)
+//   gap                    pull_through_gap.h default scene (117 vertices), no paper row
+//   gap5k                  the same scene on a 54x9x9 grid (5,500 vertices, 26,244 tets) with the
+//                          "Pulling Wooper" material (Neo-Hookean, E 1e7, nu 0.3); paper row
+//                          Pulling Wooper 5.3k (a different mesh and cylinders, not planes)
+//   cloth10k               "Cloth Extension": 1 x 1 m ARAP cloth, 100 x 100 cells (10,201 vertices,
+//                          20,000 triangles; paper 10.2k / 20.2k), rho 1000, E 1e5, nu 0.45,
+//                          t = 1 mm, left edge pinned, right edge pulled out at 0.1 m/s, gravity;
+//                          no contact (a cloth lying in contact makes W dense:
+//                          docs/local_global.md)
+//
+//   build/bench/local_global_bench [--cases bar5k,gap,cloth10k] [--frames 10]
+//       [--convergence] [--convergence-cases bar5k] [--jacobi-iterations 1000]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "core/dynamics/fem/material.h"
+#include "core/dynamics/local_global/implicit_euler_newton.h"
+#include "core/dynamics/local_global/local_global_solver.h"
+#include "core/dynamics/local_global/ordered_cholesky.h"
+#include "core/dynamics/local_global/scenes/pull_through_gap.h"
+#include "core/dynamics/local_global/sparse_inverse.h"
+#include "core/dynamics/local_global/system_matrix.h"
+#include "core/geometry/generators.h"
+#include "core/sim/cpu_backend.h"
+#include "oneapi/tbb/global_control.h"
+#include "oneapi/tbb/info.h"
+
+namespace contactsim::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kDt = 0.01;  // Table 3: h = 0.01 s
+constexpr double kNa = std::nan("");
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// One row of Zeng et al. 2024, Table 3 (arXiv text, Sec. 7): S [MB], max contacts, then the
+// time columns [ms]: Schur., Local*, Global, Assem., Cst. Solve, Corr., Cst. Global, Frame max*.
+// NaN where the paper prints N/A. Their Local* runs on a CPU, the rest on an RTX GPU.
+struct PaperRow {
+  const char* label;
+  double s_mb, contacts, schur, local, global, assem, cst_solve, corr, cst_global, frame;
+};
+const PaperRow kTwistingBar5k = {
+    "Twisting Bar 5.3k/26.4k", 125.02, kNa, kNa, 0.87, 0.27, kNa, kNa, kNa, kNa, 6.23};
+const PaperRow kTwistingBar11k = {
+    "Twisting Bar 11.3k/59.0k", 463.03, kNa, kNa, 1.67, 0.86, kNa, kNa, kNa, kNa, 13.55};
+const PaperRow kTwistingBar21k = {
+    "Twisting Bar 20.8k/111.1k", 1310.19, kNa, kNa, 2.99, 2.41, kNa, kNa, kNa, kNa, 28.55};
+const PaperRow kPullingWooper5k = {
+    "Pulling Wooper 5.3k/20.4k", 67.14, 420, 4.76, 1.25, 0.14, 0.26, 0.54, 0.19, 0.98, 19.95};
+const PaperRow kClothExtension10k = {
+    "Cloth Extension ARAP 10.2k/20.2k", 102.51, kNa, kNa, 0.39, 0.33, kNa, kNa, kNa, kNa, 4.44};
+
+// A scene ready to step: solver, start state, external force, pinned targets per frame.
+struct SceneRun {
+  std::unique_ptr<LocalGlobalSolver> solver;
+  LocalGlobalState start;
+  Points3 f_ext_n;
+  std::function<Points3(int frame)> pinned_targets;  // empty: no hard pins
+  SystemMatrix system;                               // Abar of the mesh, for the S statistics
+  double precompute_s = 0.0;                         // LocalGlobalSolver::Create
+  bool has_contact = false;
+  std::optional<TetMesh> tets;  // bar cases: the mesh (convergence study)
+  std::vector<int32_t> pinned;
+};
+
+struct BarGrid {
+  int nx, ny;
+};
+
+BarGrid BarGridOf(const std::string& name) {
+  if (name == "bar11k") return {58, 13};
+  if (name == "bar21k") return {94, 14};
+  return {44, 10};
+}
+
+constexpr double kTwistRateRadPerS = 2.0;
+
+// End-face targets at frame f: the x_min face turned by -rate t, the x_max face by +rate t.
+Points3 TwistTargets(const Points3& rest_m, const std::vector<int32_t>& pinned, int frame) {
+  const double angle = kTwistRateRadPerS * kDt * frame;
+  const double x_min = rest_m.col(0).minCoeff();
+  Points3 targets(pinned.size(), 3);
+  for (size_t p = 0; p < pinned.size(); ++p) {
+    const Eigen::RowVector3d r = rest_m.row(pinned[p]);
+    const double a = r(0) - x_min < 1e-9 ? -angle : angle;
+    targets.row(p) = Eigen::RowVector3d(r(0), std::cos(a) * r(1) - std::sin(a) * r(2),
+                                        std::sin(a) * r(1) + std::cos(a) * r(2));
+  }
+  return targets;
+}
+
+absl::StatusOr<TetMesh> MakeBar(const std::string& name) {
+  const BarGrid g = BarGridOf(name);
+  return MakeTetBox(Vec3(0.8, 0.1, 0.1), g.nx, g.ny, g.ny);
+}
+
+std::vector<int32_t> EndFaces(const TetMesh& mesh) {
+  const double x_min = mesh.vertices().col(0).minCoeff();
+  const double x_max = mesh.vertices().col(0).maxCoeff();
+  std::vector<int32_t> ends;
+  for (int i = 0; i < mesh.num_vertices(); ++i) {
+    const double x = mesh.vertices()(i, 0);
+    if (std::abs(x - x_min) < 1e-9 || std::abs(x - x_max) < 1e-9) ends.push_back(i);
+  }
+  return ends;
+}
+
+absl::StatusOr<Material> BarMaterial(double youngs_pa) {
+  return MakeMaterial(MaterialModel::kArap, {youngs_pa, 0.45, 1000.0});
+}
+
+absl::StatusOr<SceneRun> MakeBarScene(const std::string& name, GlobalStepKind kind, int iterations,
+                                      double youngs_pa) {
+  auto mesh = MakeBar(name);
+  if (!mesh.ok()) return mesh.status();
+  auto material = BarMaterial(youngs_pa);
+  if (!material.ok()) return material.status();
+  SceneRun run;
+  run.pinned = EndFaces(*mesh);
+  LocalGlobalOptions options;
+  options.global_step = kind;
+  options.iterations = iterations;
+  options.pinned_vertices = run.pinned;
+  const auto t0 = Clock::now();
+  auto solver = LocalGlobalSolver::Create(*mesh, *material, kDt, options);
+  if (!solver.ok()) return solver.status();
+  run.precompute_s = Seconds(t0, Clock::now());
+  run.solver = *std::move(solver);
+  const int n = mesh->num_vertices();
+  run.start = {mesh->vertices(), Points3::Zero(n, 3), 0.0};
+  run.f_ext_n = Points3::Zero(n, 3);
+  auto system = AssembleSystemMatrix(*mesh, {material->density, 2.0 * material->mu, kDt});
+  if (!system.ok()) return system.status();
+  run.system = *std::move(system);
+  run.tets.emplace(*std::move(mesh));
+  // Copies: the SceneRun is moved after this returns.
+  run.pinned_targets = [rest = run.tets->vertices(), pinned = run.pinned](int frame) {
+    return TwistTargets(rest, pinned, frame);
+  };
+  return run;
+}
+
+absl::StatusOr<SceneRun> MakeGapScene(const std::string& name) {
+  PullThroughGapParams params;
+  params.time_step_s = kDt;
+  params.iterations = 5;
+  if (name == "gap5k") {
+    params.cells_x = 54;
+    params.cells_y = 9;
+    params.cells_z = 9;
+    params.model = MaterialModel::kNeoHookean;
+    params.material = {1.0e7, 0.3, 1000.0};
+  }
+  const auto t0 = Clock::now();
+  auto scene = BuildPullThroughGap(params);
+  if (!scene.ok()) return scene.status();
+  SceneRun run;
+  run.precompute_s = Seconds(t0, Clock::now());  // includes the mesh and scene set-up
+  run.solver = std::move(scene->solver);
+  run.start = scene->state;
+  run.f_ext_n = scene->gravity_n;
+  run.has_contact = true;
+  auto material = MakeMaterial(params.model, params.material);
+  if (!material.ok()) return material.status();
+  auto system = AssembleSystemMatrix(
+      scene->mesh, {material->density, 2.0 * material->mu + material->lambda, kDt});
+  if (!system.ok()) return system.status();
+  run.system = *std::move(system);
+  return run;
+}
+
+absl::StatusOr<SceneRun> MakeClothScene() {
+  constexpr int kCells = 100;
+  constexpr double kThicknessM = 1e-3;
+  constexpr double kPullSpeedMps = 0.1;
+  auto mesh = MakeClothGrid(1.0, 1.0, kCells, kCells);
+  if (!mesh.ok()) return mesh.status();
+  auto material = MakeMaterial(MaterialModel::kArap, {1.0e5, 0.45, 1000.0});
+  if (!material.ok()) return material.status();
+  material->lambda = PlaneStressLambda(material->mu, material->lambda);
+  SceneRun run;
+  const int n = mesh->num_vertices();
+  std::vector<int32_t> left, right;
+  for (int i = 0; i < n; ++i) {
+    if (mesh->vertices()(i, 0) < -0.5 + 1e-9) left.push_back(i);
+    if (mesh->vertices()(i, 0) > 0.5 - 1e-9) right.push_back(i);
+  }
+  run.pinned = left;
+  run.pinned.insert(run.pinned.end(), right.begin(), right.end());
+  LocalGlobalOptions options;
+  options.iterations = 5;
+  options.pinned_vertices = run.pinned;
+  const auto t0 = Clock::now();
+  auto solver = LocalGlobalSolver::Create(*mesh, kThicknessM, *material, kDt, options);
+  if (!solver.ok()) return solver.status();
+  run.precompute_s = Seconds(t0, Clock::now());
+  run.solver = *std::move(solver);
+  run.start = {mesh->vertices(), Points3::Zero(n, 3), 0.0};
+  // Hanging in the xy plane with gravity along -y (the cloth's plane): it stretches in-plane.
+  run.f_ext_n = Points3::Zero(n, 3);
+  run.f_ext_n.col(1) = -9.81 * run.solver->lumped_mass_kg();
+  const Points3 rest = mesh->vertices();
+  const std::vector<int32_t> pinned = run.pinned;
+  const size_t num_left = left.size();
+  run.pinned_targets = [rest, pinned, num_left](int frame) {
+    Points3 targets(pinned.size(), 3);
+    for (size_t p = 0; p < pinned.size(); ++p) {
+      targets.row(p) = rest.row(pinned[p]);
+      if (p >= num_left) targets(p, 0) += kPullSpeedMps * kDt * frame;
+    }
+    return targets;
+  };
+  auto system = AssembleSystemMatrix(
+      *mesh, {material->density * kThicknessM, 2.0 * material->mu * kThicknessM, kDt});
+  if (!system.ok()) return system.status();
+  run.system = *std::move(system);
+  return run;
+}
+
+absl::StatusOr<SceneRun> MakeScene(const std::string& name) {
+  if (name.rfind("bar", 0) == 0) {
+    return MakeBarScene(name, GlobalStepKind::kSparseInverse, 5, 1e9);
+  }
+  if (name.rfind("gap", 0) == 0) return MakeGapScene(name);
+  if (name == "cloth10k") return MakeClothScene();
+  return absl::InvalidArgumentError(absl::StrCat("--cases: unknown case '", name, "'"));
+}
+
+const PaperRow* PaperRowOf(const std::string& name) {
+  if (name == "bar5k") return &kTwistingBar5k;
+  if (name == "bar11k") return &kTwistingBar11k;
+  if (name == "bar21k") return &kTwistingBar21k;
+  if (name == "gap5k") return &kPullingWooper5k;
+  if (name == "cloth10k") return &kClothExtension10k;
+  return nullptr;
+}
+
+// Mean phase times per frame over `frames` frames, the largest frame and contact count.
+struct PhaseSummary {
+  LocalGlobalPhaseTimes mean;
+  double frame_max_ms = 0.0;
+  int max_contacts = 0;
+};
+
+absl::StatusOr<PhaseSummary> RunFrames(SceneRun& run, int frames, const char* label) {
+  PhaseSummary out;
+  LocalGlobalState state = run.start;
+  LocalGlobalStepStats stats;
+  auto& m = out.mean;
+  for (int f = 1; f <= frames; ++f) {
+    Points3 targets;
+    if (run.pinned_targets) targets = run.pinned_targets(f);
+    if (absl::Status s =
+            run.solver->Step(run.f_ext_n, &state, run.pinned_targets ? &targets : nullptr, &stats);
+        !s.ok()) {
+      return s;
+    }
+    const LocalGlobalPhaseTimes& t = stats.phase_times;
+    m.schur_ms += t.schur_ms;
+    m.local_ms += t.local_ms;
+    m.global_ms += t.global_ms;
+    m.contact_assembly_ms += t.contact_assembly_ms;
+    m.constraint_solve_ms += t.constraint_solve_ms;
+    m.correction_ms += t.correction_ms;
+    m.rhs_ms += t.rhs_ms;
+    m.frame_ms += t.frame_ms;
+    out.frame_max_ms = std::max(out.frame_max_ms, t.frame_ms);
+    out.max_contacts = std::max(out.max_contacts, static_cast<int>(stats.contacts.size()));
+    if (f % 10 == 0 || f == frames || t.frame_ms > 1000.0) {
+      std::fprintf(stderr, "  [%s] frame %d/%d (%.1f ms)\n", label, f, frames, t.frame_ms);
+    }
+  }
+  for (double* v : {&m.schur_ms, &m.local_ms, &m.global_ms, &m.contact_assembly_ms,
+                    &m.constraint_solve_ms, &m.correction_ms, &m.rhs_ms, &m.frame_ms}) {
+    *v /= frames;
+  }
+  return out;
+}
+
+std::string Cell(double v) {
+  if (std::isnan(v)) return "N/A";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), v >= 100 ? "%.0f" : "%.2f", v);
+  return buf;
+}
+
+void PrintPhaseTable(const std::string& name, const SceneRun& run, const PhaseSummary& one,
+                     const PhaseSummary& all, int threads, int frames, const PaperRow* paper) {
+  std::printf("\n### %s: %d vertices, %d elements, max %d contacts, %d frames\n\n", name.c_str(),
+              run.solver->num_vertices(), run.solver->num_elements(),
+              std::max(one.max_contacts, all.max_contacts), frames);
+  std::printf(
+      "| ms per frame | Schur. | Local | Global | Assem. | Cst. Solve | Corr. | Cst. Global | "
+      "rhs | Frame (mean) | Frame max |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+  auto row = [](const std::string& label, const PhaseSummary& s) {
+    const auto& t = s.mean;
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label.c_str(),
+                Cell(t.schur_ms).c_str(), Cell(t.local_ms).c_str(), Cell(t.global_ms).c_str(),
+                Cell(t.contact_assembly_ms).c_str(), Cell(t.constraint_solve_ms).c_str(),
+                Cell(t.correction_ms).c_str(),
+                Cell(t.contact_assembly_ms + t.constraint_solve_ms + t.correction_ms).c_str(),
+                Cell(t.rhs_ms).c_str(), Cell(t.frame_ms).c_str(), Cell(s.frame_max_ms).c_str());
+  };
+  row("1 thread", one);
+  row(absl::StrCat(threads, " threads"), all);
+  const auto& a = one.mean;
+  const auto& b = all.mean;
+  auto ratio = [](double x, double y) { return y > 0 ? x / y : kNa; };
+  std::printf("| 1t / %dt | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", threads,
+              Cell(ratio(a.schur_ms, b.schur_ms)).c_str(),
+              Cell(ratio(a.local_ms, b.local_ms)).c_str(),
+              Cell(ratio(a.global_ms, b.global_ms)).c_str(),
+              Cell(ratio(a.contact_assembly_ms, b.contact_assembly_ms)).c_str(),
+              Cell(ratio(a.constraint_solve_ms, b.constraint_solve_ms)).c_str(),
+              Cell(ratio(a.correction_ms, b.correction_ms)).c_str(), "",
+              Cell(ratio(a.rhs_ms, b.rhs_ms)).c_str(), Cell(ratio(a.frame_ms, b.frame_ms)).c_str(),
+              Cell(ratio(one.frame_max_ms, all.frame_max_ms)).c_str());
+  if (paper != nullptr) {
+    std::printf("| paper: %s (max %s contacts) | %s | %s | %s | %s | %s | %s | %s | | | %s |\n",
+                paper->label, Cell(paper->contacts).c_str(), Cell(paper->schur).c_str(),
+                Cell(paper->local).c_str(), Cell(paper->global).c_str(), Cell(paper->assem).c_str(),
+                Cell(paper->cst_solve).c_str(), Cell(paper->corr).c_str(),
+                Cell(paper->cst_global).c_str(), Cell(paper->frame).c_str());
+  }
+}
+
+// Median wall time of `reps` calls after 2 warm-up calls [s].
+template <typename F>
+double MedianTime(int reps, F&& f) {
+  for (int i = 0; i < 2; ++i) f();
+  std::vector<double> t(reps);
+  for (int i = 0; i < reps; ++i) {
+    const auto a = Clock::now();
+    f();
+    t[i] = Seconds(a, Clock::now());
+  }
+  std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
+  return t[reps / 2];
+}
+
+// S of the mesh's Abar (pins not eliminated): precompute time, nnz, MB; one global step (n x 3
+// block) with S on all threads and on 1 thread against the two triangular solves.
+absl::Status PrintSparseInverseStats(const SceneRun& run, int reps, const PaperRow* paper) {
+  const auto t0 = Clock::now();
+  auto factor = OrderedCholesky::Compute(run.system.a_bar, FillOrdering::kNestedDissection);
+  if (!factor.ok()) return factor.status();
+  const auto t1 = Clock::now();
+  auto s = SparseInverseFactor::Compute(*factor);
+  if (!s.ok()) return s.status();
+  const auto t2 = Clock::now();
+  const int n = static_cast<int>(run.system.a_bar.rows());
+  CpuBackend backend;
+  auto step = SparseInverseGlobalStep::Create(backend, *s, 3);
+  if (!step.ok()) return step.status();
+  auto b_id = backend.CreateDense(n, 3);
+  auto q_id = backend.CreateDense(n, 3);
+  if (!b_id.ok() || !q_id.ok()) return absl::InternalError("CreateDense failed");
+  const OrderedCholesky::Block b = OrderedCholesky::Block::Random(n, 3);
+  *backend.dense(*b_id) = b;
+  OrderedCholesky::Block complete;
+  const double tri_s = MedianTime(reps, [&] { complete = factor->Solve(b); });
+  const double s_all = MedianTime(reps, [&] { (void)step->Solve(*b_id, *q_id); });
+  double s_one = 0.0, tri_one = 0.0;
+  {
+    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    s_one = MedianTime(reps, [&] { (void)step->Solve(*b_id, *q_id); });
+    tri_one = MedianTime(reps, [&] { complete = factor->Solve(b); });
+  }
+  const double rel = (*backend.dense(*q_id) - complete).norm() / complete.norm();
+  const double mb = static_cast<double>(s->MemoryBytes()) / (1024.0 * 1024.0);
+  std::printf(
+      "\nS (scalar n x n, ND): ordering + Cholesky %.3f s, S %.3f s (solver Create %.3f s); "
+      "nnz(S) %lld, %.2f MB (paper, 3n x 3n: %s MB)\n",
+      Seconds(t0, t1), Seconds(t1, t2), run.precompute_s, static_cast<long long>(s->nnz()), mb,
+      paper != nullptr ? Cell(paper->s_mb).c_str() : "-");
+  std::printf(
+      "global step (n x 3): triangular solves %.3f ms (1 thread %.3f), S^T(S b) %.3f ms all "
+      "threads, %.3f ms 1 thread; tri/S %.2f (all), %.2f (1 thread); rel. diff %.1e\n",
+      1e3 * tri_s, 1e3 * tri_one, 1e3 * s_all, 1e3 * s_one, tri_s / s_all, tri_one / s_one, rel);
+  return absl::OkStatus();
+}
+
+absl::Status RunPhaseCase(const std::string& name, int frames, int reps) {
+  const int threads = tbb::info::default_concurrency();
+  std::fprintf(stderr, "[%s] building (precompute)\n", name.c_str());
+  auto run = MakeScene(name);
+  if (!run.ok()) return run.status();
+  std::fprintf(stderr, "[%s] %d vertices, precompute %.2f s\n", name.c_str(),
+               run->solver->num_vertices(), run->precompute_s);
+  auto all = RunFrames(*run, frames, "all threads");
+  if (!all.ok()) return all.status();
+  if (run->has_contact) {
+    // A fresh solver: the contact warm start would otherwise carry over from the first run.
+    auto again = MakeScene(name);
+    if (!again.ok()) return again.status();
+    run->solver = std::move(again->solver);
+  }
+  absl::StatusOr<PhaseSummary> one;
+  {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+    one = RunFrames(*run, frames, "1 thread");
+  }
+  if (!one.ok()) return one.status();
+  const PaperRow* paper = PaperRowOf(name);
+  PrintPhaseTable(name, *run, *one, *all, threads, frames, paper);
+  return PrintSparseInverseStats(*run, reps, paper);
+}
+
+// ---- Twisting bar convergence (Fig. 9) ----
+
+const char* KindName(GlobalStepKind kind) {
+  switch (kind) {
+    case GlobalStepKind::kCompleteSolve:
+      return "complete solve";
+    case GlobalStepKind::kSparseInverse:
+      return "sparse inverse";
+    case GlobalStepKind::kJacobi:
+      return "Jacobi";
+  }
+  return "?";
+}
+
+absl::Status RunConvergence(const std::string& name, int warmup_frames, int jacobi_iterations) {
+  const std::vector<double> youngs_list = {1e5, 1e6, 1e7, 1e8, 1e9};
+  const std::vector<GlobalStepKind> kinds = {
+      GlobalStepKind::kCompleteSolve, GlobalStepKind::kSparseInverse, GlobalStepKind::kJacobi};
+  constexpr int kRows = 20;
+  const std::vector<int> jacobi_extra = {50, 100, 200, 500, 1000, 2000, 5000};
+  // error[kind][E] -> per iteration (issue measure) and the paper's normalized measure.
+  std::map<int, std::map<double, std::map<int, double>>> err, paper_err;
+  std::map<double, std::string> newton_info;
+  for (double youngs : youngs_list) {
+    std::fprintf(stderr, "[%s convergence] E = %.0e: warm-up %d frames\n", name.c_str(), youngs,
+                 warmup_frames);
+    auto warm = MakeBarScene(name, GlobalStepKind::kCompleteSolve, 20, youngs);
+    if (!warm.ok()) return warm.status();
+    LocalGlobalState start = warm->start;
+    for (int f = 1; f <= warmup_frames; ++f) {
+      const Points3 targets = warm->pinned_targets(f);
+      if (absl::Status s = warm->solver->Step(warm->f_ext_n, &start, &targets); !s.ok()) return s;
+    }
+    const Points3 targets = warm->pinned_targets(warmup_frames + 1);
+    const Points3 predictor = warm->solver->Predictor(start, warm->f_ext_n);
+    Points3 x_zero = predictor;
+    for (size_t p = 0; p < warm->pinned.size(); ++p) x_zero.row(warm->pinned[p]) = targets.row(p);
+    std::map<int, std::map<int, double>> g_of;  // kind -> k -> g(x^k)
+    Points3 last_complete;
+    for (GlobalStepKind kind : kinds) {
+      const int iterations = kind == GlobalStepKind::kJacobi ? jacobi_iterations : kRows;
+      std::map<int, double>& g = g_of[static_cast<int>(kind)];
+      // g(x^k) with the warm-up solver (same mesh, material, h).
+      LocalGlobalSolver* evaluator = warm->solver.get();
+      auto material = BarMaterial(youngs);
+      if (!material.ok()) return material.status();
+      LocalGlobalOptions options;
+      options.global_step = kind;
+      options.iterations = iterations;
+      options.pinned_vertices = warm->pinned;
+      options.iteration_observer = [&](int k, const Points3& x) {
+        if (k <= kRows ||
+            std::find(jacobi_extra.begin(), jacobi_extra.end(), k) != jacobi_extra.end()) {
+          g[k] = evaluator->IncrementalPotential(x, predictor);
+        }
+        if (kind == GlobalStepKind::kCompleteSolve && k == iterations) last_complete = x;
+      };
+      auto observed = LocalGlobalSolver::Create(*warm->tets, *material, kDt, options);
+      if (!observed.ok()) return observed.status();
+      LocalGlobalState state = start;
+      std::fprintf(stderr, "  %s: %d iterations\n", KindName(kind), iterations);
+      if (absl::Status s = (*observed)->Step(warm->f_ext_n, &state, &targets); !s.ok()) return s;
+    }
+    std::fprintf(stderr, "  Newton reference\n");
+    const auto t0 = Clock::now();
+    auto material = BarMaterial(youngs);
+    if (!material.ok()) return material.status();
+    auto newton = MinimizeIncrementalPotential(*warm->tets, *material, kDt, predictor,
+                                               last_complete, warm->pinned, targets);
+    if (!newton.ok()) return newton.status();
+    const double g_star = warm->solver->IncrementalPotential(newton->x_m, predictor);
+    const double g_zero = warm->solver->IncrementalPotential(x_zero, predictor);
+    char info[200];
+    std::snprintf(info, sizeof(info),
+                  "%d iterations, |grad| %.2e N, converged %s, %.1f s, g* = %.6e J",
+                  newton->iterations, newton->gradient_norm_n, newton->converged ? "yes" : "no",
+                  Seconds(t0, Clock::now()), g_star);
+    newton_info[youngs] = info;
+    for (auto& [kind, g] : g_of) {
+      for (auto& [k, value] : g) {
+        err[kind][youngs][k] = (value - g_star) / std::abs(g_star);
+        paper_err[kind][youngs][k] = (value - g_star) / (g_zero - g_star);
+      }
+    }
+    for (auto& [kind, per_k] : paper_err) {  // progress: the paper's measure at a few k
+      std::fprintf(stderr, "  %s (paper measure): k=5 %.2e, k=20 %.2e, last %.2e; %s\n",
+                   KindName(static_cast<GlobalStepKind>(kind)), per_k[youngs][5], per_k[youngs][20],
+                   per_k[youngs].rbegin()->second, info);
+    }
+  }
+  BarGrid grid = BarGridOf(name);
+  std::printf("\n### Twisting bar %s (%dx%dx%d cells), one step after %d frames, vs Newton\n",
+              name.c_str(), grid.nx, grid.ny, grid.ny, warmup_frames);
+  for (double youngs : youngs_list) {
+    std::printf("- E = %.0e Pa Newton: %s\n", youngs, newton_info[youngs].c_str());
+  }
+  for (const auto* table : {&err, &paper_err}) {
+    std::printf("\n%s\n\n| k |", table == &err
+                                     ? "(g(x^k) - g*) / |g*| (issue measure)"
+                                     : "(g(x^k) - g*) / (g(x^0) - g*) (paper's Fig. 9 measure)");
+    for (double youngs : youngs_list) {
+      for (GlobalStepKind kind : kinds) {
+        std::printf(" %.0e %s |", youngs,
+                    kind == GlobalStepKind::kCompleteSolve   ? "complete"
+                    : kind == GlobalStepKind::kSparseInverse ? "S"
+                                                             : "Jacobi");
+      }
+    }
+    std::printf("\n|---|");
+    for (size_t i = 0; i < youngs_list.size() * kinds.size(); ++i) std::printf("---|");
+    std::printf("\n");
+    std::vector<int> ks;
+    for (int k = 1; k <= kRows; ++k) ks.push_back(k);
+    for (int k : jacobi_extra) {
+      if (k <= jacobi_iterations) ks.push_back(k);
+    }
+    for (int k : ks) {
+      std::printf("| %d |", k);
+      for (double youngs : youngs_list) {
+        for (GlobalStepKind kind : kinds) {
+          const auto& per_k = (*table).at(static_cast<int>(kind)).at(youngs);
+          const auto it = per_k.find(k);
+          if (it == per_k.end()) {
+            std::printf(" |");
+          } else {
+            std::printf(" %.1e |", it->second);
+          }
+        }
+      }
+      std::printf("\n");
+    }
+  }
+  std::fflush(stdout);
+  return absl::OkStatus();
+}
+
+std::vector<std::string> SplitCommas(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+double LoadAverage() {
+  double load = kNa;
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &load) != 1) load = kNa;
+    std::fclose(f);
+  }
+  return load;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{"Local-global pipeline: phase times (Zeng et al. 2024, Table 3) and convergence"};
+  std::string cases = "bar5k,gap,gap5k,cloth10k";
+  int frames = 10;
+  int reps = 20;
+  bool convergence = false;
+  std::string convergence_cases = "bar5k";
+  int warmup_frames = 10;
+  int jacobi_iterations = 1000;
+  app.add_option("--cases", cases,
+                 "comma list of bar5k, bar11k, bar21k, gap, gap5k, cloth10k (empty: none)");
+  app.add_option("--frames", frames, "frames per thread setting")->check(CLI::PositiveNumber);
+  app.add_option("--reps", reps, "repetitions of the global-step timing")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--convergence", convergence, "twisting bar energy error vs Newton (Fig. 9)");
+  app.add_option("--convergence-cases", convergence_cases, "bars for --convergence");
+  app.add_option("--warmup-frames", warmup_frames, "frames before the measured step")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--jacobi-iterations", jacobi_iterations, "Jacobi rounds in --convergence")
+      ->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
+  std::printf(
+      "local_global_bench: %d threads available, load average %.2f, h = %.3f s, "
+      "5 local-global iterations\n",
+      tbb::info::default_concurrency(), LoadAverage(), kDt);
+  for (const std::string& name : SplitCommas(cases)) {
+    if (absl::Status s = RunPhaseCase(name, frames, reps); !s.ok()) {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());
+      return 1;
+    }
+    std::fflush(stdout);
+  }
+  if (convergence) {
+    for (const std::string& name : SplitCommas(convergence_cases)) {
+      if (name.rfind("bar", 0) != 0) {
+        std::fprintf(stderr, "--convergence-cases: '%s' is not a bar\n", name.c_str());
+        return 1;
+      }
+      if (absl::Status s = RunConvergence(name, warmup_frames, jacobi_iterations); !s.ok()) {
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());
+        return 1;
+      }
+    }
+  }
+  std::printf("load average at the end %.2f\n", LoadAverage());
+  return 0;
+}
+
+}  // namespace
+}  // namespace contactsim::core
+
+int main(int argc, char** argv) { return contactsim::core::Main(argc, argv); }
