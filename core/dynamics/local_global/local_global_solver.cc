@@ -117,8 +117,7 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
   auto system = AssembleSystemMatrix(mesh, {material.density, k, time_step_s});
   if (!system.ok()) return system.status();
   return CreateFromSystem(*std::move(system), ElementArray(mesh.tets()), 3, mesh.surface(), k,
-                          material,
-                          time_step_s, options, backend);
+                          material, time_step_s, options, backend);
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
@@ -145,16 +144,14 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
   q.setFromTriplets(bending->begin(), bending->end());
   if (!bending->empty()) system->a_bar += (time_step_s * time_step_s) * q;  // implicit bending
   auto solver = CreateFromSystem(*std::move(system), ElementArray(mesh.faces()), 2, mesh, k,
-                                 material,
-                                 time_step_s, options, backend);
+                                 material, time_step_s, options, backend);
   if (solver.ok() && !bending->empty()) (*solver)->bending_q_ = std::move(q);
   return solver;
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFromSystem(
     SystemMatrix system, const ElementIndices& elements, int columns, const TriangleMesh& surface,
-    double k,
-    const Material& material, double time_step_s, const LocalGlobalOptions& options,
+    double k, const Material& material, double time_step_s, const LocalGlobalOptions& options,
     Backend* backend) {
   const int n = static_cast<int>(system.lumped_mass_kg.size());
   std::vector<int32_t> free_index(n, 0);

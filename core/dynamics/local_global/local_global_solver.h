@@ -209,9 +209,8 @@ class LocalGlobalSolver {
   LocalGlobalSolver() = default;
   // Shared tail of both Create: element operators G, constraint terms, elimination, factor.
   static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> CreateFromSystem(
-      SystemMatrix system, const ElementIndices& elements, int columns,
-      const TriangleMesh& surface, double k,
-      const Material& material, double time_step_s, const LocalGlobalOptions& options,
+      SystemMatrix system, const ElementIndices& elements, int columns, const TriangleMesh& surface,
+      double k, const Material& material, double time_step_s, const LocalGlobalOptions& options,
       Backend* backend);
   absl::Status Validate(const Points3& p, const char* field) const;
   absl::Status GlobalSolve(const Block& b_free, Block* x_free);
