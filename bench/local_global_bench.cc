@@ -35,6 +35,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "bench/median_time.h"
 #include "core/dynamics/fem/material.h"
 #include "core/dynamics/local_global/implicit_euler_newton.h"
 #include "core/dynamics/local_global/local_global_solver.h"
@@ -50,13 +51,11 @@
 namespace contactsim::core {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::MedianTime;
+using bench::Seconds;
 constexpr double kDt = 0.01;  // Table 3: h = 0.01 s
 constexpr double kNa = std::nan("");
-
-double Seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
 
 // One row of Zeng et al. 2024, Table 3 (arXiv text, Sec. 7): S [MB], max contacts, then the
 // time columns [ms]: Schur., Local*, Global, Assem., Cst. Solve, Corr., Cst. Global, Frame max*.
@@ -350,20 +349,6 @@ void PrintPhaseTable(const std::string& name, const SceneRun& run, const PhaseSu
   }
 }
 
-// Median wall time of `reps` calls after 2 warm-up calls [s].
-template <typename F>
-double MedianTime(int reps, F&& f) {
-  for (int i = 0; i < 2; ++i) f();
-  std::vector<double> t(reps);
-  for (int i = 0; i < reps; ++i) {
-    const auto a = Clock::now();
-    f();
-    t[i] = Seconds(a, Clock::now());
-  }
-  std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
-  return t[reps / 2];
-}
-
 // S of the mesh's Abar (pins not eliminated): precompute time, nnz, MB; one global step (n x 3
 // block) with S on all threads and on 1 thread against the two triangular solves.
 absl::Status PrintSparseInverseStats(const SceneRun& run, int reps, const PaperRow* paper) {
@@ -384,13 +369,13 @@ absl::Status PrintSparseInverseStats(const SceneRun& run, int reps, const PaperR
   const OrderedCholesky::Block b = OrderedCholesky::Block::Random(n, 3);
   *backend.dense(*b_id) = b;
   OrderedCholesky::Block complete;
-  const double tri_s = MedianTime(reps, [&] { complete = factor->Solve(b); });
-  const double s_all = MedianTime(reps, [&] { (void)step->Solve(*b_id, *q_id); });
+  const double tri_s = MedianTime(reps, 2, [&] { complete = factor->Solve(b); });
+  const double s_all = MedianTime(reps, 2, [&] { (void)step->Solve(*b_id, *q_id); });
   double s_one = 0.0, tri_one = 0.0;
   {
     tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-    s_one = MedianTime(reps, [&] { (void)step->Solve(*b_id, *q_id); });
-    tri_one = MedianTime(reps, [&] { complete = factor->Solve(b); });
+    s_one = MedianTime(reps, 2, [&] { (void)step->Solve(*b_id, *q_id); });
+    tri_one = MedianTime(reps, 2, [&] { complete = factor->Solve(b); });
   }
   const double rel = (*backend.dense(*q_id) - complete).norm() / complete.norm();
   const double mb = static_cast<double>(s->MemoryBytes()) / (1024.0 * 1024.0);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "bench/median_time.h"
 #include "core/dynamics/local_global/ordered_cholesky.h"
 #include "core/dynamics/local_global/sparse_inverse.h"
 #include "core/dynamics/local_global/system_matrix.h"
@@ -26,25 +27,9 @@
 namespace contactsim::core {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-// Median wall time of `reps` calls after 3 warm-up calls [s].
-template <typename F>
-double MedianTime(int reps, F&& f) {
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<double> t(reps);
-  for (int i = 0; i < reps; ++i) {
-    const auto a = Clock::now();
-    f();
-    t[i] = Seconds(a, Clock::now());
-  }
-  std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
-  return t[reps / 2];
-}
+using bench::Clock;
+using bench::MedianTime;
+using bench::Seconds;
 
 struct Size {
   int cells;        // grid cells per side: (cells + 1)^2 vertices
@@ -100,12 +85,12 @@ int Run(int reps, const std::string& which) {
       OrderedCholesky::Block b = OrderedCholesky::Block::Random(n, 3);
       *backend.dense(*b_id) = b;
       OrderedCholesky::Block complete;
-      const double tri = MedianTime(reps, [&] { complete = factor->Solve(b); });
-      const double sparse_all = MedianTime(reps, [&] { (void)step->Solve(*b_id, *q_id); });
+      const double tri = MedianTime(reps, 3, [&] { complete = factor->Solve(b); });
+      const double sparse_all = MedianTime(reps, 3, [&] { (void)step->Solve(*b_id, *q_id); });
       double sparse_one = 0.0;
       {
         tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-        sparse_one = MedianTime(reps, [&] { (void)step->Solve(*b_id, *q_id); });
+        sparse_one = MedianTime(reps, 3, [&] { (void)step->Solve(*b_id, *q_id); });
       }
       const double rel = (*backend.dense(*q_id) - complete).norm() / complete.norm();
       const double mb = static_cast<double>(s->MemoryBytes()) / (1024.0 * 1024.0);
