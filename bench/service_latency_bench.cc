@@ -148,16 +148,16 @@ int main(int argc, char** argv) {
     if (!info.ok()) return info.status();
     return std::chrono::duration<double, std::micro>(t1 - t0).count();
   };
-  // A controller's loop reuses its reply message (SessionHandle::StepInto).
+  // A controller's loop: StepInto with one StepReply (request and reply on its arena).
   const contactsim::v1::StepControls no_controls;
-  contactsim::v1::StepResponse reply;
+  contactsim::client::StepReply reply;
   auto time_step = [&]() -> absl::StatusOr<double> {
     const Clock::time_point t0 = Clock::now();
     const absl::Status stepped = controller.StepInto(1, no_controls, &reply);
     const Clock::time_point t1 = Clock::now();
     if (!stepped.ok()) return stepped;
-    contacts = reply.contacts().contacts_size();
-    reply_bytes = reply.ByteSizeLong();
+    contacts = reply->contacts().contacts_size();
+    reply_bytes = reply->ByteSizeLong();
     return std::chrono::duration<double, std::micro>(t1 - t0).count();
   };
   // Ping: the transport's floor. GetSession: a unary call with the token check, the session
@@ -178,6 +178,7 @@ int main(int argc, char** argv) {
   for (int done = 0; done < calls; done += block) {
     const int n = std::min(block, calls - done);
     for (const Timed& t : timed) {
+      if (getenv("ONLY") && t.row->name != getenv("ONLY")) continue;
       for (int i = 0; i < n; ++i) {
         auto us = t.call();
         if (!us.ok()) return Fail(t.row->name.c_str(), us.status());

@@ -6,5 +6,6 @@
 #include "clients/cpp/connection.h"      // IWYU pragma: export
 #include "clients/cpp/session_handle.h"  // IWYU pragma: export
 #include "clients/cpp/status_convert.h"  // IWYU pragma: export
+#include "clients/cpp/step_reply.h"      // IWYU pragma: export
 #include "clients/cpp/stream_stop.h"     // IWYU pragma: export
 #include "clients/cpp/tls_options.h"     // IWYU pragma: export

@@ -112,23 +112,32 @@ absl::StatusOr<v1::UploadMeshResponse> SessionHandle::UploadMesh(
   return response;
 }
 
+absl::Status SessionHandle::CallStep(int32_t n_steps, const v1::StepControls& controls,
+                                     v1::StepRequest* request, v1::StepResponse* response) const {
+  grpc::ClientContext context;
+  connection_.PrepareContext(context, token_);
+  request->set_session_id(session_id_);
+  request->set_n_steps(n_steps);
+  *request->mutable_controls() = controls;
+  return FromGrpcStatus(connection_.stub().Step(&context, *request, response));
+}
+
 absl::StatusOr<v1::StepResponse> SessionHandle::Step(int32_t n_steps,
                                                      const v1::StepControls& controls) const {
+  v1::StepRequest request;
   v1::StepResponse response;
-  if (absl::Status status = StepInto(n_steps, controls, &response); !status.ok()) return status;
+  if (absl::Status status = CallStep(n_steps, controls, &request, &response); !status.ok()) {
+    return status;
+  }
   return response;
 }
 
 absl::Status SessionHandle::StepInto(int32_t n_steps, const v1::StepControls& controls,
-                                     v1::StepResponse* response) const {
-  grpc::ClientContext context;
-  connection_.PrepareContext(context, token_);
-  v1::StepRequest request;
-  request.set_session_id(session_id_);
-  request.set_n_steps(n_steps);
-  *request.mutable_controls() = controls;
-  response->Clear();
-  return FromGrpcStatus(connection_.stub().Step(&context, request, response));
+                                     StepReply* reply) const {
+  const StepReply::Call call = reply->StartCall();
+  absl::Status status = CallStep(n_steps, controls, call.request, call.response);
+  if (!status.ok()) call.response->Clear();
+  return status;
 }
 
 absl::StatusOr<v1::SnapshotResponse> SessionHandle::Snapshot() const {

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "clients/cpp/connection.h"
+#include "clients/cpp/step_reply.h"
 #include "clients/cpp/stream_stop.h"
 #include "contactsim/v1/simulation.pb.h"
 
@@ -52,10 +53,10 @@ class SessionHandle {
   // contact report and the diagnostics.
   absl::StatusOr<v1::StepResponse> Step(int32_t n_steps,
                                         const v1::StepControls& controls = {}) const;
-  // The same into `*response` (cleared first). For a controller's loop: a reply message reused
-  // from call to call keeps its sub-messages, so parsing the next reply allocates nothing.
-  absl::Status StepInto(int32_t n_steps, const v1::StepControls& controls,
-                        v1::StepResponse* response) const;
+  // The same into `*reply` (step_reply.h), for a controller's loop: the request and the reply
+  // live on the StepReply's arena, so a call that fits its first block allocates nothing on the
+  // heap. After an error `reply->response()` is empty.
+  absl::Status StepInto(int32_t n_steps, const v1::StepControls& controls, StepReply* reply) const;
 
   // The blob is opaque bytes (version 2: the serialized session state), restorable into any
   // session of the same pipeline on any server (docs/service.md, "Snapshots").
@@ -71,6 +72,9 @@ class SessionHandle {
                            StreamStop* stop = nullptr) const;
 
  private:
+  absl::Status CallStep(int32_t n_steps, const v1::StepControls& controls, v1::StepRequest* request,
+                        v1::StepResponse* response) const;
+
   Connection connection_;
   std::string session_id_;
   std::string token_;

@@ -1,6 +1,7 @@
 // The client library against an in-process server: a full session round trip, and errors that
 // reach the caller as absl codes with the server's message.
 #include <string>
+#include <vector>
 
 #include "clients/cpp/status_convert.h"
 #include "gtest/gtest.h"
@@ -67,6 +68,40 @@ TEST_F(ClientTest, RoundTripCreateStepSnapshotRestoreClose) {
   listed = connection_->ListSessions();
   ASSERT_TRUE(listed.ok()) << listed.status();
   EXPECT_TRUE(listed->empty());
+}
+
+// StepInto with a reused StepReply answers exactly what Step answers, each call replacing the
+// previous reply (no contacts accumulate across calls), also when the reply outgrows the arena's
+// first block; a refused call leaves the reply empty.
+TEST_F(ClientTest, StepIntoAReusedStepReplyAnswersWhatStepAnswers) {
+  BoxSession s = CreateBoxSession();
+  SessionHandle controller = Controller(s);
+  ASSERT_TRUE(controller.Step(50).ok());  // resting on the plane: contacts in every step
+  absl::StatusOr<v1::SnapshotResponse> snapshot = controller.Snapshot();
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+
+  std::vector<std::string> by_step;
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<v1::StepResponse> step = controller.Step(2);
+    ASSERT_TRUE(step.ok()) << step.status();
+    ASSERT_GT(step->contacts().contacts_size(), 0);
+    by_step.push_back(step->SerializeAsString());
+  }
+  // A 16 KiB first block holds this reply; the 1 KiB minimum does not, so it also grows.
+  for (size_t first_block_bytes : {StepReply::kDefaultFirstBlockBytes, size_t{0}}) {
+    SCOPED_TRACE(first_block_bytes);
+    ASSERT_TRUE(controller.Restore(snapshot->snapshot()).ok());
+    StepReply reply(first_block_bytes);
+    EXPECT_EQ(reply->step_count(), 0);  // empty before the first call
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(controller.StepInto(2, {}, &reply).ok());
+      EXPECT_EQ(reply->SerializeAsString(), by_step[i]) << "call " << i;
+      EXPECT_EQ(reply->step_count(), 52 + 2 * i);
+    }
+    const absl::Status refused = controller.StepInto(0, {}, &reply);
+    EXPECT_TRUE(absl::IsInvalidArgument(refused)) << refused;
+    EXPECT_EQ(reply->ByteSizeLong(), 0u);
+  }
 }
 
 TEST_F(ClientTest, WrongTokenIsUnauthenticatedWithTheServersMessage) {
