@@ -9,34 +9,56 @@
 namespace contactsim::core {
 namespace {
 
-// H_d^T (n x m) in CSR from H (m x 3n): entry (r, 3v + d) of H becomes (v, r).
-std::array<CsrMatrix, 3> SplitTransposed(const CsrMatrix& h, int32_t n) {
+// The vertices H touches, ascending, and each vertex's index among them (-1: untouched).
+struct TouchedVertices {
+  std::vector<int32_t> vertices;
+  std::vector<int32_t> index_of;  // size n
+};
+
+TouchedVertices FindTouchedVertices(const CsrMatrix& h, int32_t n) {
+  TouchedVertices touched;
+  touched.index_of.assign(n, -1);
+  for (int32_t c : h.col_indices) touched.index_of[c / 3] = 0;
+  for (int32_t v = 0; v < n; ++v) {
+    if (touched.index_of[v] < 0) continue;
+    touched.index_of[v] = static_cast<int32_t>(touched.vertices.size());
+    touched.vertices.push_back(v);
+  }
+  return touched;
+}
+
+// E (n x k): E(vertices[j], j) = 1.
+CsrMatrix Selection(const TouchedVertices& touched, int32_t n) {
+  CsrMatrix e;
+  e.rows = n;
+  e.cols = static_cast<int32_t>(touched.vertices.size());
+  e.row_offsets.assign(n + 1, 0);
+  for (int32_t v = 0; v < n; ++v) {
+    e.row_offsets[v + 1] = e.row_offsets[v] + (touched.index_of[v] >= 0 ? 1 : 0);
+  }
+  e.col_indices.reserve(touched.vertices.size());
+  for (int32_t v : touched.vertices) e.col_indices.push_back(touched.index_of[v]);
+  e.values.assign(touched.vertices.size(), 1.0);
+  return e;
+}
+
+// H_dV (m x k) for d = 0, 1, 2: entry (r, 3 v + d) of H becomes (r, index_of[v]). index_of is
+// increasing in v, so the column indices stay sorted within each row.
+std::array<CsrMatrix, 3> SplitByCoordinate(const CsrMatrix& h, const TouchedVertices& touched) {
   std::array<CsrMatrix, 3> out;
-  std::array<std::vector<int32_t>, 3> counts;
-  for (int d = 0; d < 3; ++d) {
-    out[d].rows = n;
-    out[d].cols = h.rows;
-    counts[d].assign(n + 1, 0);
+  for (CsrMatrix& hd : out) {
+    hd.rows = h.rows;
+    hd.cols = static_cast<int32_t>(touched.vertices.size());
+    hd.row_offsets.assign(h.rows + 1, 0);
   }
-  for (int64_t k = 0; k < h.nnz(); ++k) {
-    const int32_t c = h.col_indices[k];
-    ++counts[c % 3][c / 3 + 1];
-  }
-  for (int d = 0; d < 3; ++d) {
-    for (int32_t v = 0; v < n; ++v) counts[d][v + 1] += counts[d][v];
-    out[d].row_offsets = counts[d];
-    out[d].col_indices.resize(counts[d][n]);
-    out[d].values.resize(counts[d][n]);
-  }
-  // Rows of H visited in increasing order, so the column indices of H_d^T come out sorted.
   for (int32_t r = 0; r < h.rows; ++r) {
     for (int32_t k = h.row_offsets[r]; k < h.row_offsets[r + 1]; ++k) {
       const int32_t c = h.col_indices[k];
-      const int d = c % 3;
-      const int32_t slot = counts[d][c / 3]++;
-      out[d].col_indices[slot] = r;
-      out[d].values[slot] = h.values[k];
+      CsrMatrix& hd = out[c % 3];
+      hd.col_indices.push_back(touched.index_of[c / 3]);
+      hd.values.push_back(h.values[k]);
     }
+    for (CsrMatrix& hd : out) hd.row_offsets[r + 1] = static_cast<int32_t>(hd.values.size());
   }
   return out;
 }
@@ -52,7 +74,7 @@ absl::StatusOr<SparseId> ComputeDelassus(Backend& backend, SparseId r, int32_t n
   if (h.row_offsets.size() != static_cast<size_t>(h.rows) + 1) {
     return absl::InvalidArgumentError("h.row_offsets: size must be rows + 1");
   }
-  std::array<CsrMatrix, 3> ht = SplitTransposed(h, n);
+  const TouchedVertices touched = FindTouchedVertices(h, n);
   std::vector<SparseId> temporaries;
   auto release_all = [&] {
     // Release cannot fail for ids created here.
@@ -64,17 +86,32 @@ absl::StatusOr<SparseId> ComputeDelassus(Backend& backend, SparseId r, int32_t n
     if (w.value >= 0) backend.ReleaseSparse(w).IgnoreError();
     return status;
   };
+  // A new backend matrix that is released on return.
+  auto keep = [&](absl::StatusOr<SparseId> id) -> absl::StatusOr<SparseId> {
+    if (id.ok()) temporaries.push_back(*id);
+    return id;
+  };
+
+  // G = (R E)^T (R E) = Abar^{-1} restricted to the touched vertices.
+  absl::StatusOr<SparseId> e = keep(backend.UploadCsr(Selection(touched, n)));
+  if (!e.ok()) return fail(e.status());
+  absl::StatusOr<SparseId> re = keep(backend.SpGEMM(r, *e));
+  if (!re.ok()) return fail(re.status());
+  absl::StatusOr<SparseId> re_t = keep(backend.Transpose(*re));
+  if (!re_t.ok()) return fail(re_t.status());
+  absl::StatusOr<SparseId> g = keep(backend.SpGEMM(*re_t, *re));
+  if (!g.ok()) return fail(g.status());
+
+  // W = sum_d H_dV G H_dV^T.
+  std::array<CsrMatrix, 3> h_split = SplitByCoordinate(h, touched);
   for (int d = 0; d < 3; ++d) {
-    absl::StatusOr<SparseId> ht_id = backend.UploadCsr(ht[d]);
-    if (!ht_id.ok()) return fail(ht_id.status());
-    temporaries.push_back(*ht_id);
-    absl::StatusOr<SparseId> z = backend.SpGEMM(r, *ht_id);
-    if (!z.ok()) return fail(z.status());
-    temporaries.push_back(*z);
-    absl::StatusOr<SparseId> zt = backend.Transpose(*z);
-    if (!zt.ok()) return fail(zt.status());
-    temporaries.push_back(*zt);
-    absl::StatusOr<SparseId> wd = backend.SpGEMM(*zt, *z);
+    absl::StatusOr<SparseId> hd = keep(backend.UploadCsr(h_split[d]));
+    if (!hd.ok()) return fail(hd.status());
+    absl::StatusOr<SparseId> hd_t = keep(backend.Transpose(*hd));
+    if (!hd_t.ok()) return fail(hd_t.status());
+    absl::StatusOr<SparseId> hd_g = keep(backend.SpGEMM(*hd, *g));
+    if (!hd_g.ok()) return fail(hd_g.status());
+    absl::StatusOr<SparseId> wd = backend.SpGEMM(*hd_g, *hd_t);
     if (!wd.ok()) return fail(wd.status());
     if (d == 0) {
       w = *wd;

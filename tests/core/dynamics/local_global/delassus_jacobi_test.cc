@@ -1,6 +1,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "core/dynamics/local_global/delassus.h"
@@ -17,8 +18,9 @@ namespace contactsim::core {
 namespace {
 
 // H for `contacts` vertex-triangle contacts: rows (normal, tangent 1, tangent 2) of each act on
-// 4 vertices with weights (1, -b0, -b1, -b2) (b barycentric), as a proximity query gives them.
-CsrMatrix RandomContactJacobian(int n, int contacts, std::mt19937& rng) {
+// 4 vertices with weights (1, -b0, -b1, -b2) (b barycentric), as a proximity query gives them;
+// with `against_obstacle`, on the first vertex alone (weight 1), as a contact with a static mesh.
+CsrMatrix RandomContactJacobian(int n, int contacts, bool against_obstacle, std::mt19937& rng) {
   std::uniform_int_distribution<int> vertex(0, n - 1);
   std::uniform_real_distribution<double> uni(0.05, 1.0);
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -38,7 +40,7 @@ CsrMatrix RandomContactJacobian(int n, int contacts, std::mt19937& rng) {
     const Vec3 t2 = nrm.cross(t1);
     const Vec3 dirs[3] = {nrm, t1, t2};
     for (int r = 0; r < 3; ++r) {
-      for (int a = 0; a < 4; ++a) {
+      for (int a = 0; a < (against_obstacle ? 1 : 4); ++a) {
         for (int d = 0; d < 3; ++d)
           triplets.emplace_back(3 * c + r, 3 * verts[a] + d, w[a] * dirs[r][d]);
       }
@@ -50,8 +52,10 @@ CsrMatrix RandomContactJacobian(int n, int contacts, std::mt19937& rng) {
 
 TEST(DelassusTest, SparseProductsMatchDenseHAinvHt) {
   std::mt19937 rng(11);
-  for (bool cloth : {false, true}) {
+  for (auto [cloth, against_obstacle] :
+       {std::pair{false, false}, std::pair{true, false}, std::pair{false, true}}) {
     SCOPED_TRACE(cloth ? "cloth" : "tet_bar");
+    SCOPED_TRACE(against_obstacle ? "one vertex per contact" : "four vertices per contact");
     auto sys = cloth ? AssembleSystemMatrix(lg_test::Cloth(), lg_test::StiffClothParams())
                      : AssembleSystemMatrix(lg_test::TetBar(), lg_test::StiffTetParams());
     ASSERT_TRUE(sys.ok()) << sys.status();
@@ -63,7 +67,7 @@ TEST(DelassusTest, SparseProductsMatchDenseHAinvHt) {
     CpuBackend backend;
     auto r = backend.UploadCsr(ToCsr(s->r()));
     ASSERT_TRUE(r.ok()) << r.status();
-    const CsrMatrix h = RandomContactJacobian(n, 8, rng);
+    const CsrMatrix h = RandomContactJacobian(n, 8, against_obstacle, rng);
     auto w_id = ComputeDelassus(backend, *r, n, h);
     ASSERT_TRUE(w_id.ok()) << w_id.status();
     const Eigen::MatrixXd w = Eigen::MatrixXd(*backend.sparse(*w_id));
