@@ -9,14 +9,7 @@
 namespace contactsim::core {
 namespace {
 
-// The vertices H touches, ascending, and each vertex's index among them (-1: untouched).
-struct TouchedVertices {
-  std::vector<int32_t> vertices;
-  std::vector<int32_t> index_of;  // size n
-};
-
-TouchedVertices FindTouchedVertices(const CsrMatrix& h, int32_t n) {
-  TouchedVertices touched;
+void FindTouchedVertices(const CsrMatrix& h, int32_t n, TouchedVertexInverse& touched) {
   touched.index_of.assign(n, -1);
   for (int32_t c : h.col_indices) touched.index_of[c / 3] = 0;
   for (int32_t v = 0; v < n; ++v) {
@@ -24,11 +17,10 @@ TouchedVertices FindTouchedVertices(const CsrMatrix& h, int32_t n) {
     touched.index_of[v] = static_cast<int32_t>(touched.vertices.size());
     touched.vertices.push_back(v);
   }
-  return touched;
 }
 
 // E (n x k): E(vertices[j], j) = 1.
-CsrMatrix Selection(const TouchedVertices& touched, int32_t n) {
+CsrMatrix Selection(const TouchedVertexInverse& touched, int32_t n) {
   CsrMatrix e;
   e.rows = n;
   e.cols = static_cast<int32_t>(touched.vertices.size());
@@ -44,7 +36,8 @@ CsrMatrix Selection(const TouchedVertices& touched, int32_t n) {
 
 // H_dV (m x k) for d = 0, 1, 2: entry (r, 3 v + d) of H becomes (r, index_of[v]). index_of is
 // increasing in v, so the column indices stay sorted within each row.
-std::array<CsrMatrix, 3> SplitByCoordinate(const CsrMatrix& h, const TouchedVertices& touched) {
+std::array<CsrMatrix, 3> SplitByCoordinate(const CsrMatrix& h,
+                                           const TouchedVertexInverse& touched) {
   std::array<CsrMatrix, 3> out;
   for (CsrMatrix& hd : out) {
     hd.rows = h.rows;
@@ -63,10 +56,7 @@ std::array<CsrMatrix, 3> SplitByCoordinate(const CsrMatrix& h, const TouchedVert
   return out;
 }
 
-}  // namespace
-
-absl::StatusOr<SparseId> ComputeDelassus(Backend& backend, SparseId r, int32_t n,
-                                         const CsrMatrix& h) {
+absl::Status CheckShapes(int32_t n, const CsrMatrix& h) {
   if (n <= 0 || h.cols != 3 * n) {
     return absl::InvalidArgumentError(
         absl::StrCat("h: has ", h.cols, " columns, expected 3n = ", 3 * static_cast<int64_t>(n)));
@@ -74,56 +64,80 @@ absl::StatusOr<SparseId> ComputeDelassus(Backend& backend, SparseId r, int32_t n
   if (h.row_offsets.size() != static_cast<size_t>(h.rows) + 1) {
     return absl::InvalidArgumentError("h.row_offsets: size must be rows + 1");
   }
-  const TouchedVertices touched = FindTouchedVertices(h, n);
-  std::vector<SparseId> temporaries;
-  auto release_all = [&] {
-    // Release cannot fail for ids created here.
-    for (SparseId id : temporaries) backend.ReleaseSparse(id).IgnoreError();
-  };
+  return absl::OkStatus();
+}
+
+// Releases the backend matrices it was given when it goes out of scope.
+class ReleaseOnExit {
+ public:
+  explicit ReleaseOnExit(Backend& backend) : backend_(backend) {}
+  ~ReleaseOnExit() {
+    // Release cannot fail for ids created by the caller.
+    for (SparseId id : ids_) backend_.ReleaseSparse(id).IgnoreError();
+  }
+  absl::StatusOr<SparseId> Keep(absl::StatusOr<SparseId> id) {
+    if (id.ok()) ids_.push_back(*id);
+    return id;
+  }
+
+ private:
+  Backend& backend_;
+  std::vector<SparseId> ids_;
+};
+
+}  // namespace
+
+absl::StatusOr<TouchedVertexInverse> ComputeTouchedVertexInverse(Backend& backend, SparseId r,
+                                                                 int32_t n, const CsrMatrix& h) {
+  if (absl::Status shapes = CheckShapes(n, h); !shapes.ok()) return shapes;
+  TouchedVertexInverse touched;
+  FindTouchedVertices(h, n, touched);
+  ReleaseOnExit temporaries(backend);
+  absl::StatusOr<SparseId> e = temporaries.Keep(backend.UploadCsr(Selection(touched, n)));
+  if (!e.ok()) return e.status();
+  absl::StatusOr<SparseId> re = temporaries.Keep(backend.SpGEMM(r, *e));
+  if (!re.ok()) return re.status();
+  absl::StatusOr<SparseId> re_t = temporaries.Keep(backend.Transpose(*re));
+  if (!re_t.ok()) return re_t.status();
+  absl::StatusOr<SparseId> g = backend.SpGEMM(*re_t, *re);
+  if (!g.ok()) return g.status();
+  touched.g = *g;
+  return touched;
+}
+
+absl::StatusOr<SparseId> ComputeDelassus(Backend& backend, SparseId r, int32_t n,
+                                         const CsrMatrix& h) {
+  absl::StatusOr<TouchedVertexInverse> touched = ComputeTouchedVertexInverse(backend, r, n, h);
+  if (!touched.ok()) return touched.status();
+  ReleaseOnExit temporaries(backend);
+  temporaries.Keep(touched->g).IgnoreError();
+  // W = sum_d H_dV G H_dV^T; the running sum is not a temporary (the result is the caller's).
+  std::array<CsrMatrix, 3> h_split = SplitByCoordinate(h, *touched);
   SparseId w{-1};
-  auto fail = [&](absl::Status status) {
-    release_all();
+  auto failed = [&](const absl::Status& status) {
     if (w.value >= 0) backend.ReleaseSparse(w).IgnoreError();
     return status;
   };
-  // A new backend matrix that is released on return.
-  auto keep = [&](absl::StatusOr<SparseId> id) -> absl::StatusOr<SparseId> {
-    if (id.ok()) temporaries.push_back(*id);
-    return id;
-  };
-
-  // G = (R E)^T (R E) = Abar^{-1} restricted to the touched vertices.
-  absl::StatusOr<SparseId> e = keep(backend.UploadCsr(Selection(touched, n)));
-  if (!e.ok()) return fail(e.status());
-  absl::StatusOr<SparseId> re = keep(backend.SpGEMM(r, *e));
-  if (!re.ok()) return fail(re.status());
-  absl::StatusOr<SparseId> re_t = keep(backend.Transpose(*re));
-  if (!re_t.ok()) return fail(re_t.status());
-  absl::StatusOr<SparseId> g = keep(backend.SpGEMM(*re_t, *re));
-  if (!g.ok()) return fail(g.status());
-
-  // W = sum_d H_dV G H_dV^T.
-  std::array<CsrMatrix, 3> h_split = SplitByCoordinate(h, touched);
   for (int d = 0; d < 3; ++d) {
-    absl::StatusOr<SparseId> hd = keep(backend.UploadCsr(h_split[d]));
-    if (!hd.ok()) return fail(hd.status());
-    absl::StatusOr<SparseId> hd_t = keep(backend.Transpose(*hd));
-    if (!hd_t.ok()) return fail(hd_t.status());
-    absl::StatusOr<SparseId> hd_g = keep(backend.SpGEMM(*hd, *g));
-    if (!hd_g.ok()) return fail(hd_g.status());
-    absl::StatusOr<SparseId> wd = backend.SpGEMM(*hd_g, *hd_t);
-    if (!wd.ok()) return fail(wd.status());
+    absl::StatusOr<SparseId> hd = temporaries.Keep(backend.UploadCsr(h_split[d]));
+    if (!hd.ok()) return failed(hd.status());
+    absl::StatusOr<SparseId> hd_t = temporaries.Keep(backend.Transpose(*hd));
+    if (!hd_t.ok()) return failed(hd_t.status());
+    absl::StatusOr<SparseId> hd_g = temporaries.Keep(backend.SpGEMM(*hd, touched->g));
+    if (!hd_g.ok()) return failed(hd_g.status());
     if (d == 0) {
-      w = *wd;
+      absl::StatusOr<SparseId> w0 = backend.SpGEMM(*hd_g, *hd_t);
+      if (!w0.ok()) return w0.status();
+      w = *w0;
       continue;
     }
-    temporaries.push_back(*wd);
+    absl::StatusOr<SparseId> wd = temporaries.Keep(backend.SpGEMM(*hd_g, *hd_t));
+    if (!wd.ok()) return failed(wd.status());
     absl::StatusOr<SparseId> sum = backend.SpAdd(1.0, w, 1.0, *wd);
-    if (!sum.ok()) return fail(sum.status());
-    temporaries.push_back(w);
+    if (!sum.ok()) return failed(sum.status());
+    backend.ReleaseSparse(w).IgnoreError();
     w = *sum;
   }
-  release_all();
   return w;
 }
 

@@ -21,10 +21,24 @@
 // Errors: InvalidArgument when H has 3n != cols or R is not n x n.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "core/sim/backend.h"
 
 namespace contactsim::core {
+
+// The vertices V that H touches and G = Abar^{-1}[V, V] = (R E)^T (R E).
+struct TouchedVertexInverse {
+  std::vector<int32_t> vertices;  // V, ascending
+  std::vector<int32_t> index_of;  // size n: the index in V, -1 for a vertex H does not touch
+  SparseId g{-1};                 // k x k on the backend, owned by the caller
+};
+
+// r: R = S P on `backend` (n x n). h: m x 3n. Errors as ComputeDelassus.
+absl::StatusOr<TouchedVertexInverse> ComputeTouchedVertexInverse(Backend& backend, SparseId r,
+                                                                 int32_t n, const CsrMatrix& h);
 
 // r: R = S P uploaded to `backend` (n x n). h: m x 3n. Returns W (m x m, symmetric, CSR) as a
 // new backend matrix owned by the caller.

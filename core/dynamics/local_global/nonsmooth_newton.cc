@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "core/dynamics/local_global/delassus.h"
+#include "core/dynamics/local_global/delassus_operator.h"
 
 namespace contactsim::core {
 namespace {
@@ -34,23 +34,14 @@ absl::StatusOr<std::unique_ptr<NonsmoothContactSolver>> NonsmoothContactSolver::
                                                    3 * contacts.num_contacts(), ")"));
   }
   auto solver = std::unique_ptr<NonsmoothContactSolver>(
-      new NonsmoothContactSolver(backend, contacts, time_step_s, options));
+      new NonsmoothContactSolver(contacts, time_step_s, options));
   const int32_t rows = contacts.h.rows;
-  absl::StatusOr<SparseId> w = ComputeDelassus(backend, r, num_free, contacts.h);
+  absl::StatusOr<std::unique_ptr<DelassusOperator>> w =
+      DelassusOperator::Create(backend, r, num_free, contacts.h);
   if (!w.ok()) return w.status();
-  solver->w_ = *w;
-  for (DenseId* id : {&solver->x_id_, &solver->y_id_}) {
-    absl::StatusOr<DenseId> created = backend.CreateDense(rows, 1);
-    if (!created.ok()) return created.status();
-    *id = *created;
-  }
-  absl::StatusOr<CsrMatrix> w_host = backend.DownloadCsr(solver->w_);
-  if (!w_host.ok()) return w_host.status();
-  solver->w_diagonal_ = Eigen::VectorXd::Zero(rows);
+  solver->w_ = *std::move(w);
+  solver->w_diagonal_ = solver->w_->diagonal();
   for (int32_t i = 0; i < rows; ++i) {
-    for (int32_t k = w_host->row_offsets[i]; k < w_host->row_offsets[i + 1]; ++k) {
-      if (w_host->col_indices[k] == i) solver->w_diagonal_[i] = w_host->values[k];
-    }
     if (!(solver->w_diagonal_[i] > 0.0)) {
       return absl::InternalError(absl::StrCat("Delassus diagonal W[", i, "][", i,
                                               "] is not positive: ", solver->w_diagonal_[i]));
@@ -61,25 +52,13 @@ absl::StatusOr<std::unique_ptr<NonsmoothContactSolver>> NonsmoothContactSolver::
     solver->r_[i] = i % 3 == 0 ? NormalPreconditioner(solver->w_diagonal_[i], time_step_s)
                                : FrictionPreconditioner(solver->w_diagonal_[i], time_step_s);
   }
-  solver->host_x_.resize(rows);
-  solver->host_y_.resize(rows);
   return solver;
 }
 
-NonsmoothContactSolver::~NonsmoothContactSolver() {
-  if (w_.value >= 0) backend_.ReleaseSparse(w_).IgnoreError();
-  for (DenseId id : {x_id_, y_id_}) {
-    if (id.value >= 0) backend_.ReleaseDense(id).IgnoreError();
-  }
-}
+NonsmoothContactSolver::~NonsmoothContactSolver() = default;
 
 absl::Status NonsmoothContactSolver::ApplyW(const Eigen::VectorXd& x, Eigen::VectorXd* y) {
-  if (absl::Status s = backend_.UploadDense(x_id_, {x.data(), size_t(x.size())}); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = backend_.SpMV(1.0, w_, Op::kNone, x_id_, 0.0, y_id_); !s.ok()) return s;
-  y->resize(x.size());
-  return backend_.DownloadDense(y_id_, {y->data(), size_t(y->size())});
+  return w_->Apply(x, y);
 }
 
 void NonsmoothContactSolver::Evaluate(const Eigen::VectorXd& hq, const Eigen::VectorXd& hq_start,

@@ -4,7 +4,8 @@
 // With the contact set of the step (contact_frame.h: H, 3 rows per contact, fixed for the step)
 // the constrained global step is A q = b^k + h^2 H^T lambda (lambda [N], A = Abar (x) I_3 on the
 // free vertices). Writing q_u = A^{-1} b^k (the ordinary global step) and W = H A^{-1} H^T (the
-// Delassus operator, formed ONCE per step with delassus.h from R = S P), every constraint
+// Delassus operator, formed ONCE per step from R = S P: delassus_operator.h keeps it as
+// H_V (G (x) I_3) H_V^T with G = Abar^{-1} on the touched vertices), every constraint
 // quantity is affine in lambda:
 //   H q(lambda) = H q_u + h^2 W lambda
 //   normal gap    delta_n = (H q)_n - offset_m                      [m]
@@ -29,7 +30,8 @@
 // the row scaling by s_i, and the decoupled rows' dlambda enters the others' right-hand side
 // instead of being dropped. Both tangent rows of a contact use one r_f, the larger of their two
 // Eq. 28 values, so the isotropic cone stays isotropic.
-// W products run on the Backend (SpMV); the per-contact NCP evaluation runs on the host.
+// W products run through DelassusOperator (the G product on the Backend, SpMM); the per-contact
+// NCP evaluation runs on the host.
 #pragma once
 
 #include <Eigen/Core>
@@ -41,6 +43,7 @@
 #include "core/contact/complementarity/conjugate_residual.h"
 #include "core/contact/complementarity/ncp_functions.h"
 #include "core/dynamics/local_global/contact_frame.h"
+#include "core/dynamics/local_global/delassus_operator.h"
 #include "core/sim/backend.h"
 
 namespace contactsim::core {
@@ -58,8 +61,9 @@ struct NewtonContactStats {
 
 class NonsmoothContactSolver {
  public:
-  // Forms W = H A^{-1} H^T on `backend` from R = S P (n_free x n_free, sparse_inverse.h) and the
-  // Eq. 28 preconditioners; time_step_s = h > 0. The backend must outlive the solver.
+  // Forms W = H A^{-1} H^T (DelassusOperator) on `backend` from R = S P (n_free x n_free,
+  // sparse_inverse.h) and the Eq. 28 preconditioners; time_step_s = h > 0. The backend must outlive
+  // the solver.
   static absl::StatusOr<std::unique_ptr<NonsmoothContactSolver>> Create(
       Backend& backend, SparseId r, int32_t num_free, const ContactSet& contacts,
       double time_step_s, const NonsmoothNewtonOptions& options);
@@ -85,24 +89,21 @@ class NonsmoothContactSolver {
   int32_t num_rows() const { return static_cast<int32_t>(r_.size()); }
 
  private:
-  NonsmoothContactSolver(Backend& backend, const ContactSet& contacts, double time_step_s,
+  NonsmoothContactSolver(const ContactSet& contacts, double time_step_s,
                          const NonsmoothNewtonOptions& options)
-      : backend_(backend), contacts_(contacts.contacts), h_(time_step_s), options_(options) {}
+      : contacts_(contacts.contacts), h_(time_step_s), options_(options) {}
   absl::Status ApplyW(const Eigen::VectorXd& x, Eigen::VectorXd* y);
   // Residual F, and (when d and e are given) the indicator diagonal D and compliance E.
   void Evaluate(const Eigen::VectorXd& hq, const Eigen::VectorXd& hq_start,
                 const Eigen::VectorXd& lambda, Eigen::VectorXd* f, Eigen::VectorXd* d,
                 Eigen::VectorXd* e) const;
 
-  Backend& backend_;
   std::vector<VertexContact> contacts_;
   double h_;
   NonsmoothNewtonOptions options_;
-  SparseId w_;
-  DenseId x_id_, y_id_;
+  std::unique_ptr<DelassusOperator> w_;
   Eigen::VectorXd w_diagonal_, r_;
   ConjugateResidualSolver cr_;
-  std::vector<double> host_x_, host_y_;
 };
 
 }  // namespace contactsim::core

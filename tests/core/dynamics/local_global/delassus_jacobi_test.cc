@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/dynamics/local_global/delassus.h"
+#include "core/dynamics/local_global/delassus_operator.h"
 #include "core/dynamics/local_global/jacobi_global_step.h"
 #include "core/dynamics/local_global/ordered_cholesky.h"
 #include "core/dynamics/local_global/sparse_inverse.h"
@@ -92,6 +93,25 @@ TEST(DelassusTest, SparseProductsMatchDenseHAinvHt) {
     // (cond(Abar) * u << 1e-10 for these meshes), measured against max |W|.
     EXPECT_LE((w - reference).cwiseAbs().maxCoeff(), 1e-10 * reference.cwiseAbs().maxCoeff());
     EXPECT_LE((w - w.transpose()).cwiseAbs().maxCoeff(), 1e-12 * reference.cwiseAbs().maxCoeff());
+
+    // The factored operator the Newton iterations use: the same products and diagonal, to the
+    // same accuracy (|W x| <= max|W| |x|_1 bounds the scale of each product).
+    auto op = DelassusOperator::Create(backend, *r, n, h);
+    ASSERT_TRUE(op.ok()) << op.status();
+    EXPECT_EQ((*op)->rows(), 24);
+    EXPECT_LE((*op)->num_touched_vertices(), against_obstacle ? 8 : 32);
+    EXPECT_LE(((*op)->diagonal() - reference.diagonal()).cwiseAbs().maxCoeff(),
+              1e-10 * reference.cwiseAbs().maxCoeff());
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (int trial = 0; trial < 3; ++trial) {
+      Eigen::VectorXd x(24);
+      for (int i = 0; i < 24; ++i) x[i] = normal(rng);
+      Eigen::VectorXd y;
+      ASSERT_TRUE((*op)->Apply(x, &y).ok());
+      EXPECT_LE((y - reference * x).cwiseAbs().maxCoeff(),
+                1e-10 * reference.cwiseAbs().maxCoeff() * x.lpNorm<1>());
+    }
+    EXPECT_TRUE(absl::IsInvalidArgument((*op)->Apply(Eigen::VectorXd::Zero(23), nullptr)));
   }
 }
 
