@@ -13,10 +13,12 @@
 //   gap5k                  the same scene on a 54x9x9 grid (5,500 vertices, 26,244 tets) with the
 //                          "Pulling Wooper" material (Neo-Hookean, E 1e7, nu 0.3); paper row
 //                          Pulling Wooper 5.3k (a different mesh and cylinders, not planes)
-//   cloth10k               "Cloth Extension": 1 x 1 m ARAP cloth, 100 x 100 cells (10,201 vertices,
-//                          20,000 triangles; paper 10.2k / 20.2k), rho 1000, E 1e5, nu 0.45,
-//                          t = 1 mm, left edge pinned, right edge pulled out at 0.1 m/s, gravity;
-//                          no contact (a cloth lying in contact makes W dense:
+//   cloth10k, cloth20k     "Cloth Extension": 1 x 1 m cloth, 100 x 100 cells (10,201 vertices,
+//                          20,000 triangles; paper 10.2k / 20.2k) or 141 x 141 (20,164 / 39,762;
+//                          paper 20.2k / 40.0k), rho 1000, E 1e5, nu 0.45, t = 1 mm, left edge
+//                          pinned, right edge pulled out at 0.1 m/s, gravity; ARAP, and with the
+//                          suffix _corot co-rotational, _nh Neo-Hookean (the paper's three rows per
+//                          size); no contact (a cloth lying in contact makes G dense:
 //                          docs/local_global.md)
 //
 //   build/bench/local_global_bench [--cases bar5k,gap,cloth10k] [--frames 10]
@@ -74,6 +76,81 @@ const PaperRow kPullingWooper5k = {
     "Pulling Wooper 5.3k/20.4k", 67.14, 420, 4.76, 1.25, 0.14, 0.26, 0.54, 0.19, 0.98, 19.95};
 const PaperRow kClothExtension10k = {
     "Cloth Extension ARAP 10.2k/20.2k", 102.51, kNa, kNa, 0.39, 0.33, kNa, kNa, kNa, kNa, 4.44};
+const PaperRow kClothExtension10kCorot = {"Cloth Extension Co-rotation 10.2k/20.2k",
+                                          102.51,
+                                          kNa,
+                                          kNa,
+                                          0.87,
+                                          0.23,
+                                          kNa,
+                                          kNa,
+                                          kNa,
+                                          kNa,
+                                          6.43};
+const PaperRow kClothExtension10kNeoHookean = {"Cloth Extension Neo-Hookean 10.2k/20.2k",
+                                               102.51,
+                                               kNa,
+                                               kNa,
+                                               0.93,
+                                               0.23,
+                                               kNa,
+                                               kNa,
+                                               kNa,
+                                               kNa,
+                                               6.65};
+const PaperRow kClothExtension20k = {
+    "Cloth Extension ARAP 20.2k/40.0k", 280.41, kNa, kNa, 0.59, 0.58, kNa, kNa, kNa, kNa, 7.53};
+const PaperRow kClothExtension20kCorot = {"Cloth Extension Co-rotation 20.2k/40.0k",
+                                          280.41,
+                                          kNa,
+                                          kNa,
+                                          1.59,
+                                          0.51,
+                                          kNa,
+                                          kNa,
+                                          kNa,
+                                          kNa,
+                                          12.11};
+const PaperRow kClothExtension20kNeoHookean = {"Cloth Extension Neo-Hookean 20.2k/40.0k",
+                                               280.41,
+                                               kNa,
+                                               kNa,
+                                               1.73,
+                                               0.52,
+                                               kNa,
+                                               kNa,
+                                               kNa,
+                                               kNa,
+                                               12.88};
+
+// A Cloth Extension case: "cloth10k" or "cloth20k", optionally suffixed "_corot" or "_nh".
+struct ClothCase {
+  int cells = 0;
+  MaterialModel model = MaterialModel::kArap;
+};
+std::optional<ClothCase> ParseClothCase(const std::string& name) {
+  ClothCase c;
+  std::string size = name;
+  if (const size_t underscore = name.find('_'); underscore != std::string::npos) {
+    size = name.substr(0, underscore);
+    const std::string model = name.substr(underscore + 1);
+    if (model == "corot") {
+      c.model = MaterialModel::kCorotational;
+    } else if (model == "nh") {
+      c.model = MaterialModel::kNeoHookean;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (size == "cloth10k") {
+    c.cells = 100;
+  } else if (size == "cloth20k") {
+    c.cells = 141;
+  } else {
+    return std::nullopt;
+  }
+  return c;
+}
 
 // A scene ready to step: solver, start state, external force, pinned targets per frame.
 struct SceneRun {
@@ -194,13 +271,12 @@ absl::StatusOr<SceneRun> MakeGapScene(const std::string& name) {
   return run;
 }
 
-absl::StatusOr<SceneRun> MakeClothScene() {
-  constexpr int kCells = 100;
+absl::StatusOr<SceneRun> MakeClothScene(const ClothCase& cloth) {
   constexpr double kThicknessM = 1e-3;
   constexpr double kPullSpeedMps = 0.1;
-  auto mesh = MakeClothGrid(1.0, 1.0, kCells, kCells);
+  auto mesh = MakeClothGrid(1.0, 1.0, cloth.cells, cloth.cells);
   if (!mesh.ok()) return mesh.status();
-  auto material = MakeMaterial(MaterialModel::kArap, {1.0e5, 0.45, 1000.0});
+  auto material = MakeMaterial(cloth.model, {1.0e5, 0.45, 1000.0});
   if (!material.ok()) return material.status();
   material->lambda = PlaneStressLambda(material->mu, material->lambda);
   SceneRun run;
@@ -247,7 +323,7 @@ absl::StatusOr<SceneRun> MakeScene(const std::string& name) {
     return MakeBarScene(name, GlobalStepKind::kSparseInverse, 5, 1e9);
   }
   if (name.rfind("gap", 0) == 0) return MakeGapScene(name);
-  if (name == "cloth10k") return MakeClothScene();
+  if (const std::optional<ClothCase> cloth = ParseClothCase(name)) return MakeClothScene(*cloth);
   return absl::InvalidArgumentError(absl::StrCat("--cases: unknown case '", name, "'"));
 }
 
@@ -257,6 +333,11 @@ const PaperRow* PaperRowOf(const std::string& name) {
   if (name == "bar21k") return &kTwistingBar21k;
   if (name == "gap5k") return &kPullingWooper5k;
   if (name == "cloth10k") return &kClothExtension10k;
+  if (name == "cloth10k_corot") return &kClothExtension10kCorot;
+  if (name == "cloth10k_nh") return &kClothExtension10kNeoHookean;
+  if (name == "cloth20k") return &kClothExtension20k;
+  if (name == "cloth20k_corot") return &kClothExtension20kCorot;
+  if (name == "cloth20k_nh") return &kClothExtension20kNeoHookean;
   return nullptr;
 }
 
@@ -582,7 +663,8 @@ int Main(int argc, char** argv) {
   int warmup_frames = 10;
   int jacobi_iterations = 1000;
   app.add_option("--cases", cases,
-                 "comma list of bar5k, bar11k, bar21k, gap, gap5k, cloth10k (empty: none)");
+                 "comma list of bar5k, bar11k, bar21k, gap, gap5k, cloth10k, cloth20k (cloth: "
+                 "add _corot or _nh for the other materials) (empty: none)");
   app.add_option("--frames", frames, "frames per thread setting")->check(CLI::PositiveNumber);
   app.add_option("--reps", reps, "repetitions of the global-step timing")
       ->check(CLI::PositiveNumber);
