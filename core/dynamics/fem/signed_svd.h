@@ -12,6 +12,10 @@
 // triangle) and V a 2x2 orthogonal matrix. A membrane has no inversion; the "rotation" is the
 // 3x2 matrix R = U_2 V^T with orthonormal columns.
 //
+// Both are computed in closed form from the eigen-decomposition of F^T F (a fifth to a half of
+// a JacobiSVD's cost), with Eigen's JacobiSVD as the fallback where that loses accuracy (F near
+// singular, or a result that does not reconstruct F to 1e-13 |F|).
+//
 // The existing PolarDecomposeRotation (core/dynamics/polar_decomposition.h) returns only R and
 // S; materials need U, sigma and V.
 #pragma once
