@@ -12,6 +12,13 @@
 //   penalty_scene_runner --scene rings --resolution 0.5 --count 4 --steps 500
 //   penalty_scene_runner --scene bucket --model cpf --threads 1 --steps 50
 //
+//   penalty_scene_runner --scene rings --model dpf-dcd,cpf --dt 0.0333 --stiffness 20
+//
+// Per model the table also gives the force curve's smoothness (force_smoothness.h): the
+// roughness (RMS second difference over the mean force) and the total variation per second over
+// the mean, from the first step with a contact force to the end ("contact") and over the second
+// half of the run ("late": for settling scenes, where the force should become constant).
+//
 // Deformable scenes (blob, tori_cloth, bucket) are also checked for bodies passing through their
 // container or cloth (PenaltyScene::check_containment) every 10 steps and at the end; a run
 // stops at the first failure. Wall times exclude scene building and these checks. --threads
@@ -33,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/sim/scenes/force_smoothness.h"
 #include "core/sim/scenes/penalty_scenes.h"
 #include "core/sim/world.h"
 #include "oneapi/tbb/global_control.h"
@@ -75,7 +83,17 @@ struct RunResult {
   std::string stopped;            // why the run ended early; empty when it finished
   std::string containment = "-";  // deformable scenes: "ok" or what passed through where
   std::vector<Sample> samples;
+  core::ForceSmoothness contact_smoothness;  // from the first nonzero force to the end
+  core::ForceSmoothness late_smoothness;     // the second half of the run
 };
+
+// The smoothness of the samples' force from index `begin` to the end.
+core::ForceSmoothness SmoothnessFrom(const std::vector<Sample>& samples, size_t begin,
+                                     double dt_s) {
+  std::vector<double> force;
+  for (size_t i = begin; i < samples.size(); ++i) force.push_back(samples[i].force_n);
+  return core::MeasureForceSmoothness(force, dt_s);
+}
 
 // The contact force between the force bodies and the rest, over the last step [N].
 // `against` empty: with everything else; otherwise only with those bodies.
@@ -158,6 +176,12 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
   result.steps = static_cast<int>(result.samples.size());
   result.sim_time_s = world.time_s();
   result.mean_active_pairs = result.steps > 0 ? active_sum / result.steps : 0.0;
+  size_t first_contact = 0;
+  while (first_contact < result.samples.size() && !(result.samples[first_contact].force_n > 0.0)) {
+    ++first_contact;
+  }
+  result.contact_smoothness = SmoothnessFrom(result.samples, first_contact, dt);
+  result.late_smoothness = SmoothnessFrom(result.samples, result.samples.size() / 2, dt);
   return result;
 }
 
@@ -223,6 +247,11 @@ int Main(int argc, char** argv) {
   app.add_option("--resolution", options.resolution, "mesh resolution in (0, 1]");
   app.add_option("--count", options.count,
                  "links, rings, tori or balls (<= 0: the scene's full size)");
+  app.add_option("--dt", options.dt_s, "time step [s] (0: the scene's)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--stiffness", options.stiffness_n_per_m,
+                 "penalty stiffness k [N/m] (0: the scene's)")
+      ->check(CLI::NonNegativeNumber);
   int threads = 0;
   app.add_option("--threads", threads, "worker threads (TBB), 0: all cores")
       ->check(CLI::NonNegativeNumber);
@@ -282,13 +311,24 @@ int Main(int argc, char** argv) {
                 r.steps, r.sim_time_s, r.wall_s, ms_per_step, fps, r.max_penetration_m,
                 r.max_active_pairs, r.mean_active_pairs, note.c_str());
   }
+  std::printf("\n%-10s %10s %12s %12s %12s %12s\n", "model", "mean F [N]", "rough", "var [1/s]",
+              "late rough", "late var");
+  for (const RunResult& r : results) {
+    std::printf("%-10s %10.4g %12.4f %12.4f %12.4f %12.4f\n", r.model.c_str(),
+                r.contact_smoothness.mean_force_n, r.contact_smoothness.roughness,
+                r.contact_smoothness.variation_per_s, r.late_smoothness.roughness,
+                r.late_smoothness.variation_per_s);
+  }
   // One machine-readable line per model for benchmark tables.
   for (const RunResult& r : results) {
     std::printf(
         "summary scene=%s model=%s threads=%d triangles=%d steps=%d wall_s=%.3f "
-        "ms_per_step=%.3f steps_per_s=%.2f\n",
+        "ms_per_step=%.3f steps_per_s=%.2f roughness=%.4f variation_per_s=%.4f "
+        "late_roughness=%.4f late_variation_per_s=%.4f\n",
         scene.c_str(), r.model.c_str(), threads_used, triangles, r.steps, r.wall_s,
-        r.steps > 0 ? 1e3 * r.wall_s / r.steps : 0.0, r.wall_s > 0.0 ? r.steps / r.wall_s : 0.0);
+        r.steps > 0 ? 1e3 * r.wall_s / r.steps : 0.0, r.wall_s > 0.0 ? r.steps / r.wall_s : 0.0,
+        r.contact_smoothness.roughness, r.contact_smoothness.variation_per_s,
+        r.late_smoothness.roughness, r.late_smoothness.variation_per_s);
   }
   std::printf("\nCSV per model in %s (step, time_s, force_n, active_pairs, max_penetration_m)\n",
               out_dir.c_str());

@@ -62,6 +62,38 @@ bool EndsInContact(const CubicPolynomial& depth, double penetrating_sign) {
   return penetrating_sign * depth.Evaluate(1.0) >= -depth.EvaluationErrorBound(1.0);
 }
 
+// True when the body's surface is closed and encloses a positive volume at the start of the step
+// (sum over faces of x0 . (x1 x x2) / 6): its faces wind counter-clockwise seen from outside, the
+// TriangleMesh convention, so each face's normal (b - a) x (c - a) points out of the body. A closed
+// mesh wound the other way (a static body built from user data can be) fails the test.
+bool IsOutwardClosed(const Body& body) {
+  const TriangleMesh& mesh = body.surface();
+  if (!mesh.is_closed()) return false;
+  const Points3& x = body.positions_t0();
+  double six_volume = 0.0;
+  for (int f = 0; f < mesh.num_faces(); ++f) {
+    const Vec3 a = x.row(mesh.faces()(f, 0)).transpose();
+    const Vec3 b = x.row(mesh.faces()(f, 1)).transpose();
+    const Vec3 c = x.row(mesh.faces()(f, 2)).transpose();
+    six_volume += a.dot(b.cross(c));
+  }
+  return six_volume > 0.0;
+}
+
+// True for a VF hit whose vertex crosses a face of an outward-wound closed body B from the face's
+// back, i.e. from inside B, which it leaves there: m = (b - a) x (c - a) is the face's outward
+// normal and the pair penetrates while s m . (p - q) > 0, so s > 0 puts the side the vertex came
+// from behind the face. A pair started there would take the inside of B as the side to push the
+// vertex back to (its normal -s m / |m| points into B) and hold it inside: chain links were pulled
+// into the chain benchmark's box by such pairs, from vertices that went in through the box's top
+// and out through a side (docs/validation.md). The paper's VF normal is the triangle's own
+// (Eq. 12-14), whose penetrating side is always the back, so it starts no such pair either. Open
+// surfaces (cloth) have no inside: the side of approach decides there, as for EE pairs, whose
+// normal (the edges' common perpendicular) has no outward orientation of its own.
+bool IsExitCrossing(CcdPairKind kind, bool body_b_outward_closed, double penetrating_sign) {
+  return kind == CcdPairKind::kVertexFace && body_b_outward_closed && penetrating_sign > 0.0;
+}
+
 const SimBody* FindBody(std::span<SimBody> bodies, int32_t id) {
   const auto it =
       std::lower_bound(bodies.begin(), bodies.end(), id,
@@ -214,6 +246,10 @@ void PenaltyPipeline::EvaluatePair(const Candidate& candidate, const StepInput& 
     // The sign and intervals at toi came with the hit, from the narrow phase's roots.
     pair.penetrating_sign = hit.penetration.penetrating_sign;
     if (pair.penetrating_sign == 0.0) return;  // coplanar motion: no depth is defined
+    if (IsExitCrossing(hit.kind, outward_closed_[work->body_index_b] != 0, pair.penetrating_sign)) {
+      work->exit_hit = true;
+      return;
+    }
     work->intervals = hit.penetration.intervals;
     if (work->intervals.count == 0) {
       // No penetration within the step. A crossing at t = 1 (within rounding) has no interval
@@ -624,11 +660,13 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
 
   // 2. CCD on the predicted trajectories.
   immovable_.assign(input.bodies.size(), 0);
+  outward_closed_.assign(input.bodies.size(), 0);
   collision_bodies_.clear();
   for (size_t i = 0; i < input.bodies.size(); ++i) {
     const SimBody& sim_body = input.bodies[i];
     immovable_[i] = IsImmovable(*sim_body.body);
     if (!sim_body.collision.enabled) continue;
+    outward_closed_[i] = IsOutwardClosed(*sim_body.body);
     const Body& body = *sim_body.body;
     collision_bodies_.push_back(CollisionBody{
         .id = sim_body.id,
@@ -719,6 +757,7 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     diagnostics->invalid_ccd_hits += work.invalid_hit;
     diagnostics->flat_edge_hits += work.flat_edge_hit;
     diagnostics->end_of_step_pairs += work.deferred;
+    diagnostics->exit_hits += work.exit_hit;
     if (work.deferred) next_pairs.push_back(work.pair);  // no impulse, no report record
     if (!work.active) continue;
     next_pairs.push_back(work.pair);

@@ -34,7 +34,18 @@
 //      carry with the face normal, while the EE normal e0 x e1 of an edge piercing the region
 //      near a penetrating corner lies in the face and pushes sideways (a box sliding over a
 //      triangulated face is thrown off its path when its corner passes the face's diagonal).
-//      This refines the paper, which tracks every pair CCD finds.
+//      This refines the paper, which tracks every pair CCD finds. A VF hit whose vertex crosses a
+//      face of a closed body from the face's back (from inside that body: s > 0 for the face
+//      normal (b - a) x (c - a), which points out of a closed surface enclosing a positive
+//      volume) starts nothing either (StepDiagnostics::exit_hits): the vertex leaves the body
+//      there, and a pair, whose penetrating side is the side of approach, would pull it back in
+//      and hold it (a cube leaving a box was pulled back and reversed; chain links were pulled
+//      into the chain benchmark's box).
+//      This is the paper's VF normal, the triangle's own (Eq. 12-14), whose penetrating side is
+//      always the back. EE hits and open surfaces keep the side of approach: an EE normal (the
+//      edges' common perpendicular) has no outward orientation, and the EE "exit" pairs that a
+//      rule for them would drop are also what pulls a link's edge back after it passed through
+//      another link's tube (docs/validation.md, chain benchmark).
 //   4. The normal impulse I_p on the collision point p of every pair with intervals (-I_p on q,
 //      shared by the weights, penalty_pair.h), by the contact model:
 //        kCpf          closed form over the intervals (cpf.h)
@@ -172,6 +183,7 @@ class PenaltyPipeline final : public Pipeline {
     bool invalid_hit = false;    // the hit had CcdStatus::kInvalidInput
     bool flat_edge_hit = false;  // an EE hit on a flat edge, left to the VF pairs
     bool deferred = false;       // a hit crossing at t = 1: tracked, inactive until next step
+    bool exit_hit = false;       // a VF hit leaving a closed body through a face: no pair
     TrackedPair pair;            // updated state (normal, friction)
     const SimBody* body_a = nullptr;
     const SimBody* body_b = nullptr;
@@ -237,6 +249,8 @@ class PenaltyPipeline final : public Pipeline {
   CcdSweepResult ccd_result_;
   std::vector<CollisionBody> collision_bodies_;
   std::vector<char> immovable_;  // per body index
+  // Per body index: a closed surface wound outward at the start of the step (exit hits, step 3).
+  std::vector<char> outward_closed_;
   std::vector<const CcdHit*> sorted_hits_;
   std::vector<Candidate> candidates_;
   std::vector<PairWork> pair_work_;

@@ -43,9 +43,12 @@ struct StepDiagnostics {
   int32_t invalid_ccd_hits = 0;   // CCD hits with CcdStatus::kInvalidInput (ignored)
   int32_t flat_edge_hits = 0;     // EE hits on a flat edge, left to the VF pairs (ignored)
   int32_t end_of_step_pairs = 0;  // hits crossing at the step's end: kept inactive for the next
-  int32_t stick_contacts = 0;     // friction in the static phase
-  int32_t slip_contacts = 0;      // friction in the dynamic phase
-  CcdSweepStats ccd;              // broad and narrow phase counts and times
+  // VF hits where the vertex crosses a closed body's face from its back (inside): it leaves the
+  // body there, which starts no pair (penalty_pipeline.h, step 3).
+  int32_t exit_hits = 0;
+  int32_t stick_contacts = 0;  // friction in the static phase
+  int32_t slip_contacts = 0;   // friction in the dynamic phase
+  CcdSweepStats ccd;           // broad and narrow phase counts and times
 
   DivergenceKind divergence = DivergenceKind::kNone;
   std::string divergence_message;  // why, naming the body and quantity; empty when kNone

@@ -59,6 +59,11 @@ absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options,
   // diverges within 1.1 s with both models, k = 1e3 N/m runs.
   constexpr double k = 1e3;  // [N/m]
   const int links = options.count > 0 ? options.count : 12;
+  if (links < 2) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "count: a chain needs at least 2 links (the static anchor and one free link), got %d",
+        links));
+  }
   const int major_segments = Scaled(40, options.resolution, 8);
   const int minor_segments = Scaled(15, options.resolution, 4);
   ASSIGN_OR_RETURN(World world, MakeWorld(options, 0.02, k));
@@ -94,8 +99,9 @@ absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options,
   scene.force_against.push_back(box_id);
   scene.description = absl::StrFormat(
       "chain: %d torus links (%d x %d segments) swinging onto a static box, %d triangles, "
-      "dt 0.02 s, k 1e3 N/m",
-      links, major_segments, minor_segments, scene.num_triangles);
+      "dt %g s, k %g N/m",
+      links, major_segments, minor_segments, scene.num_triangles, scene.world.settings().dt_s,
+      scene.world.settings().stiffness_n_per_m);
   return scene;
 }
 
@@ -136,7 +142,7 @@ absl::StatusOr<PenaltyScene> MakeStickScene(const PenaltySceneOptions& options,
       "stick: a rigid ball (%d triangles) hits a stick spinning at %g rad/s, %d "
       "triangles, dt %g s, k %g N/m, no gravity",
       scene.world.body(ball)->surface().num_faces(), params.spin_rad_per_s, scene.num_triangles,
-      params.dt_s, params.stiffness_n_per_m);
+      scene.world.settings().dt_s, scene.world.settings().stiffness_n_per_m);
   return scene;
 }
 
@@ -180,8 +186,8 @@ absl::StatusOr<PenaltyScene> MakeRingsScene(const PenaltySceneOptions& options,
   }
   scene.description = absl::StrFormat(
       "rings: %d rigid tori (%d x %d) falling onto thin pins (%d segments), %d triangles, "
-      "dt 1 ms, k %g N/m",
-      count, ring_major, ring_minor, pin_segments, scene.num_triangles,
+      "dt %g s, k %g N/m",
+      count, ring_major, ring_minor, pin_segments, scene.num_triangles, scene.world.settings().dt_s,
       scene.world.settings().stiffness_n_per_m);
   return scene;
 }

@@ -55,6 +55,10 @@ struct PenaltySceneOptions {
   int count = 0;            // links, rings, tori or balls; <= 0 for the full size
   // > 0: replaces the scene's penalty stiffness k [N/m] (the stick scene: StickSceneParams).
   double stiffness_n_per_m = 0.0;
+  // > 0: replaces the scene's time step dt [s] (any scene), e.g. the paper's 1/30 s for the
+  // rings (Fig. 15). Stability is the caller's: with n pairs on a mass m, explicit penalty
+  // contact needs about n k dt^2 / m < 2 (CPF; world_settings.h), else the run diverges.
+  double dt_s = 0.0;
 };
 
 struct PenaltyScene {

@@ -18,6 +18,15 @@ absl::Status CheckOptions(const PenaltySceneOptions& options) {
     return absl::InvalidArgumentError(
         absl::StrFormat("resolution: must be in (0, 1], got %g", options.resolution));
   }
+  if (!(options.dt_s >= 0.0) || !std::isfinite(options.dt_s)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("dt_s: must be finite and >= 0 (0: the scene's), got %g", options.dt_s));
+  }
+  if (!(options.stiffness_n_per_m >= 0.0) || !std::isfinite(options.stiffness_n_per_m)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("stiffness_n_per_m: must be finite and >= 0 (0: the scene's), got %g",
+                        options.stiffness_n_per_m));
+  }
   return absl::OkStatus();
 }
 
@@ -29,7 +38,7 @@ absl::StatusOr<World> MakeWorld(const PenaltySceneOptions& options, double dt_s,
                                 double stiffness_n_per_m, const Vec3& gravity_m_per_s2,
                                 bool energy_check) {
   WorldSettings settings;
-  settings.dt_s = dt_s;
+  settings.dt_s = options.dt_s > 0.0 ? options.dt_s : dt_s;
   settings.gravity_m_per_s2 = gravity_m_per_s2;
   settings.stiffness_n_per_m =
       options.stiffness_n_per_m > 0.0 ? options.stiffness_n_per_m : stiffness_n_per_m;
