@@ -13,6 +13,15 @@
 //   Ccd:    VertexFaceCcd / EdgeEdgeCcd alone;
 //   CcdPenetration: the CCD query with the sign and the intervals, no impulse;
 //   Cpf:    the closed-form impulse alone, given the CCD weights and the intervals.
+// A pair tracked from an earlier step (what the penalty pipeline runs each step for a pair it
+// already holds, PenaltyPipeline::EvaluatePair: no CCD query):
+//   TrackedCpf: the pair's depth cubic (PairDepthCubic), its penetration intervals over [0, 1]
+//           with the sign fixed at first contact (PenetrationIntervalsOf from t = 0), and, when
+//           it still penetrates, the CPF impulse with the pair's fixed weights and its last normal
+//           as the fallback;
+//   TrackedDcdDpf: DCD + DPF on the same trajectories, for the ratio.
+// Tracked pairs: each penetrating pair one step later, moving on with the same velocities
+// (x_t0' = x_t1, x_t1' = 2 x_t1 - x_t0), kept when that step still penetrates (an interval).
 // Pairs: the narrow-phase benchmark's colliding broad-phase pairs (bench/ccd_pair_sets.h) that
 // both methods see penetrating: CCD reports a contact with a penetration interval, and the
 // features still overlap at the end of the step (DPF depth > 0). Counter `pairs`: how many.
@@ -33,6 +42,7 @@
 #include "core/collision/proximity.h"
 #include "core/contact/penalty/cpf.h"
 #include "core/contact/penalty/dpf.h"
+#include "core/sim/tracked_pair.h"
 
 namespace contactsim::bench {
 namespace {
@@ -93,6 +103,58 @@ struct PenetratingPair {
   core::CcdPenetration found;  // for the Cpf-only benchmark
 };
 
+// What the pipeline keeps of a tracked pair (core::TrackedPair): fixed weights and sign, and the
+// last unit normal as the fallback for a degenerate m.
+struct TrackedPair {
+  PairTrajectory x;  // the step after the one it was found in
+  core::Vec3 weights;
+  double penetrating_sign = 0.0;
+  core::Vec3 normal_W;
+};
+
+// PenaltyPipeline::EvaluatePair for a tracked pair, then ComputeNormalImpulse's kCpf case; the
+// impulse on p [N s] (zero: the pair no longer penetrates and is dropped).
+core::Vec3 TrackedCpf(bool vertex_face, const TrackedPair& pair) {
+  const core::CcdPairKind kind =
+      vertex_face ? core::CcdPairKind::kVertexFace : core::CcdPairKind::kEdgeEdge;
+  const core::CubicPolynomial depth = core::PairDepthCubic(kind, pair.x);
+  const core::PenetrationIntervals intervals =
+      core::PenetrationIntervalsOf(depth, pair.penetrating_sign, 0.0);
+  if (intervals.count == 0) return core::Vec3::Zero();
+  const std::span<const core::TimeInterval> spans(intervals.intervals.data(), intervals.count);
+  core::NormalFallbackOptions fallback;
+  fallback.fallback_normal = pair.normal_W;
+  const core::Vec3& w = pair.weights;
+  const core::CpfResult result =
+      vertex_face ? core::CpfVertexFace(pair.x, w, spans, kParams, fallback)
+                  : core::CpfEdgeEdge(pair.x, w[0], w[1], spans, kParams, fallback);
+  return result.impulse_on_p_Ns;
+}
+
+// The penetrating pairs one step on, where they still penetrate.
+std::vector<TrackedPair> TrackedPairs(bool vertex_face,
+                                      const std::vector<PenetratingPair>& penetrating) {
+  std::vector<TrackedPair> tracked;
+  for (const PenetratingPair& pair : penetrating) {
+    const core::CcdResult& hit = pair.found.ccd;
+    const std::span<const core::TimeInterval> spans(
+        pair.found.penetration.intervals.intervals.data(), pair.found.penetration.intervals.count);
+    const core::CpfResult first =
+        vertex_face ? core::CpfVertexFace(pair.x, hit.weights, spans, kParams)
+                    : core::CpfEdgeEdge(pair.x, hit.weights[0], hit.weights[1], spans, kParams);
+    TrackedPair next;
+    next.weights = vertex_face ? hit.weights : core::Vec3(hit.weights[0], hit.weights[1], 0.0);
+    next.penetrating_sign = pair.found.penetration.penetrating_sign;
+    next.normal_W = first.normal_t1;
+    for (int i = 0; i < 4; ++i) {
+      next.x.x_t0[i] = pair.x.x_t1[i];
+      next.x.x_t1[i] = 2.0 * pair.x.x_t1[i] - pair.x.x_t0[i];
+    }
+    if (!TrackedCpf(vertex_face, next).isZero(0.0)) tracked.push_back(next);
+  }
+  return tracked;
+}
+
 const std::vector<PenetratingPair>& PenetratingPairs(bool vertex_face) {
   static const std::array<std::vector<PenetratingPair>, 2> pairs = [] {
     std::array<std::vector<PenetratingPair>, 2> all;
@@ -107,6 +169,33 @@ const std::vector<PenetratingPair>& PenetratingPairs(bool vertex_face) {
     return all;
   }();
   return pairs[vertex_face ? 1 : 0];
+}
+
+const std::vector<TrackedPair>& TrackedPairsOf(bool vertex_face) {
+  static const std::array<std::vector<TrackedPair>, 2> pairs = [] {
+    return std::array<std::vector<TrackedPair>, 2>{TrackedPairs(false, PenetratingPairs(false)),
+                                                   TrackedPairs(true, PenetratingPairs(true))};
+  }();
+  return pairs[vertex_face ? 1 : 0];
+}
+
+void RunTrackedPairs(benchmark::State& state, bool vertex_face, bool cpf) {
+  const std::vector<TrackedPair>& pairs = TrackedPairsOf(vertex_face);
+  if (pairs.empty()) {
+    state.SkipWithError("no tracked pairs were generated");
+    return;
+  }
+  size_t i = 0;
+  for (auto _ : state) {
+    const TrackedPair& pair = pairs[i];
+    i = i + 1 == pairs.size() ? 0 : i + 1;
+    if (cpf) {
+      benchmark::DoNotOptimize(TrackedCpf(vertex_face, pair));
+    } else {
+      benchmark::DoNotOptimize(DcdDpf(vertex_face, pair.x));
+    }
+  }
+  state.counters["pairs"] = static_cast<double>(pairs.size());
 }
 
 enum class Method { kCcdCpf, kDcdDpf, kCcdCpfThreeSearches, kCcd, kCcdPenetration, kCpf };
@@ -167,6 +256,10 @@ void BM_EdgeEdge_CcdPenetration(benchmark::State& s) {
 }
 void BM_VertexFace_Cpf(benchmark::State& s) { RunPairs(s, true, Method::kCpf); }
 void BM_EdgeEdge_Cpf(benchmark::State& s) { RunPairs(s, false, Method::kCpf); }
+void BM_VertexFace_TrackedCpf(benchmark::State& s) { RunTrackedPairs(s, true, true); }
+void BM_VertexFace_TrackedDcdDpf(benchmark::State& s) { RunTrackedPairs(s, true, false); }
+void BM_EdgeEdge_TrackedCpf(benchmark::State& s) { RunTrackedPairs(s, false, true); }
+void BM_EdgeEdge_TrackedDcdDpf(benchmark::State& s) { RunTrackedPairs(s, false, false); }
 
 BENCHMARK(BM_VertexFace_CcdCpf);
 BENCHMARK(BM_VertexFace_DcdDpf);
@@ -180,6 +273,10 @@ BENCHMARK(BM_VertexFace_CcdPenetration);
 BENCHMARK(BM_EdgeEdge_CcdPenetration);
 BENCHMARK(BM_VertexFace_Cpf);
 BENCHMARK(BM_EdgeEdge_Cpf);
+BENCHMARK(BM_VertexFace_TrackedCpf);
+BENCHMARK(BM_VertexFace_TrackedDcdDpf);
+BENCHMARK(BM_EdgeEdge_TrackedCpf);
+BENCHMARK(BM_EdgeEdge_TrackedDcdDpf);
 
 }  // namespace
 }  // namespace contactsim::bench

@@ -8,17 +8,16 @@ namespace contactsim::core {
 namespace {
 
 // The penetration of a colliding pair: from the fast path's roots when it kept them (negating the
-// cubic for EE, roots unchanged), else from the depth cubic's own roots.
-Penetration PenetrationOfHit(const CcdResult& ccd, const internal::CoplanarityRoots& coplanarity,
+// cubic in place for EE, roots unchanged), else from the depth cubic's own roots.
+Penetration PenetrationOfHit(const CcdResult& ccd, internal::CoplanarityRoots& coplanarity,
                              bool negate, CubicPolynomial (*depth_of)(const PairTrajectory&),
                              const PairTrajectory& trajectory) {
   if (!ccd.collides || ccd.status == CcdStatus::kInvalidInput) return {};
   if (!coplanarity.found) return PenetrationAtContact(depth_of(trajectory), ccd.toi);
-  CubicPolynomial depth = coplanarity.cubic;
   if (negate) {
-    for (double& c : depth.c) c = -c;
+    for (double& c : coplanarity.cubic.c) c = -c;
   }
-  return PenetrationAtContact(depth, coplanarity.roots, ccd.toi);
+  return PenetrationAtContact(coplanarity.cubic, coplanarity.roots, ccd.toi);
 }
 
 }  // namespace

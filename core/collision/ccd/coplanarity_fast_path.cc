@@ -74,7 +74,7 @@ bool CubicUsable(const CubicPolynomial& f) {
 // `inside_at` decides whether the features genuinely touch at a root and gives the weights.
 template <typename InsideAt>
 FastPathResult Decide(const PairTrajectory& trajectory, bool vertex_face, double tolerance_m,
-                      const CubicPolynomial& f, InsideAt&& inside_at) {
+                      const CubicPolynomial& f, InsideAt&& inside_at, CoplanarityRoots* keep) {
   FastPathResult result;
   const std::array<double, 3> m = MaxAbsCoordinates(trajectory);
   const double max_abs = std::max({m[0], m[1], m[2]});
@@ -100,7 +100,11 @@ FastPathResult Decide(const PairTrajectory& trajectory, bool vertex_face, double
         result.outcome = FastPathOutcome::kCollision;
         result.toi = std::max(s, 0.0);
         result.weights = weights;
-        result.coplanarity = CoplanarityRoots{.found = true, .cubic = f, .roots = roots};
+        if (keep != nullptr) {
+          keep->found = true;
+          keep->cubic = f;
+          keep->roots = roots;
+        }
         return result;
       }
     }
@@ -122,20 +126,22 @@ bool TouchingAt(const ClosestAtTime& closest, double tolerance_m, Vec3* weights)
 
 }  // namespace
 
-FastPathResult VertexFaceCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m) {
+FastPathResult VertexFaceCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m,
+                                             CoplanarityRoots* keep) {
   const auto inside_at = [&](double t, Vec3* weights) {
     return TouchingAt(VertexFaceProjectionAt(trajectory, t), tolerance_m, weights);
   };
   return Decide(trajectory, /*vertex_face=*/true, tolerance_m,
-                VertexFaceCoplanarityCubic(trajectory), inside_at);
+                VertexFaceCoplanarityCubic(trajectory), inside_at, keep);
 }
 
-FastPathResult EdgeEdgeCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m) {
+FastPathResult EdgeEdgeCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m,
+                                           CoplanarityRoots* keep) {
   const auto inside_at = [&](double t, Vec3* weights) {
     return TouchingAt(EdgeEdgeLineClosestAt(trajectory, t), tolerance_m, weights);
   };
   return Decide(trajectory, /*vertex_face=*/false, tolerance_m,
-                EdgeEdgeCoplanarityCubic(trajectory), inside_at);
+                EdgeEdgeCoplanarityCubic(trajectory), inside_at, keep);
 }
 
 }  // namespace contactsim::core::internal

@@ -47,8 +47,6 @@ struct FastPathResult {
   FastPathOutcome outcome = FastPathOutcome::kUndecided;
   double toi = 1.0;             // certified lower bound when kCollision
   Vec3 weights = Vec3::Zero();  // CcdResult::weights convention
-  // Set by the coplanarity fast path when it decided kCollision (the cubic's roots were needed).
-  CoplanarityRoots coplanarity;
 };
 
 // The CcdResult for a decided fast path (kNoCollision or kCollision).
@@ -62,7 +60,11 @@ inline CcdResult ToCcdResult(const FastPathResult& fast) {
   return result;
 }
 
-FastPathResult VertexFaceCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m);
-FastPathResult EdgeEdgeCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m);
+// With `keep`, a kCollision decision also stores the cubic and its roots there (found = true;
+// the caller sets found = false beforehand): written in place, the struct is not copied twice.
+FastPathResult VertexFaceCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m,
+                                             CoplanarityRoots* keep = nullptr);
+FastPathResult EdgeEdgeCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m,
+                                           CoplanarityRoots* keep = nullptr);
 
 }  // namespace contactsim::core::internal

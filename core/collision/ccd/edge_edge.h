@@ -19,7 +19,8 @@ CcdResult EdgeEdgeCcd(const PairTrajectory& trajectory, const CcdOptions& option
 namespace internal {
 struct CoplanarityRoots;
 // EdgeEdgeCcd; where its d = 0 fast path decided a collision, *coplanarity receives the pair's
-// coplanarity cubic and its roots in [0, 1] (coplanarity->found stays false otherwise).
+// coplanarity cubic and its roots in [0, 1] (coplanarity->found stays false otherwise; nullptr:
+// not kept).
 CcdResult EdgeEdgeCcdKeepingRoots(const PairTrajectory& trajectory, const CcdOptions& options,
                                   CoplanarityRoots* coplanarity);
 }  // namespace internal

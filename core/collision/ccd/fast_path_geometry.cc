@@ -16,10 +16,6 @@ double MaxRootGap(const PairTrajectory& trajectory, double tolerance_m) {
   return max_displacement > 0.0 ? tolerance_m / (2.0 * max_displacement) : 1.0;
 }
 
-Vec3 PointAt(const PairTrajectory& trajectory, int i, double t) {
-  return trajectory.x_t0[i] + t * (trajectory.x_t1[i] - trajectory.x_t0[i]);
-}
-
 ClosestAtTime VertexFaceProjectionAt(const PairTrajectory& trajectory, double t) {
   ClosestAtTime closest;
   const Vec3 p = PointAt(trajectory, 0, t), a = PointAt(trajectory, 1, t);

@@ -21,7 +21,9 @@ inline constexpr double kRootGaps[] = {1e-9, 1e-7, 1e-5, 1e-3};
 double MaxRootGap(const PairTrajectory& trajectory, double tolerance_m);
 
 // x_i(t) = x_i(0) + t (x_i(1) - x_i(0)).
-Vec3 PointAt(const PairTrajectory& trajectory, int i, double t);
+inline Vec3 PointAt(const PairTrajectory& trajectory, int i, double t) {
+  return trajectory.x_t0[i] + t * (trajectory.x_t1[i] - trajectory.x_t0[i]);
+}
 
 struct ClosestAtTime {
   bool inside = false;          // the closest points lie inside the features by kInsideMargin

@@ -77,10 +77,11 @@ struct Penetration {
 };
 
 // PenetratingSign and PenetrationIntervalsOf at toi from the roots of depth in [0, 1] found once.
-// Where |depth(toi)| is within 4 times its evaluation error bound (toi on a root, e.g. from the
-// inclusion root finder) the intervals are found from a second search on [toi, 1], exactly as
-// PenetrationIntervalsOf; otherwise their ends can differ from its in the last few ulps (the piece
-// around toi is bracketed from an earlier break point).
+// Where |depth(toi)| is within 4 times its evaluation error bound (2 times when depth is monotone
+// on [0, 1] with a certain sign at 0; toi on a root, e.g. from the inclusion root finder) the
+// intervals are found from a second search on [toi, 1], exactly as PenetrationIntervalsOf;
+// otherwise their ends can differ from its in the last few ulps (the piece around toi is
+// bracketed from an earlier break point).
 Penetration PenetrationAtContact(const CubicPolynomial& depth, double toi);
 // The same with roots_on_unit = RealRootsInInterval(depth, 0, 1) already known (the roots of the
 // coplanarity cubic: delta is it or its negation, which has bit-identical computed roots).

@@ -85,9 +85,9 @@ bool SeparatedAlongAxis(const Points& points, const double n[3], double min_sepa
   const double norm1 = std::abs(n[0]) + std::abs(n[1]) + std::abs(n[2]);
   // A zero axis proves nothing; norm1 M near the overflow threshold could overflow a dot product.
   if (!(norm1 > 0.0) || !(norm1 * points.max_abs < 1e300)) return false;
-  const double norm2 = std::sqrt(Dot(n, n));
-  const double margin =
-      InflateBound(min_separation_m * norm2 + 2.0 * GammaBound(3) * norm1 * points.max_abs);
+  // d |n|_2, without the square root at d = 0 (the exact-contact query and its windows).
+  const double separation = min_separation_m > 0.0 ? min_separation_m * std::sqrt(Dot(n, n)) : 0.0;
+  const double margin = InflateBound(separation + 2.0 * GammaBound(3) * norm1 * points.max_abs);
   bool p_below = true;
   bool p_above = true;
   for (int time = 0; time < 2; ++time) {

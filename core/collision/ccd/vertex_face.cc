@@ -9,14 +9,13 @@
 namespace contactsim::core {
 
 CcdResult VertexFaceCcd(const PairTrajectory& trajectory, const CcdOptions& options) {
-  internal::CoplanarityRoots unused;
-  return internal::VertexFaceCcdKeepingRoots(trajectory, options, &unused);
+  return internal::VertexFaceCcdKeepingRoots(trajectory, options, nullptr);
 }
 
 CcdResult internal::VertexFaceCcdKeepingRoots(const PairTrajectory& trajectory,
                                               const CcdOptions& options,
                                               CoplanarityRoots* coplanarity) {
-  coplanarity->found = false;
+  if (coplanarity != nullptr) coplanarity->found = false;
   if (!internal::IsValidCcdInput(trajectory, options)) return internal::InvalidInputResult();
   const double d = options.min_separation_m;
   const auto root_finder = [&] {
@@ -36,11 +35,8 @@ CcdResult internal::VertexFaceCcdKeepingRoots(const PairTrajectory& trajectory,
   // pair they leave (colliding ones included), then the in-plane axes.
   if (VertexFaceSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kPrimary)) return CcdResult{};
   const internal::FastPathResult fast =
-      internal::VertexFaceCoplanarityFastPath(trajectory, options.tolerance_m);
-  if (fast.outcome != internal::FastPathOutcome::kUndecided) {
-    *coplanarity = fast.coplanarity;
-    return internal::ToCcdResult(fast);
-  }
+      internal::VertexFaceCoplanarityFastPath(trajectory, options.tolerance_m, coplanarity);
+  if (fast.outcome != internal::FastPathOutcome::kUndecided) return internal::ToCcdResult(fast);
   if (VertexFaceSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kInPlane)) return CcdResult{};
   return root_finder();
 }

@@ -31,7 +31,8 @@ CcdResult VertexFaceCcd(const PairTrajectory& trajectory, const CcdOptions& opti
 namespace internal {
 struct CoplanarityRoots;
 // VertexFaceCcd; where its d = 0 fast path decided a collision, *coplanarity receives the pair's
-// coplanarity cubic and its roots in [0, 1] (coplanarity->found stays false otherwise).
+// coplanarity cubic and its roots in [0, 1] (coplanarity->found stays false otherwise; nullptr:
+// not kept).
 CcdResult VertexFaceCcdKeepingRoots(const PairTrajectory& trajectory, const CcdOptions& options,
                                     CoplanarityRoots* coplanarity);
 }  // namespace internal

@@ -64,6 +64,12 @@ struct CpfResult {
 // G(t) = int_0^t (n . (q - p)) n dt' for the normal n(t) of `normal`: I_p = k dt sum [G].
 Polynomial<Vec3, 6> CpfImpulseAntiderivative(const PenaltyPair& pair, const PenaltyNormal& normal);
 
+// sum_i [G(t_b^i) - G(t_a^i)] over the intervals (clamped to [0, 1]), from the power moments of
+// the intervals instead of G itself: the same integral, computed with fewer operations (and so
+// with different roundings, a few ulps of the largest term).
+Vec3 CpfImpulseIntegral(const PenaltyPair& pair, const PenaltyNormal& normal,
+                        std::span<const TimeInterval> intervals);
+
 // VF pair {p, a, b, c}, triangle weights (wa, wb, wc) summing to 1.
 CpfResult CpfVertexFace(const PairTrajectory& trajectory, const Vec3& weights,
                         std::span<const TimeInterval> intervals, const PenaltyParams& params,

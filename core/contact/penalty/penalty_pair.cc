@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace contactsim::core {
 namespace {
@@ -51,14 +52,16 @@ std::optional<PenaltyPair> MakeVertexFacePair(const PairTrajectory& trajectory,
       std::abs(weights.sum() - 1.0) > kWeightSumTolerance) {
     return std::nullopt;
   }
-  PenaltyPair pair;
+  // Built in place (the optional is returned by NRVO): a PenaltyPair is ~250 bytes.
+  std::optional<PenaltyPair> result(std::in_place);
+  PenaltyPair& pair = *result;
   pair.kind = PairKind::kVertexFace;
   pair.p = Path(trajectory, 0);
   pair.q = weights[0] * Path(trajectory, 1) + weights[1] * Path(trajectory, 2) +
            weights[2] * Path(trajectory, 3);
   SetNormal(trajectory, 1, 2, 1, 3, pair);
   pair.distribution = {1.0, -weights[0], -weights[1], -weights[2]};
-  return pair;
+  return result;
 }
 
 std::optional<PenaltyPair> MakeEdgeEdgePair(const PairTrajectory& trajectory, double s, double u) {
@@ -66,13 +69,14 @@ std::optional<PenaltyPair> MakeEdgeEdgePair(const PairTrajectory& trajectory, do
     return std::isfinite(x) && x >= -kParameterTolerance && x <= 1.0 + kParameterTolerance;
   };
   if (!AllFinite(trajectory) || !in_unit(s) || !in_unit(u)) return std::nullopt;
-  PenaltyPair pair;
+  std::optional<PenaltyPair> result(std::in_place);
+  PenaltyPair& pair = *result;
   pair.kind = PairKind::kEdgeEdge;
   pair.p = (1.0 - s) * Path(trajectory, 0) + s * Path(trajectory, 1);
   pair.q = (1.0 - u) * Path(trajectory, 2) + u * Path(trajectory, 3);
   SetNormal(trajectory, 0, 1, 2, 3, pair);
   pair.distribution = {1.0 - s, s, -(1.0 - u), -u};
-  return pair;
+  return result;
 }
 
 std::optional<Vec3> FallbackNormal(const PenaltyPair& pair, const NormalFallbackOptions& options) {

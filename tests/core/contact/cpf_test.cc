@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -181,6 +182,32 @@ TEST(CpfTest, EdgeEdgeClosedFormMatchesQuadrature) {
 
 // Linear momentum: the four impulses cancel up to rounding in the products w_i I (a few ulps of
 // |I_p|), for VF (weights summing to 1) and EE.
+TEST(CpfTest, ImpulseIntegralMatchesTheAntiderivative) {
+  // CpfImpulseIntegral (power moments of the intervals) against the degree-6 antiderivative G
+  // (CpfImpulseAntiderivative, sum of G(t_b) - G(t_a)): the same integral of the same
+  // polynomial, so they differ by rounding only, relative to the size of G's terms.
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    const PairTrajectory trajectory = RandomTrajectory(rng);
+    const double u = unit(rng), v = unit(rng) * (1.0 - u);
+    const std::optional<PenaltyPair> pair =
+        trial % 2 == 0 ? MakeVertexFacePair(trajectory, Vec3(1.0 - u - v, u, v))
+                       : MakeEdgeEdgePair(trajectory, u, v);
+    ASSERT_TRUE(pair.has_value());
+    const PenaltyNormal normal = ChoosePenaltyNormal(*pair, {});
+    ASSERT_TRUE(normal.valid);
+    const std::vector<TimeInterval> intervals = RandomIntervals(rng, 1 + trial % 2);
+    const Polynomial<Vec3, 6> g = CpfImpulseAntiderivative(*pair, normal);
+    Vec3 expected = Vec3::Zero();
+    for (const TimeInterval& interval : intervals) expected += g(interval.t_b) - g(interval.t_a);
+    double scale = 0.0;
+    for (const Vec3& c : g.c) scale += c.norm();
+    EXPECT_LE((CpfImpulseIntegral(*pair, normal, intervals) - expected).norm(), 1e-13 * scale)
+        << "trial " << trial;
+  }
+}
+
 TEST(CpfTest, VertexImpulsesSumToZero) {
   std::mt19937_64 rng(17);
   std::uniform_real_distribution<double> unit(0.0, 1.0);

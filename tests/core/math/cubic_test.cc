@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace contactsim::core {
 namespace {
@@ -162,6 +165,86 @@ TEST(CubicTest, EverySignChangeHasARoot) {
       previous = value;
     }
   }
+}
+
+TEST(CubicTest, BreakPointsAtTheEnds) {
+  // f = (t - 1)^2 (t + 2) = t^3 - 3 t + 2: critical points at -1 and 1, inflection point at 0, a
+  // double root at 1 and a simple one at -2. Break points exactly at an end are not interior;
+  // one an ulp inside is; both ways the double root at 1 is found.
+  CubicPolynomial f;
+  f.c = {2.0, -3.0, 0.0, 1.0};
+  const double just_above_one = std::nextafter(1.0, 2.0);
+  for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{
+           {0.0, 1.0}, {-1.0, 1.0}, {0.5, just_above_one}, {-1.0, just_above_one}}) {
+    const CubicRoots roots = RealRootsInInterval(f, lo, hi);
+    ASSERT_EQ(roots.count, 1) << "[" << lo << ", " << hi << "]";
+    EXPECT_NEAR(roots.t[0], 1.0, 1e-7) << "[" << lo << ", " << hi << "]";
+  }
+  const CubicRoots both = RealRootsInInterval(f, -3.0, 1.0);
+  ASSERT_EQ(both.count, 2);
+  EXPECT_NEAR(both.t[0], -2.0, kSimpleRootAccuracy);
+  EXPECT_NEAR(both.t[1], 1.0, 1e-7);
+  // Mirrored, f(-t): the break points and roots change sign; intervals on the negative side.
+  CubicPolynomial mirrored;
+  mirrored.c = {2.0, 3.0, 0.0, -1.0};
+  const CubicRoots negative = RealRootsInInterval(mirrored, -1.0, -0.5);
+  ASSERT_EQ(negative.count, 1);
+  EXPECT_NEAR(negative.t[0], -1.0, 1e-7);
+  EXPECT_EQ(RealRootsInInterval(mirrored, -0.9, 0.0).count, 0);
+}
+
+TEST(CubicTest, MonotoneFromCertainLo) {
+  // Set only when [lo, hi] is one monotone piece and f(lo) is beyond its error bound.
+  CubicPolynomial linear;
+  linear.c = {-1.0, 3.0, 0.0, 0.0};
+  EXPECT_TRUE(RealRootsInInterval(linear, 0.0, 1.0).monotone_from_certain_lo);
+  EXPECT_FALSE(RealRootsInInterval(linear, 1.0 / 3.0, 1.0).monotone_from_certain_lo);  // f(lo) ~ 0
+  // Critical points near 0.33 and 0.74 and the inflection point 0.53: inside [0, 1], not [0.95, 1].
+  const CubicPolynomial three = FromRoots(0.2, 0.5, 0.9);
+  EXPECT_FALSE(RealRootsInInterval(three, 0.0, 1.0).monotone_from_certain_lo);
+  EXPECT_TRUE(RealRootsInInterval(three, 0.95, 1.0).monotone_from_certain_lo);
+  // A root at lo is taken from lo's value, not bracketed.
+  EXPECT_FALSE(RealRootsInInterval(FromRoots(0.0, 2.0, 3.0), 0.0, 1.0).monotone_from_certain_lo);
+}
+
+// A root of the computed polynomial f in [l, r] (f(l), f(r) of opposite signs), by bisection to
+// adjacent doubles on the sign of f.Evaluate alone.
+double BisectedRoot(const CubicPolynomial& f, double l, double r) {
+  const bool l_negative = f.Evaluate(l) < 0.0;
+  while (true) {
+    const double mid = 0.5 * (l + r);
+    if (mid <= l || mid >= r) return mid;
+    ((f.Evaluate(mid) < 0.0) == l_negative ? l : r) = mid;
+  }
+}
+
+TEST(CubicTest, SimpleRootsArePolishedToTheEvaluationNoise) {
+  // Newton stops once its neglected curvature term is a few ulps: each simple root must lie
+  // within the polynomial's own evaluation noise (error bound over slope) plus a few ulps of the
+  // root that bisection on the computed values converges to.
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> root(0.05, 0.95), exponent(-6.0, 6.0);
+  int checked = 0;
+  for (int trial = 0; trial < 5000; ++trial) {
+    const double r[3] = {root(rng), root(rng), root(rng)};
+    if (std::abs(r[0] - r[1]) < 0.05 || std::abs(r[0] - r[2]) < 0.05 ||
+        std::abs(r[1] - r[2]) < 0.05) {
+      continue;
+    }
+    const CubicPolynomial f = FromRoots(r[0], r[1], r[2], std::pow(10.0, exponent(rng)));
+    const CubicRoots roots = RealRootsInInterval(f, 0.0, 1.0);
+    ASSERT_EQ(roots.count, 3) << "trial " << trial;
+    for (int i = 0; i < 3; ++i) {
+      const double t = roots.t[i];
+      const double noise = f.EvaluationErrorBound(t) / std::abs(f.EvaluateDerivative(t));
+      ASSERT_NE(f.Evaluate(t - 1e-6) < 0.0, f.Evaluate(t + 1e-6) < 0.0) << "trial " << trial;
+      const double bisected = BisectedRoot(f, t - 1e-6, t + 1e-6);
+      EXPECT_LE(std::abs(t - bisected), noise + 8.0 * std::numeric_limits<double>::epsilon())
+          << "trial " << trial << " root " << t;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 1000);
 }
 
 }  // namespace
