@@ -8,10 +8,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/parallel_for.h"
 #include "core/common/status_macros.h"
 #include "core/dynamics/dynamics_checks.h"
 #include "core/dynamics/polar_decomposition.h"
 #include "core/dynamics/stable_time_step.h"
+#include "oneapi/tbb/blocked_range.h"
 
 namespace contactsim::core {
 namespace {
@@ -80,7 +82,49 @@ CorotationalFem::CorotationalFem(TetMesh mesh, const CorotationalFemParams& para
       mu_pa_(params.youngs_modulus_pa / (2.0 * (1.0 + params.poisson_ratio))),
       lambda_pa_(params.youngs_modulus_pa * params.poisson_ratio /
                  ((1.0 + params.poisson_ratio) * (1.0 - 2.0 * params.poisson_ratio))),
-      min_altitude_m_(min_altitude_m) {}
+      min_altitude_m_(min_altitude_m) {
+  // Vertex -> (tet, corner) incidence, each vertex's entries in increasing tet order.
+  const IndexQuads& tets = mesh_.tets();
+  vertex_corner_begin_.assign(mesh_.num_vertices() + 1, 0);
+  for (int t = 0; t < mesh_.num_tets(); ++t) {
+    for (int k = 0; k < 4; ++k) ++vertex_corner_begin_[tets(t, k) + 1];
+  }
+  for (int i = 0; i < mesh_.num_vertices(); ++i) {
+    vertex_corner_begin_[i + 1] += vertex_corner_begin_[i];
+  }
+  vertex_corners_.resize(4 * static_cast<size_t>(mesh_.num_tets()));
+  std::vector<int> next(vertex_corner_begin_.begin(), vertex_corner_begin_.end() - 1);
+  for (int t = 0; t < mesh_.num_tets(); ++t) {
+    for (int k = 0; k < 4; ++k) vertex_corners_[next[tets(t, k)]++] = 4 * t + k;
+  }
+  elastic_energy_j_ = RotationsAndEnergy(positions_t0(), &rotations_);
+}
+
+void CorotationalFem::OnPositionsChanged() {
+  elastic_energy_j_ = RotationsAndEnergy(positions_t0(), &rotations_);
+}
+
+double CorotationalFem::RotationsAndEnergy(const Points3& x, std::vector<Mat3>* rotations) const {
+  // Per tet in parallel, summed in tet order: the same bits for any thread count.
+  std::vector<double> energies(mesh_.num_tets());
+  if (rotations != nullptr) rotations->resize(mesh_.num_tets());
+  ParallelFor(tbb::blocked_range<int>(0, mesh_.num_tets(), kTetGrain),
+              [&](const tbb::blocked_range<int>& range) {
+                for (int t = range.begin(); t < range.end(); ++t) {
+                  const Mat3 f = EdgeMatrix(x, t) * rest_[t].dm_inverse;
+                  const Mat3 rotation = PolarDecomposeRotation(f).rotation;
+                  if (rotations != nullptr) (*rotations)[t] = rotation;
+                  const Mat3 rotated = rotation.transpose() * f;
+                  const Mat3 strain = 0.5 * (rotated + rotated.transpose()) - Mat3::Identity();
+                  const double trace = strain.trace();
+                  energies[t] = rest_[t].volume_m3 *
+                                (mu_pa_ * strain.squaredNorm() + 0.5 * lambda_pa_ * trace * trace);
+                }
+              });
+  double energy = 0.0;
+  for (const double e : energies) energy += e;
+  return energy;
+}
 
 Mat3 CorotationalFem::EdgeMatrix(const Points3& values, int t) const {
   const IndexQuads& tets = mesh_.tets();
@@ -92,38 +136,49 @@ Mat3 CorotationalFem::EdgeMatrix(const Points3& values, int t) const {
 }
 
 void CorotationalFem::AddInternalForces(const Points3& x, const Points3& v, Points3* forces) const {
-  const IndexQuads& tets = mesh_.tets();
   const double beta = params_.stiffness_damping_s;
-  for (int t = 0; t < mesh_.num_tets(); ++t) {
-    const TetRest& r = rest_[t];
-    const Mat3 f = EdgeMatrix(x, t) * r.dm_inverse;
-    const Mat3 rotation = PolarDecomposeRotation(f).rotation;
-    const Mat3 rotated = rotation.transpose() * f;
-    const Mat3 strain = 0.5 * (rotated + rotated.transpose()) - Mat3::Identity();
-    Mat3 stress = rotation * IsotropicStress(strain, mu_pa_, lambda_pa_);  // first Piola-Kirchhoff
-    if (beta > 0.0) {
-      const Mat3 f_dot = EdgeMatrix(v, t) * r.dm_inverse;
-      const Mat3 green_rate = f.transpose() * f_dot;
-      stress += f * (beta * IsotropicStress(0.5 * (green_rate + green_rate.transpose()), mu_pa_,
-                                            lambda_pa_));
-    }
-    const Mat3 h = -r.volume_m3 * stress * r.dm_inverse.transpose();  // columns: f_1, f_2, f_3
-    for (int k = 1; k < 4; ++k) forces->row(tets(t, k)) += h.col(k - 1).transpose();
-    forces->row(tets(t, 0)) -= h.rowwise().sum().transpose();
-  }
+  const bool at_t0 = &x == &positions_t0();  // the rotations are known (OnPositionsChanged)
+  // Per tet in parallel into per-tet slots, then gathered per vertex in tet order (the order a
+  // serial scatter would add them in): the same bits for any thread count.
+  std::vector<Mat3> tet_forces(mesh_.num_tets());  // columns: f_1, f_2, f_3 of each tet
+  ParallelFor(tbb::blocked_range<int>(0, mesh_.num_tets(), kTetGrain),
+              [&](const tbb::blocked_range<int>& range) {
+                for (int t = range.begin(); t < range.end(); ++t) {
+                  const TetRest& r = rest_[t];
+                  const Mat3 f = EdgeMatrix(x, t) * r.dm_inverse;
+                  const Mat3 rotation = at_t0 ? rotations_[t] : PolarDecomposeRotation(f).rotation;
+                  const Mat3 rotated = rotation.transpose() * f;
+                  const Mat3 strain = 0.5 * (rotated + rotated.transpose()) - Mat3::Identity();
+                  // First Piola-Kirchhoff stress.
+                  Mat3 stress = rotation * IsotropicStress(strain, mu_pa_, lambda_pa_);
+                  if (beta > 0.0) {
+                    const Mat3 f_dot = EdgeMatrix(v, t) * r.dm_inverse;
+                    const Mat3 green_rate = f.transpose() * f_dot;
+                    stress +=
+                        f * (beta * IsotropicStress(0.5 * (green_rate + green_rate.transpose()),
+                                                    mu_pa_, lambda_pa_));
+                  }
+                  tet_forces[t] = -r.volume_m3 * stress * r.dm_inverse.transpose();
+                }
+              });
+  ParallelFor(tbb::blocked_range<int>(0, num_vertices(), kVertexGrain),
+              [&](const tbb::blocked_range<int>& range) {
+                for (int i = range.begin(); i < range.end(); ++i) {
+                  for (int e = vertex_corner_begin_[i]; e < vertex_corner_begin_[i + 1]; ++e) {
+                    const int t = vertex_corners_[e] / 4;
+                    const int k = vertex_corners_[e] % 4;
+                    if (k == 0) {
+                      forces->row(i) -= tet_forces[t].rowwise().sum().transpose();
+                    } else {
+                      forces->row(i) += tet_forces[t].col(k - 1).transpose();
+                    }
+                  }
+                }
+              });
 }
 
 double CorotationalFem::ElasticEnergyAt(const Points3& x) const {
-  double energy = 0.0;
-  for (int t = 0; t < mesh_.num_tets(); ++t) {
-    const Mat3 f = EdgeMatrix(x, t) * rest_[t].dm_inverse;
-    const Mat3 rotated = PolarDecomposeRotation(f).rotation.transpose() * f;
-    const Mat3 strain = 0.5 * (rotated + rotated.transpose()) - Mat3::Identity();
-    const double trace = strain.trace();
-    energy +=
-        rest_[t].volume_m3 * (mu_pa_ * strain.squaredNorm() + 0.5 * lambda_pa_ * trace * trace);
-  }
-  return energy;
+  return &x == &positions_t0() ? elastic_energy_j_ : RotationsAndEnergy(x, nullptr);
 }
 
 double CorotationalFem::StableTimeStepEstimate() const {

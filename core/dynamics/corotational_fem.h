@@ -22,6 +22,15 @@
 // strain: for small strain this is beta R K_e R^T v, but it vanishes exactly for any rigid motion
 // of a strained element, exerts no net torque and always dissipates (power V E' : C E' >= 0),
 // where beta R K_e R^T v would brake the spin of a strained element.
+//
+// Cost: the polar decomposition dominates. World::Step needs the energy at the end of a step (its
+// divergence check) and the forces at the same positions at the start of the next, so the tets'
+// rotations and the elastic energy at positions_t0() are computed once, whenever those positions
+// change (Correct, SetPositions), and kept; forces and energy at those positions reuse them. R is
+// a function of the positions alone, so this changes no result.
+// Parallel: rotations, energies and forces are computed per tet with ParallelFor
+// (core/common/parallel_for.h) into per-tet slots, then summed per vertex (forces) or over tets
+// (energy) in tet order, so the result has the same bits for any thread count.
 #pragma once
 
 #include <vector>
@@ -79,12 +88,27 @@ class CorotationalFem final : public ParticleBody {
 
   void AddInternalForces(const Points3& x, const Points3& v, Points3* forces) const override;
   double ElasticEnergyAt(const Points3& x) const override;
+  void OnPositionsChanged() override;
+  // The tets' rotations at x into `rotations` (when not null) and the elastic energy at x [J].
+  double RotationsAndEnergy(const Points3& x, std::vector<Mat3>* rotations) const;
   // D_s (or V_s for velocities) of tet t: columns are corners 1..3 minus corner 0.
   Mat3 EdgeMatrix(const Points3& values, int t) const;
+
+  // Tets and vertices per parallel task: a tet costs ~0.2-0.6 us, so a task of 256 outweighs
+  // TBB's scheduling, and a ball of ~1,300 tets still splits into several.
+  static constexpr int kTetGrain = 256;
+  static constexpr int kVertexGrain = 512;
 
   TetMesh mesh_;
   CorotationalFemParams params_;
   std::vector<TetRest> rest_;
+  // Vertex i's (tet, corner) entries, 4 t + k, are vertex_corners_[vertex_corner_begin_[i] ..
+  // vertex_corner_begin_[i + 1]) in increasing t: the internal forces are gathered in tet order.
+  std::vector<int> vertex_corner_begin_;
+  std::vector<int> vertex_corners_;
+  // At positions_t0() (OnPositionsChanged): each tet's rotation R and the elastic energy [J].
+  std::vector<Mat3> rotations_;
+  double elastic_energy_j_ = 0.0;
   double mu_pa_ = 0.0;
   double lambda_pa_ = 0.0;
   double min_altitude_m_ = 0.0;

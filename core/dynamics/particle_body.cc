@@ -158,6 +158,7 @@ absl::Status ParticleBody::Correct(double dt_s) {
   external_forces_.setZero();
   impulses_.setZero();
   predicted_ = false;
+  OnPositionsChanged();
   return absl::OkStatus();
 }
 
@@ -213,6 +214,7 @@ absl::Status ParticleBody::SetPositions(const Points3& positions_m) {
   }
   positions_t0_ = positions_m;
   positions_t1_ = positions_m;
+  OnPositionsChanged();
   return absl::OkStatus();
 }
 

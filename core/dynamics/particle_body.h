@@ -108,6 +108,10 @@ class ParticleBody : public Body {
   // Adds f_int(x, v) [N] to the rows of `forces` (n x 3).
   virtual void AddInternalForces(const Points3& x, const Points3& v, Points3* forces) const = 0;
   virtual double ElasticEnergyAt(const Points3& x) const = 0;
+  // Called after the positions at the start of the step changed (Correct, SetPositions): a
+  // derived class that keeps quantities of positions_t0() (CorotationalFem: the tets' rotations)
+  // recomputes them here.
+  virtual void OnPositionsChanged() {}
 
  private:
   Points3 positions_t0_;

@@ -32,10 +32,11 @@ using scene_internal::MakeWorld;
 using scene_internal::NamedOptions;
 using scene_internal::Scaled;
 
-// The penalty stiffness k of a scene built at full size, for a coarser build whose contact
-// vertices are `ratio` times as far apart (ratio >= 1): k ratio^2, so the contact stiffness per
-// unit area and omega dt of a contact vertex (whose mass grows as ratio^2 on a surface) stay
-// as at full size; a coarse build with the full size's k sinks several times deeper.
+// The penalty stiffness k of a reference mesh (a scene at full size), for a mesh whose contact
+// vertices are `ratio` times as far apart: k ratio^2, so the contact stiffness per unit area stays
+// as in the reference (a coarse build with the full size's k sinks several times deeper), and so
+// does omega dt of a contact vertex whose mass grows as ratio^2 (a surface); on a solid's surface
+// (mass ~ ratio^3) omega dt changes by ratio^-1/2.
 double StiffnessForSpacing(double full_size_k_n_per_m, double ratio) {
   return full_size_k_n_per_m * ratio * ratio;
 }
@@ -256,16 +257,24 @@ absl::StatusOr<PenaltyScene> MakeToriClothScene(const PenaltySceneOptions& optio
 absl::StatusOr<PenaltyScene> MakeBucketScene(const PenaltySceneOptions& options) {
   RETURN_IF_ERROR(CheckOptions(options));
   using G = BucketGeometry;
-  // The balls are the blob's FEM material on tet spheres of resolution 6 (432 surface
-  // triangles, 1,296 tets, 4.2 kg each). dt 0.5 ms as for the blob (the FEM estimate is larger
-  // on this coarser mesh); k is the blob's 200 N/m scaled to this mesh's vertex spacing
-  // (StiffnessForSpacing: (10 / 6)^2), which keeps omega dt of a contact vertex as in the blob.
-  constexpr double kDt = 5e-4;  // [s]
-  constexpr double k = 200.0;   // [N/m] at the blob's resolution 10
-  const int count = options.count > 0 ? options.count : 20;
+  // The balls are the blob's FEM material on tet spheres of radius 5 cm and resolution 6 (432
+  // surface triangles, 1,296 tets, 0.51 kg each; FEM critical step estimate 0.675 ms). k: the
+  // pile loads the bottom balls with the weight (and, as it lands, the momentum) of four layers,
+  // so the contact stiffness per unit area is 4 times the blob's (200 N/m at its vertex spacing
+  // r / resolution = 1 cm), scaled to this mesh's spacing (StiffnessForSpacing): 555.6 N/m at
+  // full size. dt 0.25 ms keeps omega dt of the lightest surface vertices (3.1e-4 kg) at the
+  // blob's: 0.58 in 3 pairs, 0.82 in 6. (At the blob's dt 0.5 ms and stiffness per area, 138.9
+  // N/m, the landing pile pressed bottom vertices 1.8 cm into the 4 cm floor; now 0.6 cm.)
+  constexpr double kDt = 2.5e-4;                // [s]
+  constexpr double kBlobK = 200.0;              // [N/m]
+  constexpr double kBlobSpacingM = 0.1 / 10.0;  // the blob's radius / resolution [m]
+  constexpr double kPileFactor = 4.0;           // stiffness per area over the blob's
+  const int count = options.count > 0 ? options.count : kBucketFullCount;
   const int ball_resolution = Scaled(6, options.resolution, 2);
+  const double spacing_m = G::kBallRadiusM / ball_resolution;
   ASSIGN_OR_RETURN(World world,
-                   MakeWorld(options, kDt, StiffnessForSpacing(k, 10.0 / ball_resolution)));
+                   MakeWorld(options, kDt,
+                             StiffnessForSpacing(kPileFactor * kBlobK, spacing_m / kBlobSpacingM)));
   PenaltyScene scene = EmptyScene("bucket", std::move(world));
   // Bucket: a floor with its top at z = 0 and four walls around [-a, a]^2, all t thick.
   const double a = G::kInnerHalfWidthM;
@@ -291,24 +300,26 @@ absl::StatusOr<PenaltyScene> MakeBucketScene(const PenaltySceneOptions& options)
                                            wall.name, &scene.num_triangles));
     scene.force_against.push_back(id);
   }
-  // Balls: even layers are 4 x 4 grids at a 0.22 m pitch (2 cm gaps), odd layers the 3 x 3
-  // hollows between them; layers 0.14 m apart (a ball resting in a hollow sits 0.126 m above the
-  // layer below), the first 1 cm above the floor. Each ball is shifted by up to 5 mm in x and y
-  // (a fixed pattern) so the pile is not symmetric.
+  // Balls: even layers are 8 x 8 grids at an 0.11 m pitch (1 cm gaps; 1.5 cm to the walls),
+  // odd layers the 7 x 7 hollows between them; layers 7 cm apart (a ball resting in a hollow
+  // sits 6.3 cm above the layer below), the first 1 cm above the floor; the 240 balls of the
+  // full size fill four layers (226) and 14 places of the fifth, whose top is at 0.39 m, below
+  // the walls' 0.5 m. Each ball is shifted by up to 2.5 mm in x and y (a fixed pattern) so the
+  // pile is not symmetric.
   ASSIGN_OR_RETURN(TetMesh ball, MakeTetSphere(G::kBallRadiusM, ball_resolution));
   const CorotationalFemParams params{.youngs_modulus_pa = 2e4,
                                      .poisson_ratio = 0.3,
                                      .density_kg_per_m3 = 1000.0,
                                      .mass_damping_per_s = 1.0,
                                      .stiffness_damping_s = 2e-5};
-  constexpr double kPitch = 0.22;      // [m]
-  constexpr double kLayerStep = 0.14;  // [m]
+  constexpr double kPitch = 0.11;      // [m]
+  constexpr double kLayerStep = 0.07;  // [m]
   int layer = 0;
   int in_layer = 0;
   for (int i = 0; i < count; ++i) {
-    const int side = layer % 2 == 0 ? 4 : 3;
-    const double x = (in_layer % side - 0.5 * (side - 1)) * kPitch + 0.005 * std::sin(2.1 * i);
-    const double y = (in_layer / side - 0.5 * (side - 1)) * kPitch + 0.005 * std::cos(1.7 * i);
+    const int side = layer % 2 == 0 ? 8 : 7;
+    const double x = (in_layer % side - 0.5 * (side - 1)) * kPitch + 0.0025 * std::sin(2.1 * i);
+    const double y = (in_layer / side - 0.5 * (side - 1)) * kPitch + 0.0025 * std::cos(1.7 * i);
     const double z = G::kBallRadiusM + 0.01 + layer * kLayerStep;
     ASSIGN_OR_RETURN(TetMesh moved,
                      TetMesh::Create(Translated(ball.vertices(), Vec3(x, y, z)), ball.tets()));
@@ -342,7 +353,7 @@ absl::StatusOr<PenaltyScene> MakeBucketScene(const PenaltySceneOptions& options)
   };
   scene.description = absl::StrFormat(
       "bucket: %d soft FEM balls (tet sphere resolution %d, %d surface triangles each) falling "
-      "into a bucket of 5 boxes, %d triangles, dt 0.5 ms, k %g N/m",
+      "into a bucket of 5 boxes, %d triangles, dt 0.25 ms, k %g N/m",
       count, ball_resolution, ball.surface().num_faces(), scene.num_triangles,
       scene.world.settings().stiffness_n_per_m);
   return scene;

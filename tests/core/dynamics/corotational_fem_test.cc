@@ -4,6 +4,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -12,6 +13,7 @@
 
 #include "core/dynamics/polar_decomposition.h"
 #include "core/geometry/generators.h"
+#include "oneapi/tbb/task_arena.h"
 
 namespace contactsim::core {
 namespace {
@@ -114,6 +116,35 @@ TEST(PolarDecompositionTest, RotationTimesStretchIsTheDeformationGradient) {
   // A reflection through z: R is the identity and S the reflection itself.
   const RotationAndStretch mirror = PolarDecomposeRotation(Vec3(1.0, 1.0, -1.0).asDiagonal());
   EXPECT_LE((mirror.rotation - Mat3::Identity()).norm(), 1e-15);
+}
+
+// The Newton path (det F > 0) gives the SVD path's rotation: near-rotations as in a simulation,
+// large random stretches and ill-conditioned (nearly flat, still positive) elements.
+TEST(PolarDecompositionTest, NewtonPathAgreesWithTheSvd) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  int compared = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const double size = trial < 100 ? 0.05 : (trial < 200 ? 0.6 : 1.0);
+    Eigen::Quaterniond q(normal(rng), normal(rng), normal(rng), normal(rng));
+    q.normalize();
+    Mat3 f = Mat3::Identity();
+    for (int k = 0; k < 9; ++k) f(k / 3, k % 3) += size * u(rng);
+    if (trial >= 200) f.col(2) = f.col(0) + f.col(1) + 1e-5 * f.col(2);  // cond ~1e5
+    f = q.toRotationMatrix() * f;
+    if (!(f.determinant() > 0.0)) continue;
+    ++compared;
+    const RotationAndStretch newton = PolarDecomposeRotation(f);
+    const RotationAndStretch svd = PolarDecomposeRotationBySvd(f);
+    // The polar factor's sensitivity grows as 1 / (sigma_1 + sigma_2) (the two smallest).
+    const Vec3 sigma = Eigen::JacobiSVD<Mat3>(f).singularValues();
+    const double tolerance = 1e-14 * f.norm() / (sigma[1] + sigma[2]);
+    EXPECT_LE((newton.rotation - svd.rotation).norm(), tolerance) << "trial " << trial;
+    EXPECT_LE((newton.rotation.transpose() * newton.rotation - Mat3::Identity()).norm(), 1e-14);
+    EXPECT_LE((newton.stretch - svd.stretch).norm(), 10 * tolerance * f.norm()) << trial;
+  }
+  EXPECT_GT(compared, 250);
 }
 
 TEST(CorotationalFemTest, LumpedMassIsTheTotalMass) {
@@ -403,6 +434,36 @@ TEST(CorotationalFemTest, RejectsBadParameters) {
   EXPECT_EQ(CorotationalFem::Create(mesh, p).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(CorotationalFem::Create(mesh, good, {-1}).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// Forces and energy are computed per tet in parallel and summed in tet order: the same bits on
+// one thread as on all, on a ball large enough to split into many tasks (3,072 tets).
+TEST(CorotationalFemTest, ForcesAndEnergyHaveTheSameBitsForAnyThreadCount) {
+  absl::StatusOr<TetMesh> ball = MakeTetSphere(0.1, 8);
+  ASSERT_TRUE(ball.ok()) << ball.status();
+  CorotationalFemParams params = Material(2e4, 0.3);
+  params.stiffness_damping_s = 2e-5;
+  CorotationalFem fem = MakeFem(*ball, params);
+  ASSERT_TRUE(fem.SetPositions(Perturbed(fem.positions_t0(), 0.004, 3)).ok());
+  ASSERT_TRUE(fem.SetVelocities(Perturbed(Points3::Zero(fem.num_vertices(), 3), 0.1, 4)).ok());
+  const Points3 parallel_forces = fem.InternalForces();
+  const double parallel_energy = fem.ElasticEnergy();
+  Points3 serial_forces;
+  double serial_energy = 0.0;
+  tbb::task_arena one_thread(1);
+  one_thread.execute([&] {
+    serial_forces = fem.InternalForces();
+    serial_energy = fem.ElasticEnergy();
+  });
+  EXPECT_GT(parallel_energy, 0.0);
+  EXPECT_GT(parallel_forces.norm(), 0.0);
+  EXPECT_EQ(parallel_energy, serial_energy);
+  ASSERT_EQ(parallel_forces.rows(), serial_forces.rows());
+  int differing = 0;
+  for (int i = 0; i < parallel_forces.rows(); ++i) {
+    for (int c = 0; c < 3; ++c) differing += parallel_forces(i, c) != serial_forces(i, c);
+  }
+  EXPECT_EQ(differing, 0);
 }
 
 }  // namespace
