@@ -26,7 +26,9 @@
 
 namespace contactsim::core {
 
-enum class BodyType { kRigid, kMassSpringCloth, kCorotationalFem };
+// kHyperelastic: a tet mesh stepped implicitly by the local_global pipeline
+// (local_global/hyperelastic_body.h).
+enum class BodyType { kRigid, kMassSpringCloth, kCorotationalFem, kHyperelastic };
 
 class Body {
  public:

@@ -162,6 +162,30 @@ absl::Status ParticleBody::Correct(double dt_s) {
   return absl::OkStatus();
 }
 
+absl::Status ParticleBody::FinishImplicitStep(const Points3& x_end_m, const Points3& v_end_mps) {
+  if (predicted_) {
+    return absl::FailedPreconditionError("FinishImplicitStep between Predict and Correct");
+  }
+  if (x_end_m.rows() != num_vertices() || v_end_mps.rows() != num_vertices()) {
+    return absl::InvalidArgumentError(absl::StrCat("FinishImplicitStep: ", x_end_m.rows(), " and ",
+                                                   v_end_mps.rows(), " rows for ", num_vertices(),
+                                                   " vertices"));
+  }
+  external_work_last_step_j_ = 0.0;
+  for (int i = 0; i < num_vertices(); ++i) {
+    if (inverse_masses_[i] == 0.0) continue;
+    external_work_last_step_j_ +=
+        external_forces_.row(i).dot(x_end_m.row(i) - positions_t0_.row(i));
+    positions_t0_.row(i) = x_end_m.row(i);
+    velocities_.row(i) = v_end_mps.row(i);
+  }
+  positions_t1_ = positions_t0_;
+  external_forces_.setZero();
+  impulses_.setZero();
+  OnPositionsChanged();
+  return absl::OkStatus();
+}
+
 double ParticleBody::KineticEnergy() const {
   return 0.5 * velocities_.rowwise().squaredNorm().dot(free_masses_);
 }

@@ -105,6 +105,13 @@ class ParticleBody : public Body {
   static absl::Status CheckMassesAndPins(const Eigen::VectorXd& masses_kg,
                                          const std::vector<int>& pinned);
 
+  // For bodies stepped implicitly (hyperelastic_body.h) instead of by Predict/Correct: ends a step
+  // at the end positions x_end [m] and velocities v_end [m/s] (n x 3) of the free vertices;
+  // pinned and held vertices keep their positions and velocities. Records the external work
+  // sum_i f_ext,i . (x_end,i - x_i) and clears the forces and impulses, as Correct does.
+  // FailedPrecondition between Predict and Correct; InvalidArgument for a shape mismatch.
+  absl::Status FinishImplicitStep(const Points3& x_end_m, const Points3& v_end_mps);
+
   // Adds f_int(x, v) [N] to the rows of `forces` (n x 3).
   virtual void AddInternalForces(const Points3& x, const Points3& v, Points3* forces) const = 0;
   virtual double ElasticEnergyAt(const Points3& x) const = 0;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/dynamics/corotational_fem.h"
+#include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/mass_spring_cloth.h"
 #include "core/dynamics/particle_body.h"
 #include "core/dynamics/rigid_body.h"
@@ -49,6 +50,11 @@ absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body) {
   }
   if (const auto* b = dynamic_cast<const CorotationalFem*>(&body)) {
     return std::make_unique<CorotationalFem>(*b);
+  }
+  if (const auto* b = dynamic_cast<const HyperelasticBody*>(&body)) {
+    absl::StatusOr<std::unique_ptr<HyperelasticBody>> copy = b->Clone();
+    if (!copy.ok()) return copy.status();
+    return std::unique_ptr<Body>(*std::move(copy));
   }
   return absl::UnimplementedError(absl::StrCat("CloneBody: body type ",
                                                static_cast<int>(body.type()),

@@ -24,7 +24,8 @@ std::vector<int32_t> SurfaceVertices(const Body& body);
 // True when every vertex has inverse mass 0 (static, kinematic or fully pinned bodies).
 bool IsImmovable(const Body& body);
 
-// A copy of the body with all its state (RigidBody, MassSpringCloth or CorotationalFem).
+// A copy of the body with all its state (RigidBody, MassSpringCloth, CorotationalFem or
+// HyperelasticBody).
 // Unimplemented for any other Body class.
 absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body);
 

@@ -156,6 +156,15 @@ PenaltyPipeline::PenaltyPipeline(const WorldSettings& settings) : settings_(sett
 
 PenaltyPipeline::~PenaltyPipeline() = default;
 
+absl::Status PenaltyPipeline::CheckBody(const Body& body) const {
+  if (body.type() == BodyType::kHyperelastic) {
+    return absl::InvalidArgumentError(
+        "body: the penalty pipeline does not step hyperelastic bodies (create the session with "
+        "the local_global pipeline)");
+  }
+  return absl::OkStatus();
+}
+
 void PenaltyPipeline::ForgetBody(int32_t body_id) {
   std::erase_if(pairs_, [&](const TrackedPair& pair) {
     return pair.key.body_a == body_id || pair.key.body_b == body_id;

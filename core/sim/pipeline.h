@@ -37,6 +37,14 @@ class Pipeline {
   virtual absl::Status Step(const StepInput& input, StepDiagnostics* diagnostics,
                             ContactReport* report) = 0;
 
+  // Whether the pipeline can step this body (World::AddBody asks before adding it): OK, or
+  // InvalidArgument saying why not, e.g. "body: the penalty pipeline does not step hyperelastic
+  // bodies (use the local_global pipeline)".
+  virtual absl::Status CheckBody(const Body& body) const = 0;
+  // Whether the pipeline honours World constraints on the body with this id (World::AddConstraint
+  // asks first); InvalidArgument naming the field otherwise.
+  virtual absl::Status CheckConstraintOn(const SimBody& body) const = 0;
+
   // Drops the contact state that involves a removed body or plane.
   virtual void ForgetBody(int32_t body_id) = 0;
   virtual void ForgetPlane(int32_t plane_id) = 0;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/sim/body_utils.h"
 #include "core/sim/divergence_check.h"
+#include "core/sim/local_global_pipeline.h"
 #include "core/sim/penalty_pipeline.h"
 
 namespace contactsim::core {
@@ -31,8 +32,19 @@ WorldSnapshot::WorldSnapshot(WorldSnapshot&&) noexcept = default;
 WorldSnapshot& WorldSnapshot::operator=(WorldSnapshot&&) noexcept = default;
 WorldSnapshot::~WorldSnapshot() = default;
 
+namespace {
+
+std::unique_ptr<Pipeline> MakePipeline(const WorldSettings& settings) {
+  if (settings.pipeline == PipelineKind::kLocalGlobal) {
+    return std::make_unique<LocalGlobalPipeline>(settings);
+  }
+  return std::make_unique<PenaltyPipeline>(settings);
+}
+
+}  // namespace
+
 World::World(const WorldSettings& settings)
-    : settings_(settings), pipeline_(std::make_unique<PenaltyPipeline>(settings)) {}
+    : settings_(settings), pipeline_(MakePipeline(settings)) {}
 
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
@@ -58,6 +70,7 @@ absl::StatusOr<int32_t> World::AddBody(std::unique_ptr<Body> body, BodyOptions o
   if (body->positions_t0() != body->positions_t1()) {
     return absl::InvalidArgumentError("body: is part-way through a step (Predict without Correct)");
   }
+  if (absl::Status s = pipeline_->CheckBody(*body); !s.ok()) return s;
   if (!options.name.empty() && FindBody(options.name).ok()) {
     return absl::AlreadyExistsError(
         absl::StrCat("name: a body named '", options.name, "' already exists"));
@@ -106,6 +119,13 @@ absl::Status World::RemoveGroundPlane(int32_t id) {
 }
 
 absl::StatusOr<int32_t> World::AddConstraint(ConstraintSpec spec) {
+  const int index = BodyIndex(spec.body_id);
+  if (index >= 0) {
+    if (absl::Status s = pipeline_->CheckConstraintOn(bodies_[index]); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ConstraintKindName(spec.kind), ".body_id: ", s.message()));
+    }
+  }
   absl::StatusOr<int32_t> id = constraints_.Add(std::move(spec), bodies_, settings_.dt_s);
   if (id.ok()) energy_reference_j_.reset();
   return id;

@@ -93,7 +93,39 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
       !s.ok()) {
     return s;
   }
+  if (settings.pipeline != PipelineKind::kPenalty &&
+      settings.pipeline != PipelineKind::kLocalGlobal) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("pipeline: unknown value ", static_cast<int>(settings.pipeline)));
+  }
+  const LocalGlobalSettings& lg = settings.local_global;
+  if (lg.iterations < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("local_global.iterations: must be >= 1, got ", lg.iterations));
+  }
+  if (lg.cr_iterations < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("local_global.cr_iterations: must be >= 1, got ", lg.cr_iterations));
+  }
+  if (absl::Status s = NonNegative("local_global.contact_proximity_m", lg.contact_proximity_m);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = NonNegative("local_global.friction_coefficient", lg.friction_coefficient);
+      !s.ok()) {
+    return s;
+  }
   return absl::OkStatus();
+}
+
+const char* PipelineName(PipelineKind pipeline) {
+  switch (pipeline) {
+    case PipelineKind::kPenalty:
+      return "penalty";
+    case PipelineKind::kLocalGlobal:
+      return "local_global";
+  }
+  return "unknown";
 }
 
 const char* ContactModelName(ContactModel model) {

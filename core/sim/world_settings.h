@@ -47,6 +47,26 @@ enum class ContactModel : uint8_t {
   kDpfProximity = 4,
 };
 
+// The stepping scheme of a World (DESIGN.md Sec. 1): explicit penalty contact (Tang et al.
+// 2012, penalty_pipeline.h) or implicit hyperelastic local-global steps with non-smooth Newton
+// frictional contact (Zeng et al. 2024, local_global_pipeline.h).
+enum class PipelineKind : uint8_t {
+  kPenalty = 0,
+  kLocalGlobal = 1,
+};
+
+// Parameters of the local-global pipeline (ignored by the penalty pipeline). Each hyperelastic
+// body is stepped by its own LocalGlobalSolver (local_global_solver.h) with these options.
+struct LocalGlobalSettings {
+  int32_t iterations = 10;  // local-global rounds per step, >= 1
+  // A vertex (or edge, triangle) closer than this to an obstacle at the start of a step gets a
+  // contact for the step [m], >= 0.
+  double contact_proximity_m = 5e-3;
+  // Coulomb coefficient of every contact (ground planes, static and kinematic bodies) [1], >= 0.
+  double friction_coefficient = 0.3;
+  int32_t cr_iterations = 24;  // Conjugate Residual iterations per Newton iteration, >= 1
+};
+
 enum class FrictionModel : uint8_t {
   kNone = 0,
   kYamaneNakamura = 1,  // static spring-damper / dynamic Coulomb (yamane_nakamura.h)
@@ -69,6 +89,7 @@ struct DivergenceSettings {
 };
 
 struct WorldSettings {
+  PipelineKind pipeline = PipelineKind::kPenalty;
   double dt_s = 1e-3;                             // step length dt [s], > 0
   Vec3 gravity_m_per_s2 = Vec3(0.0, 0.0, -9.81);  // g [m/s^2], finite
   ContactModel contact_model = ContactModel::kCpf;
@@ -83,6 +104,7 @@ struct WorldSettings {
   // Contacts of a body with itself (for bodies whose CollisionFlags allow them; never rigid).
   bool self_collision = false;
   DivergenceSettings divergence;
+  LocalGlobalSettings local_global;  // used when pipeline == kLocalGlobal
 };
 
 // InvalidArgument naming the first bad field (e.g. "dt_s: must be finite and > 0, got 0",
@@ -90,5 +112,7 @@ struct WorldSettings {
 absl::Status ValidateWorldSettings(const WorldSettings& settings);
 
 const char* ContactModelName(ContactModel model);
+// "penalty" or "local_global": the names the service uses.
+const char* PipelineName(PipelineKind pipeline);
 
 }  // namespace contactsim::core

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
 #include "core/dynamics/corotational_fem.h"
+#include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/mass_spring_cloth.h"
 #include "core/dynamics/rigid_body.h"
 #include "server/convert/mesh_convert.h"
@@ -204,12 +205,12 @@ absl::StatusOr<NewBody> ClothFromProto(const v1::BodySpec& message, const Server
   return out;
 }
 
-absl::StatusOr<NewBody> FemFromProto(const v1::BodySpec& message, const ServerLimits& limits,
-                                     const Placement& placement, std::string_view field) {
-  if (message.material_case() != v1::BodySpec::kFem) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(Field(field, "fem"), ": a FEM material is required for BODY_KIND_FEM"));
-  }
+// The body's tet mesh (inline or primitive) placed by its pose; kind names the body kind in
+// errors ("BODY_KIND_FEM").
+absl::StatusOr<core::TetMesh> PlacedTetMeshFor(const v1::BodySpec& message,
+                                               const ServerLimits& limits,
+                                               const Placement& placement, std::string_view kind,
+                                               std::string_view field) {
   const std::string mesh_field = Field(field, "tet_mesh");
   if (message.mesh_case() == v1::BodySpec::kMeshId) {
     return absl::InternalError(absl::StrCat(
@@ -217,25 +218,9 @@ absl::StatusOr<NewBody> FemFromProto(const v1::BodySpec& message, const ServerLi
   }
   if (message.mesh_case() != v1::BodySpec::kTetMesh &&
       message.mesh_case() != v1::BodySpec::kPrimitive) {
-    return absl::InvalidArgumentError(absl::StrCat(mesh_field, ": required for BODY_KIND_FEM"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(mesh_field, ": required for ", std::string(kind)));
   }
-  const v1::FemMaterial& material = message.fem();
-  core::CorotationalFemParams params;
-  params.youngs_modulus_pa = material.youngs_modulus_pa();
-  params.poisson_ratio = material.poisson_ratio();
-  params.density_kg_per_m3 = material.density_kg_per_m3();
-  params.mass_damping_per_s = material.mass_damping_per_s();
-  params.stiffness_damping_s = material.stiffness_damping_s();
-  RETURN_IF_ERROR(CheckPositive(params.youngs_modulus_pa, Field(field, "fem.youngs_modulus_pa")));
-  if (!(params.poisson_ratio > -1.0 && params.poisson_ratio < 0.5)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        Field(field, "fem.poisson_ratio"), ": must be in (-1, 0.5), got ", params.poisson_ratio));
-  }
-  RETURN_IF_ERROR(CheckPositive(params.density_kg_per_m3, Field(field, "fem.density_kg_per_m3")));
-  RETURN_IF_ERROR(
-      CheckNonNegative(params.mass_damping_per_s, Field(field, "fem.mass_damping_per_s")));
-  RETURN_IF_ERROR(
-      CheckNonNegative(params.stiffness_damping_s, Field(field, "fem.stiffness_damping_s")));
   core::MeshOptions options;
   options.limits.max_vertices = limits.max_vertices_per_mesh;
   options.limits.max_elements = limits.max_elements_per_mesh;
@@ -252,9 +237,43 @@ absl::StatusOr<NewBody> FemFromProto(const v1::BodySpec& message, const ServerLi
   absl::StatusOr<core::TetMesh> placed = core::TetMesh::Create(
       Transformed(rest->vertices(), placement.p, placement.q), rest->tets(), options);
   if (!placed.ok()) return Prefixed(placed.status(), Field(field, "pose"));
+  return placed;
+}
+
+absl::Status CheckElasticConstants(double youngs_modulus_pa, double poisson_ratio,
+                                   double density_kg_per_m3, std::string_view material_field) {
+  RETURN_IF_ERROR(CheckPositive(youngs_modulus_pa, Field(material_field, "youngs_modulus_pa")));
+  if (!(poisson_ratio > -1.0 && poisson_ratio < 0.5)) {
+    return absl::InvalidArgumentError(absl::StrCat(Field(material_field, "poisson_ratio"),
+                                                   ": must be in (-1, 0.5), got ", poisson_ratio));
+  }
+  return CheckPositive(density_kg_per_m3, Field(material_field, "density_kg_per_m3"));
+}
+
+absl::StatusOr<NewBody> FemFromProto(const v1::BodySpec& message, const ServerLimits& limits,
+                                     const Placement& placement, std::string_view field) {
+  if (message.material_case() != v1::BodySpec::kFem) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Field(field, "fem"), ": a FEM material is required for BODY_KIND_FEM"));
+  }
+  const v1::FemMaterial& material = message.fem();
+  core::CorotationalFemParams params;
+  params.youngs_modulus_pa = material.youngs_modulus_pa();
+  params.poisson_ratio = material.poisson_ratio();
+  params.density_kg_per_m3 = material.density_kg_per_m3();
+  params.mass_damping_per_s = material.mass_damping_per_s();
+  params.stiffness_damping_s = material.stiffness_damping_s();
+  RETURN_IF_ERROR(CheckElasticConstants(params.youngs_modulus_pa, params.poisson_ratio,
+                                        params.density_kg_per_m3, Field(field, "fem")));
+  RETURN_IF_ERROR(
+      CheckNonNegative(params.mass_damping_per_s, Field(field, "fem.mass_damping_per_s")));
+  RETURN_IF_ERROR(
+      CheckNonNegative(params.stiffness_damping_s, Field(field, "fem.stiffness_damping_s")));
+  ASSIGN_OR_RETURN(core::TetMesh placed,
+                   PlacedTetMeshFor(message, limits, placement, "BODY_KIND_FEM", field));
   const std::vector<int> pins(message.pinned_vertices().begin(), message.pinned_vertices().end());
   absl::StatusOr<core::CorotationalFem> fem =
-      core::CorotationalFem::Create(std::move(*placed), params, pins);
+      core::CorotationalFem::Create(std::move(placed), params, pins);
   if (!fem.ok()) return Prefixed(fem.status(), field);
   NewBody out;
   out.mass_kg = fem->masses().sum();
@@ -264,10 +283,63 @@ absl::StatusOr<NewBody> FemFromProto(const v1::BodySpec& message, const ServerLi
   return out;
 }
 
+absl::StatusOr<core::MaterialModel> HyperelasticModelFromProto(v1::HyperelasticModel model,
+                                                               std::string_view field) {
+  switch (model) {
+    case v1::HYPERELASTIC_MODEL_UNSPECIFIED:
+    case v1::HYPERELASTIC_MODEL_NEO_HOOKEAN:
+      return core::MaterialModel::kNeoHookean;
+    case v1::HYPERELASTIC_MODEL_ARAP:
+      return core::MaterialModel::kArap;
+    case v1::HYPERELASTIC_MODEL_COROTATIONAL:
+      return core::MaterialModel::kCorotational;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(std::string(field), ": unknown model ", static_cast<int>(model)));
+  }
+}
+
+absl::StatusOr<NewBody> HyperelasticFromProto(const v1::BodySpec& message,
+                                              const ServerLimits& limits,
+                                              const Placement& placement,
+                                              const core::WorldSettings& world_settings,
+                                              std::string_view field) {
+  if (message.material_case() != v1::BodySpec::kHyperelastic) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Field(field, "hyperelastic"),
+                     ": a hyperelastic material is required for BODY_KIND_HYPERELASTIC"));
+  }
+  const v1::HyperelasticMaterial& material = message.hyperelastic();
+  core::HyperelasticBodyParams params;
+  ASSIGN_OR_RETURN(params.model, HyperelasticModelFromProto(material.model(),
+                                                            Field(field, "hyperelastic.model")));
+  params.material = {material.youngs_modulus_pa(), material.poisson_ratio(),
+                     material.density_kg_per_m3()};
+  RETURN_IF_ERROR(CheckElasticConstants(material.youngs_modulus_pa(), material.poisson_ratio(),
+                                        material.density_kg_per_m3(),
+                                        Field(field, "hyperelastic")));
+  params.time_step_s = world_settings.dt_s;
+  params.iterations = world_settings.local_global.iterations;
+  params.contact_proximity_m = world_settings.local_global.contact_proximity_m;
+  params.contact.cr_iterations = world_settings.local_global.cr_iterations;
+  ASSIGN_OR_RETURN(core::TetMesh placed,
+                   PlacedTetMeshFor(message, limits, placement, "BODY_KIND_HYPERELASTIC", field));
+  const std::vector<int> pins(message.pinned_vertices().begin(), message.pinned_vertices().end());
+  absl::StatusOr<std::unique_ptr<core::HyperelasticBody>> body =
+      core::HyperelasticBody::Create(std::move(placed), params, pins);
+  if (!body.ok()) return Prefixed(body.status(), field);
+  NewBody out;
+  out.mass_kg = (*body)->masses().sum();
+  RETURN_IF_ERROR(SetUniformVelocity(body->get(), placement.v, field));
+  out.body = *std::move(body);
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
-                                      std::string_view field) {
+                                      std::string_view field,
+                                      const core::WorldSettings& world_settings) {
   ASSIGN_OR_RETURN(Placement placement, PlacementFromProto(message, field));
   absl::StatusOr<NewBody> out;
   switch (message.kind()) {
@@ -275,6 +347,13 @@ absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerL
     case v1::BODY_KIND_STATIC:
     case v1::BODY_KIND_KINEMATIC:
       out = RigidFromProto(message, limits, placement, field);
+      break;
+    case v1::BODY_KIND_HYPERELASTIC:
+      if (placement.w != core::Vec3::Zero()) {
+        return absl::InvalidArgumentError(absl::StrCat(Field(field, "angular_velocity_rad_per_s"),
+                                                       ": only rigid bodies take one"));
+      }
+      out = HyperelasticFromProto(message, limits, placement, world_settings, field);
       break;
     case v1::BODY_KIND_CLOTH:
     case v1::BODY_KIND_FEM:
@@ -313,6 +392,8 @@ v1::BodyKind BodyKindOf(core::BodyType type, core::RigidBodyKind rigid_kind) {
       return v1::BODY_KIND_CLOTH;
     case core::BodyType::kCorotationalFem:
       return v1::BODY_KIND_FEM;
+    case core::BodyType::kHyperelastic:
+      return v1::BODY_KIND_HYPERELASTIC;
   }
   return v1::BODY_KIND_UNSPECIFIED;
 }

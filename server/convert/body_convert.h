@@ -27,8 +27,11 @@ struct NewBody {
 // Internal for mesh_id: the service resolves uploaded meshes first (mesh_upload.h).
 // A `primitive` mesh is generated here (primitive_convert.h), its counts checked before it is
 // built.
+// A hyperelastic body is factored for world_settings.dt_s and takes the solver options of
+// world_settings.local_global (the session's settings).
 absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
-                                      std::string_view field);
+                                      std::string_view field,
+                                      const core::WorldSettings& world_settings = {});
 
 // The wire kind of a body (rigid_kind matters only for BodyType::kRigid).
 v1::BodyKind BodyKindOf(core::BodyType type, core::RigidBodyKind rigid_kind);

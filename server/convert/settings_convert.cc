@@ -124,6 +124,32 @@ absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettin
     }
     settings.divergence.energy_growth_factor = factor;
   }
+  const v1::LocalGlobalSettings& lg = message.local_global();
+  const std::string lg_field = Field(field, "local_global");
+  if (lg.has_iterations()) {
+    if (lg.iterations() < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Field(lg_field, "iterations"), ": must be >= 1, got ", lg.iterations()));
+    }
+    settings.local_global.iterations = lg.iterations();
+  }
+  if (lg.has_cr_iterations()) {
+    if (lg.cr_iterations() < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(Field(lg_field, "cr_iterations"),
+                                                     ": must be >= 1, got ", lg.cr_iterations()));
+    }
+    settings.local_global.cr_iterations = lg.cr_iterations();
+  }
+  if (lg.has_contact_proximity_m()) {
+    RETURN_IF_ERROR(
+        CheckNonNegative(lg.contact_proximity_m(), Field(lg_field, "contact_proximity_m")));
+    settings.local_global.contact_proximity_m = lg.contact_proximity_m();
+  }
+  if (lg.has_friction_coefficient()) {
+    RETURN_IF_ERROR(
+        CheckNonNegative(lg.friction_coefficient(), Field(lg_field, "friction_coefficient")));
+    settings.local_global.friction_coefficient = lg.friction_coefficient();
+  }
   // Core's own check as a backstop for anything above that it judges stricter.
   absl::Status core_check = core::ValidateWorldSettings(settings);
   if (!core_check.ok()) {
@@ -158,6 +184,11 @@ v1::WorldSettings ToProto(const core::WorldSettings& settings) {
   friction->set_viscous_coefficient_ns_per_m(settings.friction.viscous.coefficient_ns_per_m);
   message.set_self_collision(settings.self_collision);
   message.set_energy_growth_factor(settings.divergence.energy_growth_factor);
+  v1::LocalGlobalSettings* lg = message.mutable_local_global();
+  lg->set_iterations(settings.local_global.iterations);
+  lg->set_contact_proximity_m(settings.local_global.contact_proximity_m);
+  lg->set_friction_coefficient(settings.local_global.friction_coefficient);
+  lg->set_cr_iterations(settings.local_global.cr_iterations);
   return message;
 }
 

@@ -36,6 +36,7 @@ class FinishedReactor final : public Base {
 };
 
 constexpr std::string_view kPenalty = "penalty";
+constexpr std::string_view kLocalGlobal = "local_global";
 
 }  // namespace
 
@@ -116,12 +117,14 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
                                                            v1::CreateSessionResponse* response) {
   auto run = [&]() -> absl::Status {
     const std::string pipeline = request->pipeline().empty() ? "penalty" : request->pipeline();
-    if (pipeline != kPenalty) {
+    if (pipeline != kPenalty && pipeline != kLocalGlobal) {
       return absl::InvalidArgumentError(
-          absl::StrCat("pipeline: unknown '", pipeline, "' (available: penalty)"));
+          absl::StrCat("pipeline: unknown '", pipeline, "' (available: penalty, local_global)"));
     }
     ASSIGN_OR_RETURN(core::WorldSettings settings,
                      WorldSettingsFromProto(request->settings(), "settings"));
+    settings.pipeline =
+        pipeline == kLocalGlobal ? core::PipelineKind::kLocalGlobal : core::PipelineKind::kPenalty;
     std::vector<PlaneInput> planes;
     for (int i = 0; i < request->ground_planes_size(); ++i) {
       ASSIGN_OR_RETURN(
@@ -208,7 +211,10 @@ grpc::ServerUnaryReactor* SimulationService::AddBody(grpc::CallbackServerContext
       ASSIGN_OR_RETURN(resolved, WithUploadedMesh(*spec, *mesh, "body"));
       spec = &resolved;
     }
-    ASSIGN_OR_RETURN(NewBody body, BodyFromProto(*spec, sessions_->limits(), "body"));
+    core::WorldSettings world_settings;
+    session.Read([&](const core::World& world) { world_settings = world.settings(); });
+    ASSIGN_OR_RETURN(NewBody body,
+                     BodyFromProto(*spec, sessions_->limits(), "body", world_settings));
     const int num_vertices = body.body->num_vertices();
     ASSIGN_OR_RETURN(int32_t id,
                      session.AddBody(std::move(body.body), std::move(body.options), "body"));

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
 #include "core/dynamics/corotational_fem.h"
+#include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/sim/world_serialization.h"
 #include "server/convert/snapshot_blob.h"
@@ -40,9 +41,12 @@ absl::Status CheckSnapshotLimits(const core::World& world, const ServerLimits& l
   }
   for (const int32_t id : world.body_ids()) {
     const core::Body& body = *world.body(id);
-    const int64_t elements = body.type() == core::BodyType::kCorotationalFem
-                                 ? static_cast<const core::CorotationalFem&>(body).mesh().num_tets()
-                                 : body.surface().num_faces();
+    int64_t elements = body.surface().num_faces();
+    if (body.type() == core::BodyType::kCorotationalFem) {
+      elements = static_cast<const core::CorotationalFem&>(body).mesh().num_tets();
+    } else if (body.type() == core::BodyType::kHyperelastic) {
+      elements = static_cast<const core::HyperelasticBody&>(body).mesh().num_tets();
+    }
     if (body.num_vertices() > limits.max_vertices_per_mesh ||
         elements > limits.max_elements_per_mesh) {
       return absl::ResourceExhaustedError(absl::StrCat(

@@ -155,8 +155,10 @@ class Session:
                  angular_velocity_rad_per_s=None, collision_disabled=False, material=None):
         """Adds a body from an inline TriangleMesh or TetMesh placed at position_m [m] with
         orientation (w, x, y, z). kind: "rigid" (needs density_kg_per_m3 and a closed mesh),
-        "static", "kinematic", "cloth" or "fem" (pass material=scene_pb2.ClothMaterial(...) or
-        FemMaterial(...)). Returns AddedBody (id, vertex count, mass)."""
+        "static", "kinematic", "cloth", "fem" or "hyperelastic" (pass
+        material=scene_pb2.ClothMaterial(...), FemMaterial(...) or HyperelasticMaterial(...);
+        hyperelastic bodies need a session with pipeline="local_global"). Returns AddedBody (id,
+        vertex count, mass)."""
         spec = scene_pb2.BodySpec(name=name, kind=convert.body_kind(kind),
                                   collision_disabled=bool(collision_disabled))
         convert.mesh_into(mesh, spec)
@@ -173,9 +175,11 @@ class Session:
             spec.cloth.CopyFrom(material)
         elif isinstance(material, scene_pb2.FemMaterial):
             spec.fem.CopyFrom(material)
+        elif isinstance(material, scene_pb2.HyperelasticMaterial):
+            spec.hyperelastic.CopyFrom(material)
         elif material is not None:
-            raise TypeError("material: expected a contactsim.v1.scene_pb2.ClothMaterial or "
-                            "FemMaterial")
+            raise TypeError("material: expected a contactsim.v1.scene_pb2.ClothMaterial, "
+                            "FemMaterial or HyperelasticMaterial")
         response = self._call("AddBody",
                               simulation_pb2.AddBodyRequest(session_id=self.id, body=spec))
         return AddedBody(body_id=response.body_id, num_vertices=response.num_vertices,

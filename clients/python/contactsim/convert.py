@@ -12,6 +12,7 @@ _BODY_KINDS = {
     "kinematic": scene_pb2.BODY_KIND_KINEMATIC,
     "cloth": scene_pb2.BODY_KIND_CLOTH,
     "fem": scene_pb2.BODY_KIND_FEM,
+    "hyperelastic": scene_pb2.BODY_KIND_HYPERELASTIC,
 }
 _CONTACT_MODELS = {
     "dpf": scene_pb2.CONTACT_MODEL_DPF,
@@ -23,7 +24,7 @@ _CONTACT_MODELS = {
 
 
 def body_kind(name):
-    """"rigid", "static", "kinematic", "cloth" or "fem" -> the BodyKind enum value."""
+    """"rigid", "static", "kinematic", "cloth", "fem" or "hyperelastic" -> the BodyKind value."""
     try:
         return _BODY_KINDS[name.lower()]
     except KeyError:

@@ -184,6 +184,7 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
     }
     solver->mesh_detector_ = *std::move(detector);
   }
+  solver->surface_ = surface;
   solver->material_ = material;
   solver->h_ = time_step_s;
   solver->options_ = options;
@@ -340,6 +341,38 @@ absl::Status LocalGlobalSolver::GlobalSolve(const Block& b_free, Block* x_free) 
     }
   }
   return absl::InternalError("unknown global step");
+}
+
+absl::Status LocalGlobalSolver::SetObstacles(std::vector<HalfSpaceObstacle> obstacles,
+                                             std::vector<TriangleMeshObstacle> mesh_obstacles) {
+  LocalGlobalOptions candidate = options_;
+  candidate.obstacles = std::move(obstacles);
+  candidate.mesh_obstacles = std::move(mesh_obstacles);
+  if (absl::Status s = ValidateSettings(material_, h_, candidate); !s.ok()) return s;
+  std::unique_ptr<MeshContactDetector> detector;
+  if (!candidate.mesh_obstacles.empty()) {
+    auto created = MeshContactDetector::Create(*surface_, candidate.mesh_obstacles);
+    if (!created.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("options.", created.status().message()));
+    }
+    detector = *std::move(created);
+  }
+  options_.obstacles = std::move(candidate.obstacles);
+  options_.mesh_obstacles = std::move(candidate.mesh_obstacles);
+  mesh_detector_ = std::move(detector);
+  elapsed_s_ = 0.0;
+  return absl::OkStatus();
+}
+
+absl::Status LocalGlobalSolver::SetContactMemory(std::vector<VertexContact> contacts,
+                                                 Eigen::VectorXd lambda_n) {
+  if (lambda_n.size() != 3 * static_cast<Eigen::Index>(contacts.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("lambda_n: ", lambda_n.size(), " rows for ",
+                                                   contacts.size(), " contacts (3 each)"));
+  }
+  previous_contacts_ = std::move(contacts);
+  previous_lambda_ = std::move(lambda_n);
+  return absl::OkStatus();
 }
 
 absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* state,

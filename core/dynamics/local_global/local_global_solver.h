@@ -195,6 +195,20 @@ class LocalGlobalSolver {
   double IncrementalPotential(const Points3& x_m, const Points3& predictor_m,
                               double time_end_s = 0.0) const;
 
+  // Replaces options.obstacles and options.mesh_obstacles for the following steps (a World moves
+  // its static and kinematic bodies between steps); the factorization is kept. A kinematic
+  // obstacle's vertices_m are its positions at the next Step's start (its motion restarts there).
+  // Contact needs kSparseInverse. InvalidArgument naming "obstacles" / "mesh_obstacles" as Create
+  // does; nothing changes on error.
+  absl::Status SetObstacles(std::vector<HalfSpaceObstacle> obstacles,
+                            std::vector<TriangleMeshObstacle> mesh_obstacles);
+  // The previous step's contacts and multipliers [N] (3 per contact), from which the next step
+  // warm-starts (options.contact_warm_start); SetContactMemory restores them into a rebuilt
+  // solver (snapshots). InvalidArgument when lambda does not have 3 rows per contact.
+  const std::vector<VertexContact>& previous_contacts() const { return previous_contacts_; }
+  const Eigen::VectorXd& previous_contact_forces_n() const { return previous_lambda_; }
+  absl::Status SetContactMemory(std::vector<VertexContact> contacts, Eigen::VectorXd lambda_n);
+
   int num_vertices() const { return static_cast<int>(mass_kg_.size()); }
   int num_elements() const { return static_cast<int>(volumes_m3_.size()); }
   const Eigen::VectorXd& lumped_mass_kg() const { return mass_kg_; }
@@ -234,6 +248,7 @@ class LocalGlobalSolver {
   std::vector<VertexContact> previous_contacts_;
   Eigen::VectorXd previous_lambda_;
   std::unique_ptr<MeshContactDetector> mesh_detector_;  // null without mesh obstacles
+  std::optional<TriangleMesh> surface_;                 // the body's surface (SetObstacles)
   double elapsed_s_ = 0.0;                              // steps taken x h (kinematic obstacles)
   std::optional<OrderedCholesky> cholesky_;
   std::optional<SparseInverseFactor> inverse_factor_;

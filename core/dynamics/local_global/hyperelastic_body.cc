@@ -1,0 +1,114 @@
+#include "core/dynamics/local_global/hyperelastic_body.h"
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace contactsim::core {
+namespace {
+
+absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(const TetMesh& mesh,
+                                                              const HyperelasticBodyParams& params,
+                                                              const std::vector<int>& pinned) {
+  if (absl::Status s = ValidateMaterialParameters(params.material); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("material.", s.message()));
+  }
+  absl::StatusOr<Material> material = MakeMaterial(params.model, params.material);
+  if (!material.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("material: ", material.status().message()));
+  }
+  if (!(std::isfinite(params.time_step_s) && params.time_step_s > 0.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("time_step_s: must be finite and > 0, got ", params.time_step_s));
+  }
+  LocalGlobalOptions options;
+  options.iterations = params.iterations;
+  options.contact_proximity_m = params.contact_proximity_m;
+  options.contact = params.contact;
+  options.pinned_vertices.assign(pinned.begin(), pinned.end());
+  return LocalGlobalSolver::Create(mesh, *material, params.time_step_s, options);
+}
+
+}  // namespace
+
+HyperelasticBody::HyperelasticBody(TetMesh mesh, Eigen::VectorXd masses_kg,
+                                   const HyperelasticBodyParams& params, std::vector<int> pinned,
+                                   std::unique_ptr<LocalGlobalSolver> solver)
+    : ParticleBody(mesh.vertices(), std::move(masses_kg), pinned, /*mass_damping_per_s=*/0.0),
+      mesh_(std::move(mesh)),
+      params_(params),
+      pinned_vertices_(std::move(pinned)),
+      solver_(std::move(solver)) {}
+
+absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
+    TetMesh mesh, const HyperelasticBodyParams& params, const std::vector<int>& pinned_vertices) {
+  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
+      MakeSolver(mesh, params, pinned_vertices);
+  if (!solver.ok()) return solver.status();
+  Eigen::VectorXd masses = (*solver)->lumped_mass_kg();
+  if (absl::Status s = CheckMassesAndPins(masses, pinned_vertices); !s.ok()) return s;
+  return std::unique_ptr<HyperelasticBody>(new HyperelasticBody(
+      std::move(mesh), std::move(masses), params, pinned_vertices, *std::move(solver)));
+}
+
+absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone() const {
+  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
+      MakeSolver(mesh_, params_, pinned_vertices_);
+  if (!solver.ok()) return solver.status();
+  if (absl::Status s = (*solver)->SetContactMemory(solver_->previous_contacts(),
+                                                   solver_->previous_contact_forces_n());
+      !s.ok()) {
+    return s;
+  }
+  auto copy = std::unique_ptr<HyperelasticBody>(new HyperelasticBody(*this, *std::move(solver)));
+  return copy;
+}
+
+HyperelasticBody::HyperelasticBody(const HyperelasticBody& other,
+                                   std::unique_ptr<LocalGlobalSolver> solver)
+    : ParticleBody(other),
+      mesh_(other.mesh_),
+      params_(other.params_),
+      pinned_vertices_(other.pinned_vertices_),
+      solver_(std::move(solver)),
+      time_s_(other.time_s_) {}
+
+double HyperelasticBody::StableTimeStepEstimate() const {
+  return std::numeric_limits<double>::infinity();
+}
+
+absl::Status HyperelasticBody::SetObstacles(std::vector<HalfSpaceObstacle> obstacles,
+                                            std::vector<TriangleMeshObstacle> mesh_obstacles) {
+  return solver_->SetObstacles(std::move(obstacles), std::move(mesh_obstacles));
+}
+
+absl::Status HyperelasticBody::StepImplicit(double dt_s, const Vec3& gravity_m_per_s2,
+                                            LocalGlobalStepStats* stats) {
+  if (dt_s != params_.time_step_s) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("dt_s: ", dt_s, " differs from the time step ", params_.time_step_s,
+                     " the body's system matrix was factored for"));
+  }
+  Points3 f_ext_n = pending_forces_n();
+  for (int i = 0; i < num_vertices(); ++i) {
+    f_ext_n.row(i) += masses()[i] * gravity_m_per_s2.transpose();
+  }
+  LocalGlobalState state{positions_t0(), velocities(), time_s_};
+  if (absl::Status s = solver_->Step(f_ext_n, &state, nullptr, stats); !s.ok()) return s;
+  if (absl::Status s = FinishImplicitStep(state.x_m, state.v_mps); !s.ok()) return s;
+  time_s_ = state.time_s;
+  return absl::OkStatus();
+}
+
+void HyperelasticBody::AddInternalForces(const Points3& /*x*/, const Points3& /*v*/,
+                                         Points3* /*forces*/) const {
+  // The elastic forces act inside the implicit step (StepImplicit), never explicitly.
+}
+
+double HyperelasticBody::ElasticEnergyAt(const Points3& x) const {
+  return solver_->ElasticEnergy(x);
+}
+
+}  // namespace contactsim::core

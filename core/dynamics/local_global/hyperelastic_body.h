@@ -1,0 +1,87 @@
+// HyperelasticBody: a tet-mesh solid (ARAP, co-rotational or Neo-Hookean, fem/material.h) that a
+// World steps with the local_global pipeline: each step is one implicit Euler step of its own
+// LocalGlobalSolver (local_global_solver.h, Zeng et al. 2024), i.e. `iterations` local-global
+// rounds on
+//   g(x) = 1/(2 h^2) ||x - y||_M^2 + sum_e V_e Psi(F_e),   y = x + h v + h^2 M^-1 (M g + f_ext),
+// with frictional contact against the obstacles the pipeline gives (ground planes as half-spaces,
+// static and kinematic bodies as triangle meshes) by the non-smooth Newton of Alg. 4. Then
+// v = (x_end - x) / h.
+//
+// State and bookkeeping (positions, velocities, lumped masses rho V / 4 per tet corner, pinned
+// vertices, external forces added between steps, external work, energies, momenta) are
+// ParticleBody's. Pinned vertices are eliminated from the factored system (exact pins) and stay
+// where they are. The elastic forces are implicit, so Predict/Correct (the explicit stepping of
+// body.h) would move the vertices as free particles: the penalty pipeline refuses this body.
+//
+// The solver (factorization of A, sparse inverse S) is built by Create; Clone builds it again
+// (deterministic: the same bits) and copies the previous step's contacts and multipliers, so a
+// copy steps on with the same bits as the original.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/common/eigen_types.h"
+#include "core/dynamics/fem/material.h"
+#include "core/dynamics/local_global/local_global_solver.h"
+#include "core/dynamics/particle_body.h"
+#include "core/geometry/tet_mesh.h"
+
+namespace contactsim::core {
+
+struct HyperelasticBodyParams {
+  MaterialModel model = MaterialModel::kNeoHookean;
+  MaterialParameters material;  // E [Pa], nu [1], rho [kg/m^3]
+  double time_step_s = 0.0;     // h [s], > 0: the World's dt (the factor depends on it)
+  int32_t iterations = 10;      // local-global rounds per step, >= 1
+  double contact_proximity_m = 5e-3;
+  NonsmoothNewtonOptions contact;
+};
+
+class HyperelasticBody final : public ParticleBody {
+ public:
+  // Vertices start at rest at the mesh's positions. InvalidArgument naming the field for a bad
+  // parameter ("material.youngs_modulus ..."), pinned index, or a mesh the solver refuses.
+  static absl::StatusOr<std::unique_ptr<HyperelasticBody>> Create(
+      TetMesh mesh, const HyperelasticBodyParams& params,
+      const std::vector<int>& pinned_vertices = {});
+  // A deep copy (see the top of this file). Errors of rebuilding the solver are passed through.
+  absl::StatusOr<std::unique_ptr<HyperelasticBody>> Clone() const;
+
+  BodyType type() const override { return BodyType::kHyperelastic; }
+  const TriangleMesh& surface() const override { return mesh_.surface(); }
+  // Implicit Euler: no explicit stability bound.
+  double StableTimeStepEstimate() const override;
+
+  const TetMesh& mesh() const { return mesh_; }
+  const HyperelasticBodyParams& params() const { return params_; }
+  const std::vector<int>& pinned_vertices() const { return pinned_vertices_; }
+
+  // The obstacles of the next steps (LocalGlobalSolver::SetObstacles).
+  absl::Status SetObstacles(std::vector<HalfSpaceObstacle> obstacles,
+                            std::vector<TriangleMeshObstacle> mesh_obstacles);
+  // One implicit step of length dt_s (must equal params().time_step_s: FailedPrecondition
+  // otherwise) under gravity g [m/s^2] and the forces added since the last step. stats: the
+  // step's contacts and multipliers, phase times (optional). An error leaves the state unchanged.
+  absl::Status StepImplicit(double dt_s, const Vec3& gravity_m_per_s2, LocalGlobalStepStats* stats);
+
+ protected:
+  void AddInternalForces(const Points3& x, const Points3& v, Points3* forces) const override;
+  double ElasticEnergyAt(const Points3& x) const override;
+
+ private:
+  HyperelasticBody(TetMesh mesh, Eigen::VectorXd masses_kg, const HyperelasticBodyParams& params,
+                   std::vector<int> pinned, std::unique_ptr<LocalGlobalSolver> solver);
+  // The state of `other` with a rebuilt solver (Clone).
+  HyperelasticBody(const HyperelasticBody& other, std::unique_ptr<LocalGlobalSolver> solver);
+
+  TetMesh mesh_;
+  HyperelasticBodyParams params_;
+  std::vector<int> pinned_vertices_;
+  std::unique_ptr<LocalGlobalSolver> solver_;
+  double time_s_ = 0.0;  // the solver's clock (constraint targets; none used here)
+};
+
+}  // namespace contactsim::core

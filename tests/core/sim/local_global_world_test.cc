@@ -1,0 +1,194 @@
+// The local_global pipeline behind World (core/sim/local_global_pipeline.h): hyperelastic bodies
+// on ground planes, static and kinematic bodies; the contact report; snapshots; refusals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <utility>
+
+#include "core/dynamics/local_global/hyperelastic_body.h"
+#include "core/dynamics/rigid_body.h"
+#include "core/geometry/generators.h"
+#include "core/sim/world.h"
+
+namespace contactsim::core {
+namespace {
+
+constexpr double kDt = 1.0 / 60.0;
+constexpr double kG = 9.81;
+
+WorldSettings LocalGlobalSettingsFor(double mu) {
+  WorldSettings settings;
+  settings.pipeline = PipelineKind::kLocalGlobal;
+  settings.dt_s = kDt;
+  settings.local_global.friction_coefficient = mu;
+  return settings;
+}
+
+// A 0.1 m cube of 48 tets (rho 1000 kg/m^3: 1 kg), bottom face at height z0.
+std::unique_ptr<HyperelasticBody> Cube(double z0_m, double dt_s = kDt) {
+  absl::StatusOr<TetMesh> box = MakeTetBox(Vec3(0.05, 0.05, 0.05), 2, 2, 2);
+  EXPECT_TRUE(box.ok()) << box.status();
+  Points3 x = box->vertices();
+  x.col(2).array() += 0.05 + z0_m;
+  absl::StatusOr<TetMesh> placed = TetMesh::Create(x, box->tets());
+  EXPECT_TRUE(placed.ok()) << placed.status();
+  HyperelasticBodyParams params;
+  params.model = MaterialModel::kArap;
+  params.material = {1.0e6, 0.3, 1000.0};
+  params.time_step_s = dt_s;
+  absl::StatusOr<std::unique_ptr<HyperelasticBody>> body =
+      HyperelasticBody::Create(*std::move(placed), params);
+  EXPECT_TRUE(body.ok()) << body.status();
+  return *std::move(body);
+}
+
+// A 1 x 1 x 0.1 m slab whose top face is z = 0 (a static or kinematic floor).
+std::unique_ptr<RigidBody> Slab(RigidBodyKind kind) {
+  absl::StatusOr<TriangleMesh> box = MakeBox(Vec3(0.5, 0.5, 0.05));
+  EXPECT_TRUE(box.ok()) << box.status();
+  Points3 x = box->vertices();
+  x.col(2).array() -= 0.05;
+  absl::StatusOr<TriangleMesh> placed = TriangleMesh::Create(x, box->faces());
+  EXPECT_TRUE(placed.ok()) << placed.status();
+  absl::StatusOr<RigidBody> slab = RigidBody::CreateWithoutMass(*std::move(placed), kind);
+  EXPECT_TRUE(slab.ok()) << slab.status();
+  return std::make_unique<RigidBody>(*std::move(slab));
+}
+
+Vec3 NormalImpulseOn(const ContactReport& report, int32_t body_id) {
+  Vec3 sum = Vec3::Zero();
+  for (const ContactRecord& r : report.contacts) {
+    if (r.body_a == body_id) sum += r.normal_impulse_Ns;
+    if (r.body_b == body_id) sum -= r.normal_impulse_Ns;
+  }
+  return sum;
+}
+
+Vec3 MeanVelocity(const HyperelasticBody& body) {
+  return body.velocities().colwise().mean().transpose();
+}
+
+TEST(LocalGlobalWorldTest, CubeComesToRestOnAGroundPlaneCarryingItsWeight) {
+  absl::StatusOr<World> world = World::Create(LocalGlobalSettingsFor(0.5));
+  ASSERT_TRUE(world.ok()) << world.status();
+  ASSERT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), 0.0).ok());
+  absl::StatusOr<int32_t> id = world->AddBody(Cube(0.002));
+  ASSERT_TRUE(id.ok()) << id.status();
+  ASSERT_TRUE(world->Step(60).ok());  // 1 s: dropped 2 mm, then at rest
+  const ContactReport& report = world->last_contact_report();
+  // At rest the contact impulse over a step balances the weight: sum lambda_n - m g = m dv_z / h
+  // exactly (the elastic forces sum to zero over the vertices), and dv_z is at round-off once at
+  // rest, so 1e-6 relative is a loose bound.
+  const double weight_impulse = 1.0 * kG * kDt;  // m g dt [N s], m = 1 kg
+  EXPECT_NEAR(NormalImpulseOn(report, *id).z(), weight_impulse, 1e-6 * weight_impulse);
+  EXPECT_EQ(world->last_diagnostics().plane_contacts, 9);  // the 3 x 3 bottom vertices
+  for (const ContactRecord& r : report.contacts) {
+    EXPECT_EQ(r.kind, ContactFeatureKind::kVertexPlane);
+    EXPECT_EQ(r.body_b, kStaticEnvironmentBodyId);
+    EXPECT_EQ(r.friction_mode, FrictionMode::kStick);
+  }
+  ASSERT_EQ(report.body_totals.size(), 1u);
+  EXPECT_NEAR(report.body_totals[0].impulse_Ns.z(), weight_impulse, 1e-6 * weight_impulse);
+  // The non-penetration rows are solved to round-off (docs/local_global.md: 8e-14 m measured).
+  EXPECT_LT(world->last_diagnostics().max_penetration_depth_m, 1e-6);
+  EXPECT_LT(MeanVelocity(static_cast<const HyperelasticBody&>(*world->body(*id))).norm(), 1e-6);
+  EXPECT_FALSE(world->diverged());
+}
+
+TEST(LocalGlobalWorldTest, StaticBodyHoldsTheCubeAndTakesTheReaction) {
+  absl::StatusOr<World> world = World::Create(LocalGlobalSettingsFor(0.5));
+  ASSERT_TRUE(world.ok());
+  absl::StatusOr<int32_t> slab = world->AddBody(Slab(RigidBodyKind::kStatic));
+  ASSERT_TRUE(slab.ok()) << slab.status();
+  absl::StatusOr<int32_t> cube = world->AddBody(Cube(0.002));
+  ASSERT_TRUE(cube.ok());
+  ASSERT_TRUE(world->Step(60).ok());
+  const ContactReport& report = world->last_contact_report();
+  const double weight_impulse = kG * kDt;
+  // Same balance as on the plane (same tolerance argument).
+  EXPECT_NEAR(NormalImpulseOn(report, *cube).z(), weight_impulse, 1e-6 * weight_impulse);
+  EXPECT_NEAR(NormalImpulseOn(report, *slab).z(), -weight_impulse, 1e-6 * weight_impulse);
+  EXPECT_FALSE(report.contacts.empty());
+  for (const ContactRecord& r : report.contacts) {
+    EXPECT_EQ(r.body_a, *cube);
+    EXPECT_EQ(r.body_b, *slab);
+    EXPECT_EQ(r.kind, ContactFeatureKind::kVertexFace);
+    EXPECT_GE(r.feature_b, 0);
+  }
+  EXPECT_LT(world->last_diagnostics().max_penetration_depth_m, 1e-6);
+}
+
+TEST(LocalGlobalWorldTest, KinematicFloorCarriesTheCubeAtItsSpeed) {
+  absl::StatusOr<World> world = World::Create(LocalGlobalSettingsFor(0.5));
+  ASSERT_TRUE(world.ok());
+  std::unique_ptr<RigidBody> floor = Slab(RigidBodyKind::kKinematic);
+  const double speed = 0.1;  // [m/s]
+  ASSERT_TRUE(floor->SetVelocity(Vec3(speed, 0.0, 0.0), Vec3::Zero()).ok());
+  ASSERT_TRUE(world->AddBody(std::move(floor)).ok());
+  absl::StatusOr<int32_t> cube = world->AddBody(Cube(0.0005));
+  ASSERT_TRUE(cube.ok());
+  ASSERT_TRUE(world->Step(60).ok());
+  // Friction mu g = 4.9 m/s^2 brings the cube to 0.1 m/s within 0.02 s; after 1 s it sticks to
+  // the floor, which the slip rows state exactly (docs/local_global.md: 1e-6 m/s measured for
+  // the solver alone), so 1e-4 m/s is a loose bound.
+  const Vec3 v = MeanVelocity(static_cast<const HyperelasticBody&>(*world->body(*cube)));
+  EXPECT_NEAR(v.x(), speed, 1e-4);
+  EXPECT_NEAR(v.z(), 0.0, 1e-4);
+  // The floor's work on the cube (kinetic energy 0.005 J) is counted, so no divergence.
+  EXPECT_FALSE(world->diverged());
+}
+
+TEST(LocalGlobalWorldTest, SnapshotReplaysBitIdentically) {
+  absl::StatusOr<World> world = World::Create(LocalGlobalSettingsFor(0.1));
+  ASSERT_TRUE(world.ok());
+  // A plane tilted atan 0.2 = 11.3 degrees (tan > mu: the cube lands, then slides), about 1 cm
+  // below the cube's bottom at x = 0.
+  ASSERT_TRUE(world->AddGroundPlane(Vec3(0.2, 0.0, 1.0), -0.01).ok());
+  absl::StatusOr<int32_t> cube = world->AddBody(Cube(0.0));
+  ASSERT_TRUE(cube.ok());
+  const absl::Status first_steps = world->Step(10);
+  ASSERT_TRUE(first_steps.ok()) << first_steps;
+  absl::StatusOr<WorldSnapshot> snapshot = world->Snapshot();
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  ASSERT_TRUE(world->Step(20).ok());
+  const Points3 first = world->body(*cube)->positions_t0();
+  ASSERT_TRUE(world->Restore(*snapshot).ok());
+  ASSERT_TRUE(world->Step(20).ok());
+  const Points3 second = world->body(*cube)->positions_t0();
+  EXPECT_TRUE(first == second) << "max difference " << (first - second).cwiseAbs().maxCoeff();
+  EXPECT_GT(world->last_diagnostics().plane_contacts, 0);
+}
+
+TEST(LocalGlobalWorldTest, RefusesWhatItCannotStep) {
+  absl::StatusOr<World> penalty = World::Create(WorldSettings{});
+  ASSERT_TRUE(penalty.ok());
+  absl::StatusOr<int32_t> refused = penalty->AddBody(Cube(0.0, WorldSettings{}.dt_s));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("local_global"), std::string::npos);
+
+  absl::StatusOr<World> world = World::Create(LocalGlobalSettingsFor(0.3));
+  ASSERT_TRUE(world.ok());
+  absl::StatusOr<TriangleMesh> box = MakeBox(Vec3(0.1, 0.1, 0.1));
+  ASSERT_TRUE(box.ok());
+  absl::StatusOr<RigidBody> rigid = RigidBody::Create(*std::move(box), 1000.0);
+  ASSERT_TRUE(rigid.ok());
+  EXPECT_EQ(world->AddBody(std::make_unique<RigidBody>(*std::move(rigid))).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // A body factored for another time step.
+  EXPECT_EQ(world->AddBody(Cube(0.0, 0.01)).status().code(), absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<int32_t> cube = world->AddBody(Cube(0.0));
+  ASSERT_TRUE(cube.ok());
+  ConstraintSpec pin;
+  pin.kind = ConstraintKind::kPin;
+  pin.body_id = *cube;
+  pin.vertices = {0};
+  absl::StatusOr<int32_t> constraint = world->AddConstraint(pin);
+  EXPECT_EQ(constraint.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(constraint.status().message().rfind("pin.body_id: ", 0), 0u)
+      << constraint.status().message();
+  EXPECT_TRUE(world->constraints().empty());
+}
+
+}  // namespace
+}  // namespace contactsim::core

@@ -1,0 +1,142 @@
+// A local_global session through the gRPC API: a hyperelastic cube on a ground plane and on a
+// static slab, its contact report, the settings as applied, and refusals that name the field.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "tests/server/service_fixture.h"
+
+namespace contactsim::server::servertest {
+namespace {
+
+constexpr double kDt = 0.01;  // [s]
+
+v1::CreateSessionRequest LocalGlobalRequest(bool with_plane) {
+  v1::CreateSessionRequest request;
+  request.set_pipeline("local_global");
+  request.mutable_settings()->set_dt_s(kDt);
+  request.mutable_settings()->mutable_local_global()->set_friction_coefficient(0.5);
+  if (with_plane) request.add_ground_planes()->mutable_normal()->set_z(1.0);
+  return request;
+}
+
+// A 0.1 m cube (48 tets, 1000 kg/m^3: 1 kg), bottom face height_m above z = 0.
+v1::BodySpec HyperelasticCube(double height_m) {
+  v1::BodySpec body;
+  body.set_name("cube");
+  body.set_kind(v1::BODY_KIND_HYPERELASTIC);
+  auto tets = core::MakeTetBox(core::Vec3(0.05, 0.05, 0.05), 2, 2, 2);
+  EXPECT_TRUE(tets.ok());
+  *body.mutable_tet_mesh() = ToProto(*tets);
+  body.mutable_pose()->mutable_position_m()->set_z(0.05 + height_m);
+  v1::HyperelasticMaterial* material = body.mutable_hyperelastic();
+  material->set_model(v1::HYPERELASTIC_MODEL_NEO_HOOKEAN);
+  material->set_youngs_modulus_pa(1e6);
+  material->set_poisson_ratio(0.3);
+  material->set_density_kg_per_m3(1000.0);
+  return body;
+}
+
+class LocalGlobalServiceTest : public ServiceTest {};
+
+TEST_F(LocalGlobalServiceTest, CubeRestsOnThePlaneAndTheReportCarriesItsWeight) {
+  const SessionHandle session = CreateSession(LocalGlobalRequest(/*with_plane=*/true));
+  const int32_t cube = AddBody(session, HyperelasticCube(0.001));
+  v1::StepResponse response;
+  grpc::Status status = Step(session, 100, &response);  // 1 s
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(response.bodies_size(), 1);
+  EXPECT_EQ(response.bodies(0).kind(), v1::BODY_KIND_HYPERELASTIC);
+  EXPECT_EQ(response.bodies(0).positions_m_size(), 3 * 27);
+  // Resting on the plane: the last step's normal impulses add up to m g dt (the contact rows
+  // balance the weight to round-off once at rest; docs/local_global.md), 1e-6 relative.
+  double normal_z = 0.0;
+  for (const v1::ContactRecord& record : response.contacts().contacts()) {
+    EXPECT_EQ(record.body_a(), cube);
+    EXPECT_EQ(record.kind(), v1::CONTACT_FEATURE_VERTEX_PLANE);
+    normal_z += record.normal_impulse_ns().z();
+  }
+  const double weight_impulse = 9.81 * kDt;  // 1 kg
+  EXPECT_NEAR(normal_z, weight_impulse, 1e-6 * weight_impulse);
+  ASSERT_EQ(response.diagnostics_size(), 100);
+  EXPECT_EQ(response.diagnostics(99).plane_contacts(), 9);
+  EXPECT_FALSE(response.diagnostics(99).diverged());
+  // Every vertex is above the plane to the solver's round-off (1e-9 m is loose).
+  for (int i = 0; i < 27; ++i) EXPECT_GT(response.bodies(0).positions_m(3 * i + 2), -1e-9);
+
+  const v1::GetSessionResponse info = GetSession(session);
+  EXPECT_EQ(info.summary().pipeline(), "local_global");
+  EXPECT_EQ(info.settings().local_global().friction_coefficient(), 0.5);
+  EXPECT_EQ(info.settings().local_global().iterations(), 10);  // the default, filled in
+}
+
+TEST_F(LocalGlobalServiceTest, StaticSlabHoldsTheCube) {
+  const SessionHandle session = CreateSession(LocalGlobalRequest(/*with_plane=*/false));
+  v1::BodySpec slab;
+  slab.set_kind(v1::BODY_KIND_STATIC);
+  auto box = core::MakeBox(core::Vec3(0.5, 0.5, 0.05));
+  ASSERT_TRUE(box.ok());
+  *slab.mutable_triangle_mesh() = ToProto(*box);
+  slab.mutable_pose()->mutable_position_m()->set_z(-0.05);
+  const int32_t slab_id = AddBody(session, slab);
+  const int32_t cube = AddBody(session, HyperelasticCube(0.001));
+  v1::StepResponse response;
+  grpc::Status status = Step(session, 100, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  double normal_z = 0.0;
+  for (const v1::ContactRecord& record : response.contacts().contacts()) {
+    EXPECT_EQ(record.body_a(), cube);
+    EXPECT_EQ(record.body_b(), slab_id);
+    EXPECT_EQ(record.kind(), v1::CONTACT_FEATURE_VERTEX_FACE);
+    normal_z += record.normal_impulse_ns().z();
+  }
+  // As on the plane (same tolerance argument).
+  EXPECT_NEAR(normal_z, 9.81 * kDt, 1e-6 * 9.81 * kDt);
+}
+
+TEST_F(LocalGlobalServiceTest, RefusalsNameTheField) {
+  v1::CreateSessionResponse created;
+  v1::CreateSessionRequest unknown = LocalGlobalRequest(true);
+  unknown.set_pipeline("rigid_lcp");
+  grpc::Status status = stub_->CreateSession(Context().get(), unknown, &created);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("local_global"), std::string::npos);
+
+  v1::CreateSessionRequest bad = LocalGlobalRequest(true);
+  bad.mutable_settings()->mutable_local_global()->set_iterations(0);
+  status = stub_->CreateSession(Context().get(), bad, &created);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message().rfind("settings.local_global.iterations: ", 0), 0u)
+      << status.error_message();
+
+  const SessionHandle session = CreateSession(LocalGlobalRequest(true));
+  v1::AddBodyRequest request;
+  request.set_session_id(session.id);
+  v1::AddBodyResponse response;
+  *request.mutable_body() = HyperelasticCube(0.0);
+  request.mutable_body()->mutable_hyperelastic()->set_poisson_ratio(0.5);
+  status = stub_->AddBody(Context(session.controller).get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message().rfind("body.hyperelastic.poisson_ratio: ", 0), 0u)
+      << status.error_message();
+  // A dynamic rigid body: the penalty pipeline's.
+  *request.mutable_body() = BoxBody();
+  status = stub_->AddBody(Context(session.controller).get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("penalty pipeline"), std::string::npos)
+      << status.error_message();
+  // A hyperelastic body in a penalty session.
+  const SessionHandle penalty = CreateSession(BoxSceneRequest());
+  request.set_session_id(penalty.id);
+  *request.mutable_body() = HyperelasticCube(0.0);
+  status = stub_->AddBody(Context(penalty.controller).get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("local_global"), std::string::npos)
+      << status.error_message();
+  EXPECT_EQ(GetSession(penalty).body_ids_size(), 0);
+  EXPECT_EQ(GetSession(session).body_ids_size(), 0);
+}
+
+}  // namespace
+}  // namespace contactsim::server::servertest
