@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
 #include "core/sim/body_utils.h"
+#include "core/sim/local_global_pipeline.h"
 #include "core/sim/penalty_pipeline.h"
 #include "core/sim/serialization/body_codec.h"
 #include "core/sim/serialization/byte_reader.h"
@@ -110,13 +111,24 @@ struct WorldSnapshotAccess {
 absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
   using namespace serialization;
   const auto* pipeline = dynamic_cast<const PenaltyPipeline*>(s.pipeline_.get());
-  if (pipeline == nullptr) {
-    return absl::UnimplementedError("pipeline: only the penalty pipeline has a serialization");
+  const bool local_global = s.settings_.pipeline == PipelineKind::kLocalGlobal;
+  if (pipeline == nullptr && !local_global) {
+    return absl::UnimplementedError("pipeline: has no serialization");
   }
   ByteWriter payload;
   size_t at = payload.BeginSection(kSettingsTag, kSectionRequired);
   WriteSettings(s.settings_, &payload);
   payload.EndSection(at);
+  if (local_global) {
+    // The pipeline keeps no state of its own (the bodies carry their warm starts).
+    at = payload.BeginSection(kLocalGlobalTag, kSectionRequired);
+    const LocalGlobalSettings& lg = s.settings_.local_global;
+    payload.I32(lg.iterations);
+    payload.F64(lg.contact_proximity_m);
+    payload.F64(lg.friction_coefficient);
+    payload.I32(lg.cr_iterations);
+    payload.EndSection(at);
+  }
 
   at = payload.BeginSection(kClockTag, kSectionRequired);
   payload.F64(s.time_s_);
@@ -157,12 +169,14 @@ absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
     payload.EndSection(at);
   }
 
-  at = payload.BeginSection(kTrackedPairsTag, kSectionRequired);
-  WriteTrackedPairs(pipeline->tracked_pairs(), &payload);
-  payload.EndSection(at);
-  at = payload.BeginSection(kPlaneContactsTag, kSectionRequired);
-  WritePlaneContacts(pipeline->plane_contacts(), &payload);
-  payload.EndSection(at);
+  if (pipeline != nullptr) {
+    at = payload.BeginSection(kTrackedPairsTag, kSectionRequired);
+    WriteTrackedPairs(pipeline->tracked_pairs(), &payload);
+    payload.EndSection(at);
+    at = payload.BeginSection(kPlaneContactsTag, kSectionRequired);
+    WritePlaneContacts(pipeline->plane_contacts(), &payload);
+    payload.EndSection(at);
+  }
 
   ByteWriter out;
   out.Bytes(kMagic);
@@ -182,6 +196,7 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
   const Section* pairs_section = nullptr;
   const Section* plane_contacts_section = nullptr;
   const Section* constraints_section = nullptr;
+  const Section* local_global_section = nullptr;
   std::vector<const Section*> body_sections;
   for (const Section& section : sections) {
     const Section** singleton = nullptr;
@@ -203,6 +218,9 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
         break;
       case kConstraintsTag:
         singleton = &constraints_section;
+        break;
+      case kLocalGlobalTag:
+        singleton = &local_global_section;
         break;
       case kBodyTag:
         body_sections.push_back(&section);
@@ -234,6 +252,22 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     ASSIGN_OR_RETURN(s.settings_, ReadSettings(&in));
     in.ExpectEnd("settings");
     RETURN_IF_ERROR(in.status());
+  }
+  if (local_global_section != nullptr) {
+    if (pairs_section != nullptr || plane_contacts_section != nullptr) {
+      return absl::InvalidArgumentError(
+          "sections: the local_global pipeline has no tracked pairs or plane contacts");
+    }
+    ByteReader in(local_global_section->bytes);
+    s.settings_.pipeline = PipelineKind::kLocalGlobal;
+    LocalGlobalSettings& lg = s.settings_.local_global;
+    lg.iterations = in.I32("local_global.iterations");
+    lg.contact_proximity_m = in.FiniteF64("local_global.contact_proximity_m");
+    lg.friction_coefficient = in.FiniteF64("local_global.friction_coefficient");
+    lg.cr_iterations = in.I32("local_global.cr_iterations");
+    in.ExpectEnd("local_global");
+    RETURN_IF_ERROR(in.status());
+    RETURN_IF_ERROR(ValidateWorldSettings(s.settings_));
   }
   {
     ByteReader in(clock_section->bytes);
@@ -322,7 +356,26 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     in.ExpectEnd("plane_contacts");
     RETURN_IF_ERROR(in.status());
   }
+  if (s.settings_.pipeline == PipelineKind::kLocalGlobal) {
+    auto pipeline = std::make_unique<LocalGlobalPipeline>(s.settings_);
+    for (size_t i = 0; i < s.bodies_.size(); ++i) {
+      if (absl::Status check = pipeline->CheckBody(*s.bodies_[i].body); !check.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("bodies[", i, "]: ", check.message()));
+      }
+    }
+    if (!s.constraints_.empty()) {
+      return absl::InvalidArgumentError(
+          "constraints: the local_global pipeline takes no run-time constraints");
+    }
+    s.pipeline_ = std::move(pipeline);
+    return s;
+  }
   auto pipeline = std::make_unique<PenaltyPipeline>(s.settings_);
+  for (size_t i = 0; i < s.bodies_.size(); ++i) {
+    if (absl::Status check = pipeline->CheckBody(*s.bodies_[i].body); !check.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("bodies[", i, "]: ", check.message()));
+    }
+  }
   RETURN_IF_ERROR(pipeline->RestoreContacts(std::move(pairs), std::move(plane_contacts)));
   s.pipeline_ = std::move(pipeline);
   return s;

@@ -95,6 +95,43 @@ TEST_F(LocalGlobalServiceTest, StaticSlabHoldsTheCube) {
   EXPECT_NEAR(normal_z, 9.81 * kDt, 1e-6 * 9.81 * kDt);
 }
 
+TEST_F(LocalGlobalServiceTest, SnapshotRestoresAndReplaysTheSameBits) {
+  v1::CreateSessionRequest slope = LocalGlobalRequest(/*with_plane=*/false);
+  slope.mutable_settings()->mutable_local_global()->set_friction_coefficient(0.1);
+  v1::GroundPlane* plane = slope.add_ground_planes();
+  plane->mutable_normal()->set_x(0.2);  // 11.3 degrees, steeper than atan 0.1: it slides
+  plane->mutable_normal()->set_z(1.0);
+  plane->set_offset_m(-0.01);
+  const SessionHandle session = CreateSession(slope);
+  AddBody(session, HyperelasticCube(0.0));
+  v1::StepResponse response;
+  ASSERT_TRUE(Step(session, 10, &response).ok());
+  v1::SnapshotRequest snapshot_request;
+  snapshot_request.set_session_id(session.id);
+  v1::SnapshotResponse snapshot;
+  grpc::Status status =
+      stub_->Snapshot(Context(session.controller).get(), snapshot_request, &snapshot);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  v1::StepResponse first;
+  ASSERT_TRUE(Step(session, 20, &first).ok());
+  v1::RestoreRequest restore;
+  restore.set_session_id(session.id);
+  restore.set_snapshot(snapshot.snapshot());
+  v1::RestoreResponse restored;
+  status = stub_->Restore(Context(session.controller).get(), restore, &restored);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(restored.step_count(), 10);
+  v1::StepResponse second;
+  ASSERT_TRUE(Step(session, 20, &second).ok());
+  ASSERT_EQ(first.bodies_size(), 1);
+  ASSERT_EQ(second.bodies_size(), 1);
+  ASSERT_EQ(first.bodies(0).positions_m_size(), second.bodies(0).positions_m_size());
+  for (int i = 0; i < first.bodies(0).positions_m_size(); ++i) {
+    EXPECT_EQ(first.bodies(0).positions_m(i), second.bodies(0).positions_m(i)) << i;
+  }
+  EXPECT_GT(second.diagnostics(19).plane_contacts(), 0);
+}
+
 TEST_F(LocalGlobalServiceTest, RefusalsNameTheField) {
   v1::CreateSessionResponse created;
   v1::CreateSessionRequest unknown = LocalGlobalRequest(true);

@@ -75,6 +75,21 @@ HyperelasticBody::HyperelasticBody(const HyperelasticBody& other,
       solver_(std::move(solver)),
       time_s_(other.time_s_) {}
 
+absl::Status HyperelasticBody::RestoreSolverState(double time_s,
+                                                  std::vector<VertexContact> contacts,
+                                                  Eigen::VectorXd lambda_n) {
+  if (!(std::isfinite(time_s) && time_s >= 0.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("solver_time_s: must be finite and >= 0, got ", time_s));
+  }
+  if (absl::Status s = solver_->SetContactMemory(std::move(contacts), std::move(lambda_n));
+      !s.ok()) {
+    return s;
+  }
+  time_s_ = time_s;
+  return absl::OkStatus();
+}
+
 double HyperelasticBody::StableTimeStepEstimate() const {
   return std::numeric_limits<double>::infinity();
 }

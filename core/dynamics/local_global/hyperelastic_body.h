@@ -59,6 +59,20 @@ class HyperelasticBody final : public ParticleBody {
   const HyperelasticBodyParams& params() const { return params_; }
   const std::vector<int>& pinned_vertices() const { return pinned_vertices_; }
 
+  // The solver's state that later steps depend on besides positions and velocities: its clock
+  // [s] and the previous step's contacts and multipliers (the warm start). Restore sets them on
+  // a rebuilt body (serialization); InvalidArgument for a non-finite or negative time or a
+  // multiplier count that is not 3 per contact.
+  double solver_time_s() const { return time_s_; }
+  const std::vector<VertexContact>& previous_contacts() const {
+    return solver_->previous_contacts();
+  }
+  const Eigen::VectorXd& previous_contact_forces_n() const {
+    return solver_->previous_contact_forces_n();
+  }
+  absl::Status RestoreSolverState(double time_s, std::vector<VertexContact> contacts,
+                                  Eigen::VectorXd lambda_n);
+
   // The obstacles of the next steps (LocalGlobalSolver::SetObstacles).
   absl::Status SetObstacles(std::vector<HalfSpaceObstacle> obstacles,
                             std::vector<TriangleMeshObstacle> mesh_obstacles);

@@ -27,9 +27,15 @@ absl::Status WriteBody(const Body& body, ByteWriter* out) {
     WriteCorotationalFem(*fem, out);
     return absl::OkStatus();
   }
+  if (const auto* hyperelastic = dynamic_cast<const HyperelasticBody*>(&body)) {
+    out->U8(static_cast<uint8_t>(BodyKindCode::kHyperelastic));
+    WriteHyperelasticBody(*hyperelastic, out);
+    return absl::OkStatus();
+  }
   return absl::UnimplementedError(absl::StrCat("body: type ", static_cast<int>(body.type()),
                                                " has no serialization (not a RigidBody, "
-                                               "MassSpringCloth or CorotationalFem)"));
+                                               "MassSpringCloth, CorotationalFem or "
+                                               "HyperelasticBody)"));
 }
 
 absl::StatusOr<std::unique_ptr<Body>> ReadBody(ByteReader* in, std::string_view field) {
@@ -43,6 +49,8 @@ absl::StatusOr<std::unique_ptr<Body>> ReadBody(ByteReader* in, std::string_view 
       return ReadMassSpringCloth(in, name + ".cloth");
     case BodyKindCode::kCorotationalFem:
       return ReadCorotationalFem(in, name + ".fem");
+    case BodyKindCode::kHyperelastic:
+      return ReadHyperelasticBody(in, name + ".hyperelastic");
   }
   return absl::InvalidArgumentError(absl::StrCat(name, ".kind: unknown body kind ", kind));
 }

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "core/dynamics/body.h"
 #include "core/dynamics/corotational_fem.h"
+#include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/mass_spring_cloth.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/sim/serialization/byte_reader.h"
@@ -20,7 +21,8 @@
 
 namespace contactsim::core::serialization {
 
-// Unimplemented for a Body class other than RigidBody, MassSpringCloth or CorotationalFem;
+// Unimplemented for a Body class other than RigidBody, MassSpringCloth, CorotationalFem or
+// HyperelasticBody;
 // FailedPrecondition for a body part-way through a step.
 absl::Status WriteBody(const Body& body, ByteWriter* out);
 // Errors are InvalidArgument beginning with `field` (e.g. "bodies[2]").
@@ -35,5 +37,8 @@ absl::StatusOr<std::unique_ptr<MassSpringCloth>> ReadMassSpringCloth(ByteReader*
 void WriteCorotationalFem(const CorotationalFem& body, ByteWriter* out);
 absl::StatusOr<std::unique_ptr<CorotationalFem>> ReadCorotationalFem(ByteReader* in,
                                                                      std::string_view field);
+void WriteHyperelasticBody(const HyperelasticBody& body, ByteWriter* out);
+absl::StatusOr<std::unique_ptr<HyperelasticBody>> ReadHyperelasticBody(ByteReader* in,
+                                                                       std::string_view field);
 
 }  // namespace contactsim::core::serialization

@@ -42,8 +42,17 @@ inline constexpr uint32_t kPlaneContactsTag = SectionTag("PLCT");  // penalty pl
 // id is not 0 (absent reads as none, next id 0), so worlds that never had one keep their bytes.
 inline constexpr uint32_t kConstraintsTag = SectionTag("CNST");
 
+// The local_global pipeline's settings, once; present exactly when the World steps with it
+// (absent: the penalty pipeline). Required: a reader that skipped it would step another way.
+inline constexpr uint32_t kLocalGlobalTag = SectionTag("LGLB");
+
 // Body kinds inside a BODY section.
-enum class BodyKindCode : uint8_t { kRigid = 0, kMassSpringCloth = 1, kCorotationalFem = 2 };
+enum class BodyKindCode : uint8_t {
+  kRigid = 0,
+  kMassSpringCloth = 1,
+  kCorotationalFem = 2,
+  kHyperelastic = 3,
+};
 // Constraint kinds inside a CNST section.
 enum class ConstraintKindCode : uint8_t { kPin = 0, kAttachment = 1, kPositionTarget = 2 };
 
