@@ -20,6 +20,14 @@
 //                          suffix _corot co-rotational, _nh Neo-Hookean (the paper's three rows per
 //                          size); no contact (a cloth lying in contact makes G dense:
 //                          docs/local_global.md)
+//   gripper, gripper10k    soft_gripper.h (Sec. 7.8, "Grabbing Raptor"): two cable-driven soft
+//                          fingers and a soft cube (Table 3's rho 10, E 2e4, nu 0.1) on a floor,
+//                          three bodies in one system with body-body contact; the default scene
+//                          (226 vertices) and a 10,265-vertex one (cube 14^3 cells, fingers
+//                          4 x 12 x 52; 46,416 tets; paper 10.3k / 34.7k, a raptor mesh); frames
+//                          from t = 0 (the fingers close on the object); S statistics from the
+//                          joined mesh's Abar pattern (the bodies' materials differ, the pattern
+//                          does not)
 //
 //   build/bench/local_global_bench [--cases bar5k,gap,cloth10k] [--frames 10]
 //       [--convergence] [--convergence-cases bar5k] [--jacobi-iterations 1000]
@@ -43,6 +51,7 @@
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "core/dynamics/local_global/ordered_cholesky.h"
 #include "core/dynamics/local_global/scenes/pull_through_gap.h"
+#include "core/dynamics/local_global/scenes/soft_gripper.h"
 #include "core/dynamics/local_global/sparse_inverse.h"
 #include "core/dynamics/local_global/system_matrix.h"
 #include "core/geometry/generators.h"
@@ -74,6 +83,8 @@ const PaperRow kTwistingBar21k = {
     "Twisting Bar 20.8k/111.1k", 1310.19, kNa, kNa, 2.99, 2.41, kNa, kNa, kNa, kNa, 28.55};
 const PaperRow kPullingWooper5k = {
     "Pulling Wooper 5.3k/20.4k", 67.14, 420, 4.76, 1.25, 0.14, 0.26, 0.54, 0.19, 0.98, 19.95};
+const PaperRow kGrabbingRaptor10k = {
+    "Grabbing Raptor 10.3k/34.7k", 120.00, 140, 2.42, 1.72, 0.23, 0.37, 0.62, 0.28, 1.27, 21.49};
 const PaperRow kClothExtension10k = {
     "Cloth Extension ARAP 10.2k/20.2k", 102.51, kNa, kNa, 0.39, 0.33, kNa, kNa, kNa, kNa, 4.44};
 const PaperRow kClothExtension10kCorot = {"Cloth Extension Co-rotation 10.2k/20.2k",
@@ -271,6 +282,48 @@ absl::StatusOr<SceneRun> MakeGapScene(const std::string& name) {
   return run;
 }
 
+absl::StatusOr<SceneRun> MakeGripperScene(const std::string& name) {
+  SoftGripperParams params;
+  params.time_step_s = kDt;
+  params.iterations = 5;
+  if (name == "gripper10k") {
+    params.object_cells = 14;
+    params.finger_cells_x = 4;
+    params.finger_cells_y = 12;
+    params.finger_cells_z = 52;
+  }
+  const auto t0 = Clock::now();
+  auto scene = BuildSoftGripper(params);
+  if (!scene.ok()) return scene.status();
+  SceneRun run;
+  run.precompute_s = Seconds(t0, Clock::now());  // includes the meshes and scene set-up
+  run.solver = std::move(scene->solver);
+  run.start = scene->state;
+  run.f_ext_n = scene->gravity_n;
+  run.has_contact = true;
+  // The joined tets (same vertex order as the solver) for the S statistics.
+  std::vector<Eigen::Matrix<int32_t, 1, 4>> rows;
+  auto cube = MakeTetBox(Vec3(0.5, 0.5, 0.5), params.object_cells, params.object_cells,
+                         params.object_cells);
+  auto bar = MakeTetBox(Vec3(0.5, 0.5, 0.5), params.finger_cells_x, params.finger_cells_y,
+                        params.finger_cells_z);
+  if (!cube.ok()) return cube.status();
+  if (!bar.ok()) return bar.status();
+  const int32_t n_cube = cube->num_vertices(), n_bar = bar->num_vertices();
+  IndexQuads tets(cube->num_tets() + 2 * bar->num_tets(), 4);
+  tets << cube->tets(), bar->tets().array() + n_cube, bar->tets().array() + n_cube + n_bar;
+  auto material = MakeMaterial(MaterialModel::kArap, params.finger_material);
+  if (!material.ok()) return material.status();
+  auto system =
+      AssembleTetSystemMatrix(run.start.x_m, tets, {material->density, 2.0 * material->mu, kDt});
+  if (!system.ok()) return system.status();
+  run.system = *std::move(system);
+  // Pinned targets at the end of frame f (the scene keeps only the base schedule now).
+  auto schedule = std::make_shared<SoftGripperScene>(*std::move(scene));
+  run.pinned_targets = [schedule](int frame) { return schedule->PinnedTargets(kDt * frame); };
+  return run;
+}
+
 absl::StatusOr<SceneRun> MakeClothScene(const ClothCase& cloth) {
   constexpr double kThicknessM = 1e-3;
   constexpr double kPullSpeedMps = 0.1;
@@ -323,6 +376,7 @@ absl::StatusOr<SceneRun> MakeScene(const std::string& name) {
     return MakeBarScene(name, GlobalStepKind::kSparseInverse, 5, 1e9);
   }
   if (name.rfind("gap", 0) == 0) return MakeGapScene(name);
+  if (name.rfind("gripper", 0) == 0) return MakeGripperScene(name);
   if (const std::optional<ClothCase> cloth = ParseClothCase(name)) return MakeClothScene(*cloth);
   return absl::InvalidArgumentError(absl::StrCat("--cases: unknown case '", name, "'"));
 }
@@ -332,6 +386,7 @@ const PaperRow* PaperRowOf(const std::string& name) {
   if (name == "bar11k") return &kTwistingBar11k;
   if (name == "bar21k") return &kTwistingBar21k;
   if (name == "gap5k") return &kPullingWooper5k;
+  if (name == "gripper10k") return &kGrabbingRaptor10k;
   if (name == "cloth10k") return &kClothExtension10k;
   if (name == "cloth10k_corot") return &kClothExtension10kCorot;
   if (name == "cloth10k_nh") return &kClothExtension10kNeoHookean;
@@ -663,7 +718,8 @@ int Main(int argc, char** argv) {
   int warmup_frames = 10;
   int jacobi_iterations = 1000;
   app.add_option("--cases", cases,
-                 "comma list of bar5k, bar11k, bar21k, gap, gap5k, cloth10k, cloth20k (cloth: "
+                 "comma list of bar5k, bar11k, bar21k, gap, gap5k, gripper, gripper10k, cloth10k, "
+                 "cloth20k (cloth: "
                  "add _corot or _nh for the other materials) (empty: none)");
   app.add_option("--frames", frames, "frames per thread setting")->check(CLI::PositiveNumber);
   app.add_option("--reps", reps, "repetitions of the global-step timing")

@@ -96,6 +96,8 @@ absl::Status ApplyReaction(const VertexContact& c, const TriangleMeshObstacle& o
       vertices = {c.feature};
       break;
     case ContactKind::kHalfSpace:
+    case ContactKind::kBodyVertexTriangle:  // between hyperelastic bodies: not in the World yet
+    case ContactKind::kBodyEdgeEdge:
       return absl::OkStatus();
   }
   const Vec3 share = -impulse_on_body_ns / static_cast<double>(vertices.size());

@@ -20,8 +20,8 @@ void TangentBasis(const Vec3& normal, Vec3* tangent1, Vec3* tangent2) {
 
 Vec3 ContactPoint(const VertexContact& c, const Points3& x_m) {
   Vec3 p = c.weight * x_m.row(c.vertex).transpose();
-  for (int k = 0; k < 2; ++k) {
-    if (c.extra_vertices[k] >= 0) {
+  for (int k = 0; k < kMaxExtraContactVertices; ++k) {
+    if (c.extra_vertices[k] >= 0 && c.extra_weights[k] != 0.0) {
       p += c.extra_weights[k] * x_m.row(c.extra_vertices[k]).transpose();
     }
   }
@@ -40,10 +40,11 @@ CsrMatrix BuildContactJacobian(const std::vector<VertexContact>& contacts, int32
   for (size_t j = 0; j < contacts.size(); ++j) {
     const VertexContact& c = contacts[j];
     // (free vertex, weight) pairs sorted by free vertex: CSR columns are sorted within a row.
-    std::array<std::pair<int32_t, double>, 3> terms = {
-        std::make_pair(c.free_vertex, c.weight),
-        std::make_pair(c.extra_free_vertices[0], c.extra_weights[0]),
-        std::make_pair(c.extra_free_vertices[1], c.extra_weights[1])};
+    std::array<std::pair<int32_t, double>, 1 + kMaxExtraContactVertices> terms;
+    terms[0] = {c.free_vertex, c.weight};
+    for (int k = 0; k < kMaxExtraContactVertices; ++k) {
+      terms[1 + k] = {c.extra_vertices[k] >= 0 ? c.extra_free_vertices[k] : -1, c.extra_weights[k]};
+    }
     std::sort(terms.begin(), terms.end());
     const Vec3* axes[3] = {&c.normal, &c.tangent1, &c.tangent2};
     for (int r = 0; r < 3; ++r) {

@@ -33,13 +33,19 @@ struct HalfSpaceObstacle {
   double friction_coefficient = 0.0;  // Coulomb mu >= 0, isotropic
 };
 
-// What a contact is between (mesh_contact.h has the triangle-mesh kinds).
+// What a contact is between (mesh_contact.h has the triangle-mesh kinds, body_contact.h the
+// kinds between two deformable bodies of one solver).
 enum class ContactKind : uint8_t {
-  kHalfSpace = 0,       // body vertex / half-space obstacle
-  kVertexTriangle = 1,  // body vertex / obstacle triangle
-  kEdgeEdge = 2,        // body edge / obstacle edge
-  kTriangleVertex = 3,  // body triangle / obstacle vertex
+  kHalfSpace = 0,           // body vertex / half-space obstacle
+  kVertexTriangle = 1,      // body vertex / obstacle triangle
+  kEdgeEdge = 2,            // body edge / obstacle edge
+  kTriangleVertex = 3,      // body triangle / obstacle vertex
+  kBodyVertexTriangle = 4,  // vertex of one body / triangle of another (4 vertices)
+  kBodyEdgeEdge = 5,        // edge of one body / edge of another (4 vertices)
 };
+
+// Vertices besides `vertex` a contact point can combine (VertexContact::extra_*).
+inline constexpr int kMaxExtraContactVertices = 3;
 
 struct VertexContact {
   int32_t vertex = -1;       // mesh vertex index
@@ -50,15 +56,21 @@ struct VertexContact {
   Vec3 tangent2 = Vec3::Zero();
   double offset_m = 0.0;              // delta_n = normal . x - offset_m
   double friction_coefficient = 0.0;  // mu
-  // Mesh contacts act at a weighted point of up to three body vertices,
-  //   x = weight x[vertex] + sum_k extra_weights[k] x[extra_vertices[k]]   (unused slots: -1),
-  // and H spreads each row over them with the same weights. Half-space contacts: weight 1.
+  // Mesh contacts act at a weighted point of up to three body vertices, body-body contacts
+  // (body_contact.h) at a weighted difference of four (weights of the second body negative,
+  // all weights summing to 0, so the contact force acts on both bodies with zero net force),
+  //   x = weight x[vertex] + sum_k extra_weights[k] x[extra_vertices[k]],
+  // and H spreads each row over them with the same weights. Unused slots: vertex -1 (a slot with
+  // weight 0 is skipped too, so `extra_vertices = {v, -1}` leaves slot 2 harmless). Half-space
+  // contacts: weight 1.
   ContactKind kind = ContactKind::kHalfSpace;
   double weight = 1.0;
-  std::array<int32_t, 2> extra_vertices = {-1, -1};
-  std::array<int32_t, 2> extra_free_vertices = {-1, -1};
-  std::array<double, 2> extra_weights = {0.0, 0.0};
-  int32_t feature = -1;  // mesh contacts: obstacle triangle, edge or vertex id
+  std::array<int32_t, kMaxExtraContactVertices> extra_vertices = {-1, -1, -1};
+  std::array<int32_t, kMaxExtraContactVertices> extra_free_vertices = {-1, -1, -1};
+  std::array<double, kMaxExtraContactVertices> extra_weights = {0.0, 0.0, 0.0};
+  // Mesh contacts: obstacle triangle, edge or vertex id; body-body contacts: the surface
+  // triangle or the second body's edge (and `obstacle` is the second body's id).
+  int32_t feature = -1;
   // Velocity of a kinematic obstacle [m/s]: the slip is measured relative to it (static: 0).
   Vec3 obstacle_velocity_mps = Vec3::Zero();
 };

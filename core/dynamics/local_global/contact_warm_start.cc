@@ -6,10 +6,11 @@
 namespace contactsim::core {
 namespace {
 
-using ContactKey = std::tuple<int, int32_t, int32_t, int32_t, int32_t>;
+using ContactKey = std::tuple<int, int32_t, int32_t, int32_t, int32_t, int32_t>;
 
 ContactKey KeyOf(const VertexContact& c) {
-  return {static_cast<int>(c.kind), c.vertex, c.extra_vertices[0], c.extra_vertices[1], c.obstacle};
+  return {static_cast<int>(c.kind), c.vertex,  c.extra_vertices[0], c.extra_vertices[1],
+          c.extra_vertices[2],      c.obstacle};
 }
 
 // A previous contact whose normal is further than 60 degrees off is a different contact.

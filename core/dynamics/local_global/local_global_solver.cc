@@ -46,6 +46,19 @@ LocalGlobalSolver::ElementIndices ElementArray(const Indices& indices) {
   return indices.template cast<int32_t>();
 }
 
+absl::Status ValidateMaterial(const Material& material) {
+  if (!(std::isfinite(material.mu) && material.mu > 0.0)) {
+    return absl::InvalidArgumentError("material.mu must be finite and > 0");
+  }
+  if (!(std::isfinite(material.lambda) && material.lambda >= 0.0)) {
+    return absl::InvalidArgumentError("material.lambda must be finite and >= 0");
+  }
+  if (!(std::isfinite(material.density) && material.density > 0.0)) {
+    return absl::InvalidArgumentError("material.density must be finite and > 0");
+  }
+  return absl::OkStatus();
+}
+
 // Checks shared by the tet and the triangle entry points.
 absl::Status ValidateSettings(const Material& material, double time_step_s,
                               const LocalGlobalOptions& options) {
@@ -58,23 +71,18 @@ absl::Status ValidateSettings(const Material& material, double time_step_s,
   if (!(std::isfinite(options.admm_stiffness_pa) && options.admm_stiffness_pa >= 0.0)) {
     return absl::InvalidArgumentError("options.admm_stiffness_pa must be finite and >= 0");
   }
-  if (!(std::isfinite(material.mu) && material.mu > 0.0)) {
-    return absl::InvalidArgumentError("material.mu must be finite and > 0");
-  }
-  if (!(std::isfinite(material.lambda) && material.lambda >= 0.0)) {
-    return absl::InvalidArgumentError("material.lambda must be finite and >= 0");
-  }
-  if (!(std::isfinite(material.density) && material.density > 0.0)) {
-    return absl::InvalidArgumentError("material.density must be finite and > 0");
-  }
-  if (!options.obstacles.empty() || !options.mesh_obstacles.empty()) {
+  if (absl::Status s = ValidateMaterial(material); !s.ok()) return s;
+  if (!options.obstacles.empty() || !options.mesh_obstacles.empty() ||
+      options.body_contact.enabled) {
     if (absl::Status s = ValidateObstacles(options.obstacles); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("options.", s.message()));
     }
     if (options.global_step != GlobalStepKind::kSparseInverse) {
+      const char* field = !options.obstacles.empty()        ? "options.obstacles"
+                          : !options.mesh_obstacles.empty() ? "options.mesh_obstacles"
+                                                            : "options.body_contact";
       return absl::InvalidArgumentError(
-          absl::StrCat(options.obstacles.empty() ? "options.mesh_obstacles" : "options.obstacles",
-                       ": contact needs global_step kSparseInverse (W is formed from S)"));
+          absl::StrCat(field, ": contact needs global_step kSparseInverse (W is formed from S)"));
     }
     if (!(std::isfinite(options.contact_proximity_m) && options.contact_proximity_m >= 0.0)) {
       return absl::InvalidArgumentError("options.contact_proximity_m must be finite and >= 0");
@@ -82,6 +90,15 @@ absl::Status ValidateSettings(const Material& material, double time_step_s,
     if (options.contact.newton_iterations < 1 || options.contact.cr_iterations < 1) {
       return absl::InvalidArgumentError(
           "options.contact: newton_iterations and cr_iterations must be >= 1");
+    }
+    for (const double ratio :
+         {options.contact.normal_compliance_ratio, options.contact.friction_compliance_ratio}) {
+      if (!(std::isfinite(ratio) && ratio >= 0.0)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "options.contact: normal_compliance_ratio and friction_compliance_ratio must be "
+            "finite and >= 0, got ",
+            ratio));
+      }
     }
   }
   return absl::OkStatus();
@@ -116,8 +133,82 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
   const double k = AdmmStiffness(material, options);
   auto system = AssembleSystemMatrix(mesh, {material.density, k, time_step_s});
   if (!system.ok()) return system.status();
-  return CreateFromSystem(*std::move(system), ElementArray(mesh.tets()), 3, mesh.surface(), k,
-                          material, time_step_s, options, backend);
+  return CreateFromSystem(*std::move(system), ElementArray(mesh.tets()), 3, mesh.surface(),
+                          {{0, mesh.num_tets(), material, k}},
+                          std::vector<int32_t>(mesh.num_vertices(), 0), {0, mesh.num_vertices()},
+                          time_step_s, options, backend);
+}
+
+absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
+    const std::vector<LocalGlobalBody>& bodies, double time_step_s,
+    const LocalGlobalOptions& options, Backend* backend) {
+  if (bodies.empty()) return absl::InvalidArgumentError("bodies: empty");
+  if (options.bending_stiffness_j != 0.0) {
+    return absl::InvalidArgumentError("options.bending_stiffness_j: only for cloth (triangles)");
+  }
+  // Concatenate: vertices of body b after those of 0..b-1; Abar block diagonal.
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    if (absl::Status s = ValidateMaterial(bodies[b].material); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("bodies[", b, "].", s.message()));
+    }
+  }
+  if (absl::Status s = ValidateSettings(bodies[0].material, time_step_s, options); !s.ok()) {
+    return s;
+  }
+  int32_t n = 0, m = 0;
+  std::vector<int32_t> vertex_offset = {0};
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    const std::string field = absl::StrCat("bodies[", b, "]");
+    if (bodies[b].mesh.num_vertices() == 0 || bodies[b].mesh.num_tets() == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".mesh: empty"));
+    }
+    n += bodies[b].mesh.num_vertices();
+    m += bodies[b].mesh.num_tets();
+    vertex_offset.push_back(n);
+  }
+  Points3 vertices(n, 3);
+  IndexQuads tets(m, 4);
+  SystemMatrix system;
+  system.lumped_mass_kg.resize(n);
+  std::vector<Eigen::Triplet<double, int32_t>> triplets;
+  std::vector<ElementGroup> groups;
+  std::vector<int32_t> vertex_body(n);
+  int32_t element_offset = 0;
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    const TetMesh& mesh = bodies[b].mesh;
+    const int32_t v0 = vertex_offset[b];
+    const double k = AdmmStiffness(bodies[b].material, options);
+    auto part = AssembleSystemMatrix(mesh, {bodies[b].material.density, k, time_step_s});
+    if (!part.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bodies[", b, "].mesh: ", part.status().message()));
+    }
+    vertices.middleRows(v0, mesh.num_vertices()) = mesh.vertices();
+    tets.middleRows(element_offset, mesh.num_tets()) = mesh.tets().array() + v0;
+    system.lumped_mass_kg.segment(v0, mesh.num_vertices()) = part->lumped_mass_kg;
+    for (int col = 0; col < part->a_bar.outerSize(); ++col) {
+      for (OrderedCholesky::ColMajorSparse::InnerIterator it(part->a_bar, col); it; ++it) {
+        triplets.emplace_back(v0 + it.row(), v0 + col, it.value());
+      }
+    }
+    system.element_b.insert(system.element_b.end(), part->element_b.begin(), part->element_b.end());
+    system.element_weight.insert(system.element_weight.end(), part->element_weight.begin(),
+                                 part->element_weight.end());
+    groups.push_back({element_offset, element_offset + mesh.num_tets(), bodies[b].material, k});
+    std::fill(vertex_body.begin() + v0, vertex_body.begin() + v0 + mesh.num_vertices(),
+              static_cast<int32_t>(b));
+    element_offset += mesh.num_tets();
+  }
+  system.a_bar.resize(n, n);
+  system.a_bar.setFromTriplets(triplets.begin(), triplets.end());
+  // The union of closed, vertex-disjoint surfaces is closed: TetMesh::Create extracts it.
+  auto joined = TetMesh::Create(std::move(vertices), std::move(tets));
+  if (!joined.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("bodies: ", joined.status().message()));
+  }
+  return CreateFromSystem(std::move(system), ElementArray(joined->tets()), 3, joined->surface(),
+                          std::move(groups), std::move(vertex_body), std::move(vertex_offset),
+                          time_step_s, options, backend);
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
@@ -143,15 +234,18 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
   Eigen::SparseMatrix<double, Eigen::ColMajor, int32_t> q(n, n);
   q.setFromTriplets(bending->begin(), bending->end());
   if (!bending->empty()) system->a_bar += (time_step_s * time_step_s) * q;  // implicit bending
-  auto solver = CreateFromSystem(*std::move(system), ElementArray(mesh.faces()), 2, mesh, k,
-                                 material, time_step_s, options, backend);
+  auto solver = CreateFromSystem(*std::move(system), ElementArray(mesh.faces()), 2, mesh,
+                                 {{0, mesh.num_faces(), material, k}},
+                                 std::vector<int32_t>(mesh.num_vertices(), 0),
+                                 {0, mesh.num_vertices()}, time_step_s, options, backend);
   if (solver.ok() && !bending->empty()) (*solver)->bending_q_ = std::move(q);
   return solver;
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFromSystem(
     SystemMatrix system, const ElementIndices& elements, int columns, const TriangleMesh& surface,
-    double k, const Material& material, double time_step_s, const LocalGlobalOptions& options,
+    std::vector<ElementGroup> groups, std::vector<int32_t> vertex_body,
+    std::vector<int32_t> body_vertex_offset, double time_step_s, const LocalGlobalOptions& options,
     Backend* backend) {
   const int n = static_cast<int>(system.lumped_mass_kg.size());
   std::vector<int32_t> free_index(n, 0);
@@ -185,7 +279,16 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
     solver->mesh_detector_ = *std::move(detector);
   }
   solver->surface_ = surface;
-  solver->material_ = material;
+  if (options.body_contact.enabled) {
+    auto detector = BodyContactDetector::Create(surface, vertex_body, options.body_contact);
+    if (!detector.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("options.", detector.status().message()));
+    }
+    solver->body_detector_ = *std::move(detector);
+  }
+  solver->groups_ = std::move(groups);
+  solver->vertex_body_ = std::move(vertex_body);
+  solver->body_vertex_offset_ = std::move(body_vertex_offset);
   solver->h_ = time_step_s;
   solver->options_ = options;
   solver->columns_ = columns;
@@ -199,9 +302,13 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
   std::vector<Eigen::Triplet<double, int32_t>> gw_triplets;
   g_triplets.reserve(verts * columns * m);
   gw_triplets.reserve(verts * columns * m);
+  for (const ElementGroup& group : solver->groups_) {
+    for (int32_t e = group.begin; e < group.end; ++e) {
+      solver->volumes_m3_[e] = solver->weights_[e] / group.k;  // w_e = k V_e
+    }
+  }
   for (int e = 0; e < m; ++e) {
-    solver->volumes_m3_[e] = solver->weights_[e] / k;  // w_e = k V_e
-    const Eigen::MatrixXd& b = system.element_b[e];    // (columns + 1) x columns
+    const Eigen::MatrixXd& b = system.element_b[e];  // (columns + 1) x columns
     for (int a = 0; a < verts; ++a) {
       const int32_t vertex = elements(e, a);
       for (int c = 0; c < columns; ++c) {
@@ -348,7 +455,9 @@ absl::Status LocalGlobalSolver::SetObstacles(std::vector<HalfSpaceObstacle> obst
   LocalGlobalOptions candidate = options_;
   candidate.obstacles = std::move(obstacles);
   candidate.mesh_obstacles = std::move(mesh_obstacles);
-  if (absl::Status s = ValidateSettings(material_, h_, candidate); !s.ok()) return s;
+  if (absl::Status s = ValidateSettings(groups_.front().material, h_, candidate); !s.ok()) {
+    return s;
+  }
   std::unique_ptr<MeshContactDetector> detector;
   if (!candidate.mesh_obstacles.empty()) {
     auto created = MeshContactDetector::Create(*surface_, candidate.mesh_obstacles);
@@ -417,7 +526,7 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   std::unique_ptr<NonsmoothContactSolver> contact_solver;
   Eigen::VectorXd lambda, hq_start;
   std::vector<double> contact_residual;
-  if (!options_.obstacles.empty() || mesh_detector_ != nullptr) {
+  if (!options_.obstacles.empty() || mesh_detector_ != nullptr || body_detector_ != nullptr) {
     auto detected = DetectHalfSpaceContacts(state->x_m, free_index_, num_free, options_.obstacles,
                                             options_.contact_proximity_m);
     if (!detected.ok()) return detected.status();
@@ -429,6 +538,15 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
           !s.ok()) {
         return s;
       }
+    }
+    if (body_detector_ != nullptr) {
+      if (absl::Status s = body_detector_->Detect(state->x_m, free_index_,
+                                                  options_.contact_proximity_m, &contacts.contacts);
+          !s.ok()) {
+        return s;
+      }
+    }
+    if (mesh_detector_ != nullptr || body_detector_ != nullptr) {
       contacts.h = BuildContactJacobian(contacts.contacts, num_free);
     }
     clock.Lap(&times.contact_assembly_ms);
@@ -467,28 +585,36 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   for (int k = 0; k < options_.iterations; ++k) {
     clock.Lap(&times.rhs_ms);
     const Eigen::VectorXd f = DeformationGradients(x);
-    LocalStepBatch batch;
-    batch.material = material_;
-    batch.columns = columns_;
-    batch.deformation_gradients = {f.data(), size_t(f.size())};
-    batch.volumes = volumes_m3_;
-    batch.weights = weights_;
-    batch.duals = {duals.data(), size_t(duals.size())};
-    batch.projections = {z.data(), size_t(z.size())};
-    batch.options = options_.local_step;
-    if (k == 0) {
-      if (absl::Status s = ValidateLocalStepBatch(batch); !s.ok()) return s;
+    // One batch per element group (material); entries 3 columns_ per element.
+    for (const ElementGroup& group : groups_) {
+      const size_t first = size_t(3 * columns_) * group.begin;
+      const size_t count = size_t(3 * columns_) * (group.end - group.begin);
+      LocalStepBatch batch;
+      batch.material = group.material;
+      batch.columns = columns_;
+      batch.deformation_gradients = {f.data() + first, count};
+      batch.volumes =
+          absl::Span<const double>(volumes_m3_).subspan(group.begin, group.end - group.begin);
+      batch.weights =
+          absl::Span<const double>(weights_).subspan(group.begin, group.end - group.begin);
+      batch.duals = {duals.data() + first, count};
+      batch.projections = {z.data() + first, count};
+      batch.options = options_.local_step;
+      if (k == 0) {
+        if (absl::Status s = ValidateLocalStepBatch(batch); !s.ok()) return s;
+      }
+      clock.Lap(&times.rhs_ms);
+      // Each range writes only its own elements' z and u; the stats are merged under a lock
+      // (integer sums, so the merge order does not matter).
+      absl::Status s =
+          backend_->ForEachElementRange(group.end - group.begin, [&](int32_t begin, int32_t end) {
+            const LocalStepStats part = RunLocalSteps(batch, begin, end);
+            std::lock_guard<std::mutex> lock(stats_mutex);
+            AccumulateLocalStepStats(part, &local_stats.local);
+          });
+      if (!s.ok()) return s;
+      clock.Lap(&times.local_ms);
     }
-    clock.Lap(&times.rhs_ms);
-    // Each range writes only its own elements' z and u; the stats are merged under a lock
-    // (integer sums, so the merge order does not matter).
-    absl::Status s = backend_->ForEachElementRange(m, [&](int32_t begin, int32_t end) {
-      const LocalStepStats part = RunLocalSteps(batch, begin, end);
-      std::lock_guard<std::mutex> lock(stats_mutex);
-      AccumulateLocalStepStats(part, &local_stats.local);
-    });
-    if (!s.ok()) return s;
-    clock.Lap(&times.local_ms);
     if (stats != nullptr) local_stats.primal_residual.push_back((f - z).norm());
     // z - u in the row-major 3m x 3 layout of G x (see DeformationGradients).
     Eigen::Map<Eigen::VectorXd>(z_minus_u.data(), z_minus_u.size()) = z - duals;
@@ -522,8 +648,8 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
         if (c.free_vertex >= 0) {
           correction_rhs.row(c.free_vertex) += h2 * c.weight * force.transpose();
         }
-        for (int k = 0; k < 2; ++k) {
-          if (c.extra_free_vertices[k] < 0) continue;
+        for (int k = 0; k < kMaxExtraContactVertices; ++k) {
+          if (c.extra_vertices[k] < 0 || c.extra_free_vertices[k] < 0) continue;
           correction_rhs.row(c.extra_free_vertices[k]) +=
               h2 * c.extra_weights[k] * force.transpose();
         }
@@ -568,11 +694,14 @@ Points3 LocalGlobalSolver::Predictor(const LocalGlobalState& state, const Points
 double LocalGlobalSolver::ElasticEnergy(const Points3& x_m) const {
   const Eigen::VectorXd f = DeformationGradients(x_m);
   double energy = 0.0;
-  for (int e = 0; e < num_elements(); ++e) {
-    const double* f_e = f.data() + 3 * columns_ * e;
-    energy += volumes_m3_[e] *
-              (columns_ == 3 ? EnergyDensity(material_, Mat3(Eigen::Map<const Mat3>(f_e)))
-                             : EnergyDensity(material_, Mat32(Eigen::Map<const Mat32>(f_e))));
+  for (const ElementGroup& group : groups_) {
+    for (int32_t e = group.begin; e < group.end; ++e) {
+      const double* f_e = f.data() + 3 * columns_ * e;
+      energy +=
+          volumes_m3_[e] *
+          (columns_ == 3 ? EnergyDensity(group.material, Mat3(Eigen::Map<const Mat3>(f_e)))
+                         : EnergyDensity(group.material, Mat32(Eigen::Map<const Mat32>(f_e))));
+    }
   }
   if (bending_q_.nonZeros() > 0) energy += 0.5 * (x_m.transpose() * (bending_q_ * x_m)).trace();
   return energy;

@@ -42,6 +42,14 @@
 // (static or translating; mesh_contact.h: vertex-triangle, edge-edge and triangle-vertex
 // contacts) to the same contact set.
 //
+// Several bodies: Create(std::vector<LocalGlobalBody>) concatenates tet meshes into ONE system
+// (Zeng et al. 2024, Sec. 5, Eq. 18: all objects coupled through the contact rows): the vertices
+// of body b follow those of bodies 0..b-1, so Abar is block diagonal (one block per body; METIS
+// orders each block's graph on its own), each body keeps its material (density, Lame parameters,
+// default ADMM weight) and its elements run their local steps with it. options.body_contact adds
+// contacts between different bodies (body_contact.h) to the contact set. Pins, constraints and
+// obstacles index the concatenated vertices (body_vertex_offset(b) + local index).
+//
 // Errors: InvalidArgument naming the field for bad options, material, time step, pinned indices
 // or state shapes / non-finite values; errors of the factorization are passed through.
 #pragma once
@@ -57,6 +65,7 @@
 #include "core/common/eigen_types.h"
 #include "core/dynamics/fem/local_step.h"
 #include "core/dynamics/fem/material.h"
+#include "core/dynamics/local_global/body_contact.h"
 #include "core/dynamics/local_global/constraint_terms.h"
 #include "core/dynamics/local_global/contact_frame.h"
 #include "core/dynamics/local_global/jacobi_global_step.h"
@@ -87,6 +96,9 @@ struct LocalGlobalOptions {
   std::vector<TriangleMeshObstacle> mesh_obstacles;
   // A vertex whose gap at the start of a step is below this gets a contact for the step [m].
   double contact_proximity_m = 1e-2;
+  // Contact between the different bodies of a multi-body solver, optionally self contact
+  // (body_contact.h). Needs kSparseInverse.
+  BodyContactOptions body_contact;
   NonsmoothNewtonOptions contact;
   // Start each step's multipliers from the previous step's for the same contact
   // (contact_warm_start.h; half-space frames never change, so those values carry over
@@ -160,6 +172,13 @@ struct EnergyTerms {
   double total_j() const { return kinetic_j + elastic_j + external_j + constraint_j; }
 };
 
+// One deformable body of a multi-body solver: its tet mesh (rest shape and initial positions)
+// and material.
+struct LocalGlobalBody {
+  TetMesh mesh;
+  Material material;
+};
+
 class LocalGlobalSolver {
  public:
   // Element vertex indices, one element per row (4 per tet, 3 per triangle).
@@ -168,6 +187,13 @@ class LocalGlobalSolver {
   // A given backend must outlive the solver.
   static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> Create(
       const TetMesh& mesh, const Material& material, double time_step_s,
+      const LocalGlobalOptions& options, Backend* backend = nullptr);
+  // Several tet bodies in one system (see the header comment): vertex indices everywhere
+  // (options, states, forces) are those of the concatenation. options.admm_stiffness_pa > 0
+  // applies to every body; 0 picks each body's default. InvalidArgument naming bodies[i] for a
+  // bad body.
+  static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> Create(
+      const std::vector<LocalGlobalBody>& bodies, double time_step_s,
       const LocalGlobalOptions& options, Backend* backend = nullptr);
   // Cloth: a membrane of triangles (3 x 2 deformation gradients, the same materials; pass
   // PlaneStressLambda for a thin sheet) of uniform thickness [m]: rest volume a t, mass rho a t.
@@ -210,6 +236,11 @@ class LocalGlobalSolver {
   absl::Status SetContactMemory(std::vector<VertexContact> contacts, Eigen::VectorXd lambda_n);
 
   int num_vertices() const { return static_cast<int>(mass_kg_.size()); }
+  int num_bodies() const { return static_cast<int>(body_vertex_offset_.size()) - 1; }
+  // First concatenated vertex index of body b (b = num_bodies(): the vertex count).
+  int32_t body_vertex_offset(int b) const { return body_vertex_offset_[b]; }
+  // Body id per vertex.
+  const std::vector<int32_t>& vertex_body() const { return vertex_body_; }
   int num_elements() const { return static_cast<int>(volumes_m3_.size()); }
   const Eigen::VectorXd& lumped_mass_kg() const { return mass_kg_; }
   // 3 for tets, 2 for membrane triangles (the columns of F_e).
@@ -220,16 +251,27 @@ class LocalGlobalSolver {
  private:
   using RowMajorSparse = Eigen::SparseMatrix<double, Eigen::RowMajor, int32_t>;
   using Block = OrderedCholesky::Block;
+  // A contiguous range of elements [begin, end) of one material and ADMM stiffness k [Pa].
+  struct ElementGroup {
+    int32_t begin = 0;
+    int32_t end = 0;
+    Material material;
+    double k = 0.0;
+  };
   LocalGlobalSolver() = default;
-  // Shared tail of both Create: element operators G, constraint terms, elimination, factor.
+  // Shared tail of every Create: element operators G, constraint terms, elimination, factor.
+  // vertex_body: body id per vertex; body_vertex_offset: num_bodies + 1 entries.
   static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> CreateFromSystem(
       SystemMatrix system, const ElementIndices& elements, int columns, const TriangleMesh& surface,
-      double k, const Material& material, double time_step_s, const LocalGlobalOptions& options,
-      Backend* backend);
+      std::vector<ElementGroup> groups, std::vector<int32_t> vertex_body,
+      std::vector<int32_t> body_vertex_offset, double time_step_s,
+      const LocalGlobalOptions& options, Backend* backend);
   absl::Status Validate(const Points3& p, const char* field) const;
   absl::Status GlobalSolve(const Block& b_free, Block* x_free);
 
-  Material material_;
+  std::vector<ElementGroup> groups_;  // cover the elements in order
+  std::vector<int32_t> vertex_body_;
+  std::vector<int32_t> body_vertex_offset_;
   double h_ = 0.0;
   LocalGlobalOptions options_;
   int columns_ = 3;
@@ -249,6 +291,7 @@ class LocalGlobalSolver {
   Eigen::VectorXd previous_lambda_;
   std::unique_ptr<MeshContactDetector> mesh_detector_;  // null without mesh obstacles
   std::optional<TriangleMesh> surface_;                 // the body's surface (SetObstacles)
+  std::unique_ptr<BodyContactDetector> body_detector_;  // null without body contact
   double elapsed_s_ = 0.0;                              // steps taken x h (kinematic obstacles)
   std::optional<OrderedCholesky> cholesky_;
   std::optional<SparseInverseFactor> inverse_factor_;

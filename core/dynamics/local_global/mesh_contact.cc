@@ -310,9 +310,9 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
       c.vertex = v0;
       c.free_vertex = free_index[v0];
       c.weight = 1.0 - s.s;
-      c.extra_vertices = {v1, -1};
-      c.extra_free_vertices = {free_index[v1], -1};
-      c.extra_weights = {s.s, 0.0};
+      c.extra_vertices = {v1, -1, -1};
+      c.extra_free_vertices = {free_index[v1], -1, -1};
+      c.extra_weights = {s.s, 0.0, 0.0};
       c.feature = e;
       c.normal = n;
       finish(&c, s.closest_on_cd);
@@ -334,9 +334,9 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
       c.vertex = v[0];
       c.free_vertex = free_index[v[0]];
       c.weight = q.weights[0];
-      c.extra_vertices = {v[1], v[2]};
-      c.extra_free_vertices = {free_index[v[1]], free_index[v[2]]};
-      c.extra_weights = {q.weights[1], q.weights[2]};
+      c.extra_vertices = {v[1], v[2], -1};
+      c.extra_free_vertices = {free_index[v[1]], free_index[v[2]], -1};
+      c.extra_weights = {q.weights[1], q.weights[2], 0.0};
       c.feature = ov;
       c.normal = -FaceNormal(a, b, c3);  // from the obstacle vertex into the body's free side
       finish(&c, point);

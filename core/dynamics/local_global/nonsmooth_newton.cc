@@ -28,6 +28,14 @@ absl::StatusOr<std::unique_ptr<NonsmoothContactSolver>> NonsmoothContactSolver::
         absl::StrCat("options.newton_iterations and options.cr_iterations: must be >= 1, got ",
                      options.newton_iterations, " and ", options.cr_iterations));
   }
+  if (!(std::isfinite(options.normal_compliance_ratio) && options.normal_compliance_ratio >= 0.0 &&
+        std::isfinite(options.friction_compliance_ratio) &&
+        options.friction_compliance_ratio >= 0.0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "options.normal_compliance_ratio and options.friction_compliance_ratio: must be finite "
+        "and >= 0, got ",
+        options.normal_compliance_ratio, " and ", options.friction_compliance_ratio));
+  }
   if (contacts.h.rows != 3 * contacts.num_contacts()) {
     return absl::InvalidArgumentError(absl::StrCat("contacts.h: has ", contacts.h.rows,
                                                    " rows, expected 3 per contact (",
@@ -70,12 +78,15 @@ void NonsmoothContactSolver::Evaluate(const Eigen::VectorXd& hq, const Eigen::Ve
   if (e != nullptr) e->resize(3 * c);
   for (int32_t j = 0; j < c; ++j) {
     const int32_t i = 3 * j;
-    const NormalNcpTerms normal =
-        NormalContactNcp(options_.ncp, hq[i] - contacts_[j].offset_m, lambda[i], r_[i]);
-    const Eigen::Vector2d slip = (hq.segment<2>(i + 1) - hq_start.segment<2>(i + 1)) / h_;
     // Both tangent rows share one r (the paper's per-contact friction preconditioner): the
     // larger diagonal of the two keeps the isotropic cone isotropic.
     const double r_f = std::max(r_[i + 1], r_[i + 2]);
+    const double eps_n = options_.normal_compliance_ratio * r_[i];
+    const double eps_f = options_.friction_compliance_ratio * r_f;
+    const NormalNcpTerms normal = NormalContactNcp(
+        options_.ncp, hq[i] - contacts_[j].offset_m + eps_n * lambda[i], lambda[i], r_[i]);
+    const Eigen::Vector2d slip =
+        (hq.segment<2>(i + 1) - hq_start.segment<2>(i + 1)) / h_ + eps_f * lambda.segment<2>(i + 1);
     const FrictionNcpTerms friction =
         FrictionContactNcp(options_.ncp, slip, lambda[i], lambda.segment<2>(i + 1),
                            contacts_[j].friction_coefficient, r_f);
@@ -86,8 +97,9 @@ void NonsmoothContactSolver::Evaluate(const Eigen::VectorXd& hq, const Eigen::Ve
       (*d)[i + 1] = (*d)[i + 2] = h_ * friction.omega;
     }
     if (e != nullptr) {
-      (*e)[i] = normal.compliance;
-      (*e)[i + 1] = (*e)[i + 2] = friction.compliance;
+      // d/dlambda of the regularised gap and slip: omega eps on top of the NCP's compliance.
+      (*e)[i] = normal.compliance + normal.omega * eps_n;
+      (*e)[i + 1] = (*e)[i + 2] = friction.compliance + friction.omega * eps_f;
     }
   }
 }

@@ -52,6 +52,16 @@ struct NonsmoothNewtonOptions {
   NcpFunction ncp = NcpFunction::kFischerBurmeister;
   int newton_iterations = 1;  // per local-global iteration (the paper: 1), >= 1
   int cr_iterations = 24;     // fixed CR iterations per Newton iteration, >= 1
+  // Opt-in regularising compliance (0: the paper's hard rows). The normal row's gap becomes
+  // delta_n + eps_n lambda_n and the friction rows' slip velocity v_f + eps_f lambda_f, with
+  //   eps_n = normal_compliance_ratio r_n   [m/N]      (r_n = h^2 W_jj, Eq. 28)
+  //   eps_f = friction_compliance_ratio r_f [m/(N s)]  (r_f = h max(W_t1, W_t2))
+  // so the coupled Newton block is W + D^{-1} E + ratio diag(W): a Tikhonov term relative to
+  // the diagonal, as soft-constraint solvers use, which makes redundant rows (a face resting on
+  // a face, the same point constrained from both bodies) solvable; the cost is a penetration
+  // eps_n lambda_n at rest and a creep eps_f |lambda_f| of loaded sticking contacts.
+  double normal_compliance_ratio = 0.0;    // >= 0
+  double friction_compliance_ratio = 0.0;  // >= 0
 };
 
 struct NewtonContactStats {

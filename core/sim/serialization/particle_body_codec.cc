@@ -104,7 +104,7 @@ void WriteVertexContact(const VertexContact& c, ByteWriter* out) {
 VertexContact ReadVertexContact(ByteReader* in, const std::string& name) {
   VertexContact c;
   const uint8_t kind = in->U8(name + ".kind");
-  if (kind > static_cast<uint8_t>(ContactKind::kTriangleVertex)) {
+  if (kind > static_cast<uint8_t>(ContactKind::kBodyEdgeEdge)) {
     in->Fail(name + ".kind", absl::StrCat("unknown contact kind ", kind));
   }
   c.kind = static_cast<ContactKind>(kind);

@@ -1,15 +1,20 @@
 #include <Eigen/Dense>
+#include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <utility>
 #include <vector>
 
+#include "core/dynamics/local_global/body_contact.h"
+#include "core/dynamics/local_global/contact_frame.h"
 #include "core/dynamics/local_global/delassus.h"
 #include "core/dynamics/local_global/delassus_operator.h"
 #include "core/dynamics/local_global/jacobi_global_step.h"
 #include "core/dynamics/local_global/ordered_cholesky.h"
 #include "core/dynamics/local_global/sparse_inverse.h"
 #include "core/dynamics/local_global/system_matrix.h"
+#include "core/geometry/generators.h"
 #include "core/sim/cpu_backend.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -113,6 +118,84 @@ TEST(DelassusTest, SparseProductsMatchDenseHAinvHt) {
     }
     EXPECT_TRUE(absl::IsInvalidArgument((*op)->Apply(Eigen::VectorXd::Zero(23), nullptr)));
   }
+}
+
+// Real body-body contacts (body_contact.h) between two stacked cubes in one system: Abar block
+// diagonal (two bodies), each row spread over both bodies' vertices (vertex-triangle: 1, -b_i;
+// edge-edge: 1-s, s, -(1-u), -u). The explicit W and the factored operator must equal the dense
+// H A^{-1} H^T, as for the random rows above.
+TEST(DelassusTest, BodyBodyContactsMatchDenseHAinvHt) {
+  const TetMesh lower = MakeTetBox(Vec3(0.05, 0.05, 0.05), 2, 2, 2).value();
+  const Mat3 turn = Eigen::AngleAxisd(0.5, Vec3::UnitZ()).toRotationMatrix();
+  const int n_body = lower.num_vertices();
+  Points3 x(2 * n_body, 3);
+  x.topRows(n_body) = lower.vertices();
+  x.bottomRows(n_body) =
+      (lower.vertices() * turn.transpose()).rowwise() + Vec3(0.0, 0.0, 0.102).transpose();
+  IndexQuads tets(2 * lower.num_tets(), 4);
+  tets.topRows(lower.num_tets()) = lower.tets();
+  tets.bottomRows(lower.num_tets()) = lower.tets().array() + n_body;
+  const TetMesh both = TetMesh::Create(x, tets).value();
+  std::vector<int32_t> body(2 * n_body, 0);
+  std::fill(body.begin() + n_body, body.end(), 1);
+  BodyContactOptions options;
+  options.enabled = true;
+  auto detector = BodyContactDetector::Create(both.surface(), body, options);
+  ASSERT_TRUE(detector.ok()) << detector.status();
+  const int n = 2 * n_body;
+  std::vector<int32_t> free_index(n);
+  for (int v = 0; v < n; ++v) free_index[v] = v;
+  std::vector<VertexContact> contacts;
+  ASSERT_TRUE((*detector)->Detect(x, free_index, 0.01, &contacts).ok());
+  int vertex_triangle = 0, edge_edge = 0;
+  for (const VertexContact& c : contacts) {
+    vertex_triangle += c.kind == ContactKind::kBodyVertexTriangle;
+    edge_edge += c.kind == ContactKind::kBodyEdgeEdge;
+  }
+  ASSERT_GT(vertex_triangle, 0);
+  ASSERT_GT(edge_edge, 0);
+  const CsrMatrix h = BuildContactJacobian(contacts, n);
+
+  auto sys = AssembleSystemMatrix(both, lg_test::StiffTetParams());
+  ASSERT_TRUE(sys.ok()) << sys.status();
+  auto f = OrderedCholesky::Compute(sys->a_bar, FillOrdering::kNestedDissection);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto s = SparseInverseFactor::Compute(*f);
+  ASSERT_TRUE(s.ok()) << s.status();
+  CpuBackend backend;
+  auto r = backend.UploadCsr(ToCsr(s->r()));
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto w_id = ComputeDelassus(backend, *r, n, h);
+  ASSERT_TRUE(w_id.ok()) << w_id.status();
+  const Eigen::MatrixXd w = Eigen::MatrixXd(*backend.sparse(*w_id));
+
+  const Eigen::MatrixXd a_bar = lg_test::Dense(sys->a_bar);
+  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(3 * n, 3 * n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      for (int d = 0; d < 3; ++d) a(3 * i + d, 3 * j + d) = a_bar(i, j);
+    }
+  }
+  Eigen::MatrixXd hd = Eigen::MatrixXd::Zero(h.rows, h.cols);
+  for (int32_t row = 0; row < h.rows; ++row) {
+    for (int32_t p = h.row_offsets[row]; p < h.row_offsets[row + 1]; ++p) {
+      hd(row, h.col_indices[p]) = h.values[p];
+    }
+  }
+  const Eigen::MatrixXd reference = hd * a.ldlt().solve(hd.transpose());
+  const double scale = reference.cwiseAbs().maxCoeff();
+  EXPECT_LE((w - reference).cwiseAbs().maxCoeff(), 1e-10 * scale);
+  auto op = DelassusOperator::Create(backend, *r, n, h);
+  ASSERT_TRUE(op.ok()) << op.status();
+  EXPECT_LE(((*op)->diagonal() - reference.diagonal()).cwiseAbs().maxCoeff(), 1e-10 * scale);
+  std::mt19937 rng(5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  Eigen::VectorXd xv(h.rows);
+  for (int i = 0; i < h.rows; ++i) xv[i] = normal(rng);
+  Eigen::VectorXd y;
+  ASSERT_TRUE((*op)->Apply(xv, &y).ok());
+  EXPECT_LE((y - reference * xv).cwiseAbs().maxCoeff(), 1e-10 * scale * xv.lpNorm<1>());
+  ASSERT_TRUE(backend.ReleaseSparse(*w_id).ok());
 }
 
 TEST(DelassusTest, WrongShapeIsInvalidArgument) {

@@ -38,7 +38,8 @@ class NonsmoothNewtonTest : public ::testing::TestWithParam<NcpFunction> {
   }
 
   // One contact of vertex 0 on the ground z = 0 with friction mu.
-  std::unique_ptr<NonsmoothContactSolver> MakeSolver(double mu) {
+  std::unique_ptr<NonsmoothContactSolver> MakeSolver(double mu, double normal_ratio = 0.0,
+                                                     double friction_ratio = 0.0) {
     Points3 x = Points3::Zero(2, 3);
     x(1, 2) = 1.0;  // vertex 1 far above the ground: no contact
     auto contacts = DetectHalfSpaceContacts(x, {0, 1}, 2, {{Vec3::UnitZ(), 0.0, mu}}, 0.01);
@@ -47,6 +48,8 @@ class NonsmoothNewtonTest : public ::testing::TestWithParam<NcpFunction> {
     NonsmoothNewtonOptions options;
     options.ncp = GetParam();
     options.newton_iterations = 30;
+    options.normal_compliance_ratio = normal_ratio;
+    options.friction_compliance_ratio = friction_ratio;
     auto solver = NonsmoothContactSolver::Create(backend_, r_, 2, *contacts, kH, options);
     EXPECT_TRUE(solver.ok()) << solver.status();
     return *std::move(solver);
@@ -115,6 +118,36 @@ TEST_P(NonsmoothNewtonTest, SlidesOnTheConeOpposingTheSlip) {
   EXPECT_NEAR(lambda[0], lambda_n, 1e-6 * lambda_n);
   EXPECT_NEAR(lambda[1], -mu * lambda_n * 0.6, 1e-6 * lambda_n);
   EXPECT_NEAR(lambda[2], mu * lambda_n * 0.8, 1e-6 * lambda_n);
+}
+
+// The opt-in regularising compliance: with eps_n = k_n h^2 W the closed gap is
+// delta_u + h^2 W lambda_n + eps_n lambda_n = 0, so lambda_n = -delta_u / (h^2 W (1 + k_n)); with
+// eps_f = k_f h W a sticking contact leaves the slip velocity -eps_f lambda_f, so
+// lambda_f = -v_u / (h W (1 + k_f)).
+TEST_P(NonsmoothNewtonTest, RegularisingComplianceSoftensRowsByTheRatio) {
+  const double k_n = 1e-2, k_f = 0.1;
+  auto solver = MakeSolver(2.0, k_n, k_f);
+  const double slip_m = 1e-4;
+  const Eigen::Vector3d unconstrained(-1e-3, slip_m, 0.0);
+  Eigen::VectorXd lambda = Eigen::VectorXd::Zero(3);
+  auto stats = solver->Correct(unconstrained, Eigen::Vector3d::Zero(), &lambda);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  const double lambda_n = 1e-3 / (kH * kH * kW * (1.0 + k_n));
+  const double lambda_f = (slip_m / kH) / (kH * kW * (1.0 + k_f));
+  ASSERT_LT(lambda_f, 2.0 * lambda_n);
+  EXPECT_NEAR(lambda[0], lambda_n, 1e-6 * lambda_n);
+  EXPECT_NEAR(lambda[1], -lambda_f, 1e-6 * lambda_f);
+  EXPECT_NEAR(lambda[2], 0.0, 1e-6 * lambda_f);
+  EXPECT_LT(stats->residual_norm_after, 1e-9);
+
+  NonsmoothNewtonOptions options;
+  options.friction_compliance_ratio = -1.0;
+  ContactSet empty;
+  empty.h.cols = 6;
+  empty.h.row_offsets = {0};
+  auto bad = NonsmoothContactSolver::Create(backend_, r_, 2, empty, kH, options);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message().rfind("options.", 0), 0u) << bad.status();
 }
 
 TEST_P(NonsmoothNewtonTest, RejectsBadOptions) {
