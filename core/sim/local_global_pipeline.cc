@@ -42,6 +42,9 @@ StepObstacles CollectObstacles(const StepInput& input, double friction_coefficie
     mesh.vertices_m = rigid.positions_t0();
     mesh.faces = rigid.surface().faces();
     mesh.velocity_mps = rigid.state().v_WB_m_per_s;
+    // Kinematic bodies turn about their frame origin p_WB (mesh_contact.h: first order per step).
+    mesh.angular_velocity_radps = rigid.state().w_WB_rad_per_s;
+    mesh.rotation_center_m = rigid.state().p_WB_m;
     mesh.friction_coefficient = friction_coefficient;
     out.meshes.push_back(std::move(mesh));
     out.mesh_bodies.push_back(&sim_body);

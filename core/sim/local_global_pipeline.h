@@ -2,7 +2,8 @@
 // 2024). Per step of length dt [s]:
 //   1. the obstacles at the step start: every ground plane {n . x >= h} as a half-space, every
 //      colliding static or kinematic rigid body as a triangle mesh at its current pose, moving at
-//      its linear velocity v_WB over the step (mesh_contact.h), all with the Coulomb coefficient
+//      its velocities v_WB and w_WB (about p_WB) over the step (mesh_contact.h: the rotation to
+//      first order in the step), all with the Coulomb coefficient
 //      WorldSettings::local_global.friction_coefficient;
 //   2. each colliding hyperelastic body takes one implicit step against them
 //      (HyperelasticBody::StepImplicit: local-global iterations with non-smooth Newton frictional
@@ -20,7 +21,6 @@
 // Bodies: hyperelastic (any number; they do not collide with each other or themselves yet),
 // static and kinematic rigid bodies. Dynamic rigid bodies, mass-spring cloth and explicit FEM are
 // refused by CheckBody; World constraints are refused (pin vertices at creation instead).
-// Kinematic bodies' rotation is not seen by contact (translation at v_WB only).
 //
 // State between steps: none here; each body's solver keeps its previous contacts for the warm
 // start and HyperelasticBody::Clone copies them, so snapshots replay bit-identically.

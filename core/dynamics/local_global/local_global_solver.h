@@ -39,8 +39,8 @@
 // (delassus.h) and, after each global step, runs the non-smooth Newton correction
 // (nonsmooth_newton.h) and applies q += h^2 A^{-1} H^T lambda through S. Contact needs the sparse
 // inverse global step (W is formed from S). options.mesh_obstacles adds triangle-mesh obstacles
-// (static or translating; mesh_contact.h: vertex-triangle, edge-edge and triangle-vertex
-// contacts) to the same contact set.
+// (static, translating and/or rotating; mesh_contact.h: vertex-triangle, edge-edge and
+// triangle-vertex contacts) to the same contact set.
 //
 // Several bodies: Create(std::vector<LocalGlobalBody>) concatenates tet meshes into ONE system
 // (Zeng et al. 2024, Sec. 5, Eq. 18: all objects coupled through the contact rows): the vertices
@@ -91,8 +91,8 @@ struct LocalGlobalOptions {
   LocalStepOptions local_step;
   // Static obstacles for frictional contact (empty: contact-free). Needs kSparseInverse.
   std::vector<HalfSpaceObstacle> obstacles;
-  // Static or kinematic (constant velocity) triangle-mesh obstacles, mesh_contact.h. Needs
-  // kSparseInverse. Their time is the solver's: steps taken x time step.
+  // Static or kinematic (constant velocity and angular velocity) triangle-mesh obstacles,
+  // mesh_contact.h. Needs kSparseInverse. Their time is the solver's: steps taken x time step.
   std::vector<TriangleMeshObstacle> mesh_obstacles;
   // A vertex whose gap at the start of a step is below this gets a contact for the step [m].
   double contact_proximity_m = 1e-2;

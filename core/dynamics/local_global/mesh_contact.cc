@@ -39,6 +39,17 @@ Vec3 PlaneBarycentric(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c
   return Vec3(wa, wb, 1.0 - wa - wb);
 }
 
+// The turn by |w| t about w / |w| (w != 0).
+Mat3 RotationAt(const Vec3& angular_velocity_radps, double time_s) {
+  const double rate = angular_velocity_radps.norm();
+  return Eigen::AngleAxisd(rate * time_s, angular_velocity_radps / rate).toRotationMatrix();
+}
+
+// Points turned by `turn` about c, then moved so that c lands on `centre` [m].
+Points3 TurnedAbout(const Points3& points, const Mat3& turn, const Vec3& c, const Vec3& centre) {
+  return ((points.rowwise() - c.transpose()) * turn.transpose()).rowwise() + centre.transpose();
+}
+
 Aabb PointsBox(std::initializer_list<Vec3> points, double margin_m) {
   Aabb box;
   for (const Vec3& p : points) box.Extend(p);
@@ -78,6 +89,15 @@ struct Candidate {
 
 }  // namespace
 
+Points3 ObstacleVerticesAt(const TriangleMeshObstacle& obstacle, double time_s) {
+  const Vec3 shift = time_s * obstacle.velocity_mps;
+  if (obstacle.angular_velocity_radps.isZero(0.0)) {
+    return obstacle.vertices_m.rowwise() + shift.transpose();
+  }
+  return TurnedAbout(obstacle.vertices_m, RotationAt(obstacle.angular_velocity_radps, time_s),
+                     obstacle.rotation_center_m, obstacle.rotation_center_m + shift);
+}
+
 MeshContactDetector::~MeshContactDetector() = default;
 
 absl::StatusOr<std::unique_ptr<MeshContactDetector>> MeshContactDetector::Create(
@@ -88,6 +108,12 @@ absl::StatusOr<std::unique_ptr<MeshContactDetector>> MeshContactDetector::Create
     const std::string field = absl::StrCat("mesh_obstacles[", i, "]");
     if (!in.velocity_mps.allFinite()) {
       return absl::InvalidArgumentError(absl::StrCat(field, ".velocity_mps: not finite"));
+    }
+    if (!in.angular_velocity_radps.allFinite()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".angular_velocity_radps: not finite"));
+    }
+    if (!in.rotation_center_m.allFinite()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".rotation_center_m: not finite"));
     }
     if (!(std::isfinite(in.friction_coefficient) && in.friction_coefficient >= 0.0)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -149,6 +175,13 @@ absl::StatusOr<std::unique_ptr<MeshContactDetector>> MeshContactDetector::Create
         o.is_feature_vertex[v] = true;
       }
     }
+    o.rotating = !in.angular_velocity_radps.isZero(0.0);
+    if (o.rotating) {
+      o.angular_velocity_radps = in.angular_velocity_radps;
+      o.rotation_center_m = in.rotation_center_m;
+      o.rest_face_normals = o.face_normals;
+      o.rest_feature_edge_normals = o.feature_edge_normals;
+    }
     detector->obstacles_.push_back(std::move(o));
   }
   const TriangleMesh& surface = body_surface;
@@ -200,8 +233,28 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
   for (int32_t k = 0; k < static_cast<int32_t>(obstacles_.size()); ++k) {
     Obstacle& o = obstacles_[k];
     const Vec3 shift = elapsed_s * o.velocity_mps;
-    const Points3 y = o.vertices_m.rowwise() + shift.transpose();  // obstacle at the step start
-    if (o.face_tree.empty() || shift != o.tree_shift) {
+    // The obstacle at the step start: translated, or turned about its (moved) centre.
+    const Vec3 centre = o.rotation_center_m + shift;
+    Points3 y;
+    bool moved = false;
+    if (!o.rotating) {
+      y = o.vertices_m.rowwise() + shift.transpose();
+      moved = shift != o.tree_shift;
+    } else {
+      const Mat3 turn = RotationAt(o.angular_velocity_radps, elapsed_s);
+      y = TurnedAbout(o.vertices_m, turn, o.rotation_center_m, centre);
+      moved = elapsed_s != o.tree_time_s;
+      if (moved) {
+        for (size_t f = 0; f < o.face_normals.size(); ++f) {
+          o.face_normals[f] = turn * o.rest_face_normals[f];
+        }
+        for (size_t e = 0; e < o.feature_edge_normals.size(); ++e) {
+          o.feature_edge_normals[e] = turn * o.rest_feature_edge_normals[e];
+        }
+        o.tree_time_s = elapsed_s;
+      }
+    }
+    if (o.face_tree.empty() || moved) {
       std::vector<Aabb> obstacle_boxes(o.faces.rows());
       for (Eigen::Index f = 0; f < o.faces.rows(); ++f) {
         obstacle_boxes[f] =
@@ -221,14 +274,22 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
       o.vertex_tree.Update(obstacle_boxes);
       o.tree_shift = shift;
     }
-    // The non-penetration row holds against the obstacle at the step end: offset + h n . v.
+    // The non-penetration row holds against the obstacle point at the step end: offset + h n . u
+    // with u the point's velocity (first order in h for a rotating obstacle, see the header).
     const Vec3 step_motion = time_step_s * o.velocity_mps;
     auto finish = [&](VertexContact* c, const Vec3& obstacle_point) {
       c->obstacle = k;
       c->friction_coefficient = o.friction_coefficient;
-      c->obstacle_velocity_mps = o.velocity_mps;
       TangentBasis(c->normal, &c->tangent1, &c->tangent2);
-      c->offset_m = c->normal.dot(obstacle_point + step_motion);
+      if (!o.rotating) {
+        c->obstacle_velocity_mps = o.velocity_mps;
+        c->offset_m = c->normal.dot(obstacle_point + step_motion);
+      } else {
+        const Vec3 point_velocity =
+            o.velocity_mps + o.angular_velocity_radps.cross(obstacle_point - centre);
+        c->obstacle_velocity_mps = point_velocity;
+        c->offset_m = c->normal.dot(obstacle_point + time_step_s * point_velocity);
+      }
     };
 
     // Vertex-triangle: candidates per body vertex, then the closest per distinct normal.

@@ -4,10 +4,16 @@
 // below `proximity_m` gets a contact, fixed for the step (frame, H, offset); pairs that open again
 // are released by the complementarity conditions.
 //
-// Obstacles are static, or kinematic: rigidly translating at a constant velocity v [m/s], so at
-// time t their vertices are x0 + v t. Detection uses the positions at the step start t; the
-// non-penetration row is stated against the obstacle at the step END (offset includes h n . v),
-// and the slip is measured relative to v (VertexContact::obstacle_velocity_mps).
+// Obstacles are static, or kinematic: rigidly translating at a constant velocity v [m/s] and
+// rotating at a constant angular velocity w [rad/s] about an axis through c (the centre at time
+// 0, carried along by v), so at time t their vertices are c + R(w t)(x0 - c) + v t, with R(w t)
+// the turn by |w| t about w / |w|. Detection and normals use the obstacle posed at the step start
+// t; the non-penetration row is stated against the obstacle's contact point o at the step END and
+// the slip is measured relative to that point's velocity u = v + w x (o - (c + v t))
+// (VertexContact::obstacle_velocity_mps, per contact): offset = n . (o + h u). For a translating
+// obstacle this is exact; with rotation it is a first-order approximation of the point's path
+// (the arc's chord differs from h u by |w|^2 |o - c| h^2 / 2 towards the axis: 40 um for 2 rad/s
+// at 0.2 m and h = 0.01 s), and the face normal is the one at the step start.
 //
 // Contact kinds, each with a unit normal n pointing from the obstacle into the body's free space,
 // the signed gap delta_n = n . x_body - offset_m, and the frame (n, t1, t2) of contact_frame.h:
@@ -37,10 +43,10 @@
 //
 // Broad phase: bounding-volume hierarchies (core/collision/broad_phase) over the obstacle
 // triangles, feature edges and feature vertices where the obstacle is (static: built once;
-// kinematic: refitted every step), and over the body's surface vertices, edges and triangles
-// grown by proximity_m, refitted per step; the narrow phase is core/collision/proximity.h. Body
-// primitives with every vertex pinned get no contacts. Contacts come out sorted by (kind, vertex,
-// extra vertices, obstacle, feature).
+// kinematic: refitted every step it moved), and over the body's surface vertices, edges and
+// triangles grown by proximity_m, refitted per step; the narrow phase is
+// core/collision/proximity.h. Body primitives with every vertex pinned get no contacts. Contacts
+// come out sorted by (kind, vertex, extra vertices, obstacle, feature).
 
 #pragma once
 
@@ -62,7 +68,14 @@ struct TriangleMeshObstacle {
   IndexTriples faces;  // counter-clockwise seen from the free side: outward (x1-x0) x (x2-x0)
   Vec3 velocity_mps = Vec3::Zero();   // kinematic translation (0: static)
   double friction_coefficient = 0.0;  // Coulomb mu >= 0, isotropic
+  // Kinematic rotation (0: none): angular velocity w [rad/s] (axis w / |w|, right-handed, rate
+  // |w|) about the point rotation_center_m at time 0 [m], which moves with velocity_mps.
+  Vec3 angular_velocity_radps = Vec3::Zero();
+  Vec3 rotation_center_m = Vec3::Zero();
 };
+
+// The obstacle's vertices at time t [m]: c + R(w t)(x0 - c) + v t (x0 + v t without rotation).
+Points3 ObstacleVerticesAt(const TriangleMeshObstacle& obstacle, double time_s);
 
 class MeshContactDetector {
  public:
@@ -87,14 +100,21 @@ class MeshContactDetector {
     IndexPairs edges;
     Vec3 velocity_mps = Vec3::Zero();
     double friction_coefficient = 0.0;
+    bool rotating = false;  // angular velocity != 0
+    Vec3 angular_velocity_radps = Vec3::Zero();
+    Vec3 rotation_center_m = Vec3::Zero();
+    // Face and feature-edge normals where the trees are (rotating: posed per step; the others
+    // never change them).
     std::vector<Vec3> face_normals;
-    std::vector<int32_t> feature_edges;      // edge ids
-    std::vector<Vec3> feature_edge_normals;  // outward, per feature edge
-    std::vector<int32_t> feature_vertices;   // vertex ids
-    IndexTriples face_edges;                 // edge ids of (x0x1, x1x2, x2x0) per face
+    std::vector<int32_t> feature_edges;                              // edge ids
+    std::vector<Vec3> feature_edge_normals;                          // outward, per feature edge
+    std::vector<Vec3> rest_face_normals, rest_feature_edge_normals;  // rotating: at time 0
+    std::vector<int32_t> feature_vertices;                           // vertex ids
+    IndexTriples face_edges;  // edge ids of (x0x1, x1x2, x2x0) per face
     std::vector<bool> is_feature_edge, is_feature_vertex;
     Bvh face_tree, edge_tree, vertex_tree;
     Vec3 tree_shift = Vec3::Zero();  // displacement the trees were built at
+    double tree_time_s = -1.0;       // rotating: time the trees and normals were posed at
   };
   MeshContactDetector() = default;
   static bool ClosestFeatureIsSharp(const Obstacle& o, int32_t f, TriangleRegion region);

@@ -1,6 +1,7 @@
 // Contact detection against triangle-mesh obstacles (mesh_contact.h): one configuration per
 // contact kind, with the normal, gap, weights and H rows worked out by hand, plus the dedup of a
-// vertex over a shared edge and the validation messages.
+// vertex over a shared edge, kinematic (translating, rotating) obstacles and the validation
+// messages.
 #include "core/dynamics/local_global/mesh_contact.h"
 
 #include <Eigen/Geometry>
@@ -176,6 +177,50 @@ TEST(MeshContactTest, KinematicObstacleIsDetectedWhereItIsAndConstrainsWhereItGo
   EXPECT_NEAR((contacts[0].obstacle_velocity_mps - floor.velocity_mps).norm(), 0.0, 0.0);
 }
 
+// A floor hinged at its edge x = -1 (centre c = (-1, 0, 0)), turning about -y at 0.5 rad/s and
+// moving along +x at 0.1 m/s. At t = 0.2 s it is tilted by th = 0.1 rad about -y around
+// c(t) = (-0.98, 0, 0): normal n = (-sin th, 0, cos th), and its point from (0.2, 0.2, 0) is
+// q = c(t) + (1.2 cos th, 0.2, 1.2 sin th). A vertex 4 mm above q along n gets one contact with
+// that normal; q moves at u = v + w x (q - c(t)) = (0.1 - 0.6 sin th, 0, 0.6 cos th) (0.6 m/s
+// along n from the turn), so the row holds against q + h u: offset n . q + h n . u with
+// n . q = n . c(t) = 0.98 sin th, n . u = 0.6 - 0.1 sin th; the vertex, left where it is, would be
+// 4 - 6 + 0.1 sin th mm from the floor at the step end. The same detector at t = 0 (floor flat,
+// the vertex 0.12 m above it) finds nothing: the trees follow the turn.
+TEST(MeshContactTest, RotatingObstacleIsPosedAtTheStepStartAndConstrainsWhereItsPointGoes) {
+  TriangleMeshObstacle floor = Floor();
+  floor.angular_velocity_radps = Vec3(0.0, -0.5, 0.0);
+  floor.rotation_center_m = Vec3(-1.0, 0.0, 0.0);
+  floor.velocity_mps = Vec3(0.1, 0.0, 0.0);
+  const double t = 0.2, h = 0.01, th = 0.1;
+  const Vec3 n(-std::sin(th), 0.0, std::cos(th));
+  const Vec3 centre(-0.98, 0.0, 0.0);
+  const Vec3 q = centre + Vec3(1.2 * std::cos(th), 0.2, 1.2 * std::sin(th));
+  const Vec3 p = q + 0.004 * n;
+  const TetMesh body =
+      SingleTet(p, p + Vec3(0.3, 0.0, 0.5), p + Vec3(0.0, 0.3, 0.5), p + Vec3(0.0, 0.0, 0.8));
+  auto detector = MeshContactDetector::Create(body.surface(), {floor});
+  ASSERT_TRUE(detector.ok()) << detector.status();
+  const std::vector<int32_t> free_index = {0, 1, 2, 3};
+  std::vector<VertexContact> contacts;
+  ASSERT_TRUE((*detector)->Detect(body.vertices(), free_index, kProximity, 0.0, h, &contacts).ok());
+  EXPECT_TRUE(contacts.empty());
+  ASSERT_TRUE((*detector)->Detect(body.vertices(), free_index, kProximity, t, h, &contacts).ok());
+  ASSERT_EQ(contacts.size(), 1u);
+  const VertexContact& c = contacts[0];
+  EXPECT_EQ(c.kind, ContactKind::kVertexTriangle);
+  EXPECT_EQ(c.vertex, 0);
+  EXPECT_NEAR((c.normal - n).norm(), 0.0, 1e-12);
+  const Vec3 u(0.1 - 0.6 * std::sin(th), 0.0, 0.6 * std::cos(th));
+  EXPECT_NEAR((c.obstacle_velocity_mps - u).norm(), 0.0, 1e-12);
+  EXPECT_NEAR(c.offset_m, 0.98 * std::sin(th) + h * (0.6 - 0.1 * std::sin(th)), 1e-12);
+  EXPECT_NEAR(c.normal.dot(p) - c.offset_m, 0.004 - 0.006 + 0.001 * std::sin(th), 1e-12);
+  // The posed vertices: the floor's corner (1, 1, 0) at c(t) + (2 cos th, 1, 2 sin th).
+  const Points3 posed = ObstacleVerticesAt(floor, t);
+  EXPECT_NEAR(
+      (posed.row(2).transpose() - (centre + Vec3(2 * std::cos(th), 1.0, 2 * std::sin(th)))).norm(),
+      0.0, 1e-12);
+}
+
 TEST(MeshContactTest, RejectsBadObstaclesNamingTheField) {
   const TetMesh body = SingleTet(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 1));
   TriangleMeshObstacle bad = Floor();
@@ -183,6 +228,14 @@ TEST(MeshContactTest, RejectsBadObstaclesNamingTheField) {
   auto status = MeshContactDetector::Create(body.surface(), {Floor(), bad}).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message().rfind("mesh_obstacles[1].friction_coefficient", 0), 0u) << status;
+  bad = Floor();
+  bad.angular_velocity_radps.y() = std::nan("");
+  status = MeshContactDetector::Create(body.surface(), {Floor(), bad}).status();
+  EXPECT_EQ(status.message().rfind("mesh_obstacles[1].angular_velocity_radps: ", 0), 0u) << status;
+  bad = Floor();
+  bad.rotation_center_m.x() = INFINITY;
+  status = MeshContactDetector::Create(body.surface(), {bad}).status();
+  EXPECT_EQ(status.message().rfind("mesh_obstacles[0].rotation_center_m: ", 0), 0u) << status;
   bad = Floor();
   bad.faces(1, 2) = 9;
   status = MeshContactDetector::Create(body.surface(), {bad}).status();
