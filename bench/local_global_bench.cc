@@ -36,6 +36,14 @@
 //                          14.7k / 81.7k). The ball is squeezed in the gap from frame ~25 to
 //                          ~60: --skip-frames steps untimed frames first (e.g. 30)
 //
+//   knives5k, knives10k,   "Cloth on Knives" (cloth_on_knives.h): 1 x 1 m Neo-Hookean cloth (rho
+//   1000, knives15k              E 1e5, nu 0.4, t = 1 mm) dropped on 4 two-sided knife blades, 71 /
+//   100 /
+//                          123 cells (5,184 / 10,201 / 15,376 vertices; paper 5.1k / 10.2k /
+//                          15.3k); timed after --cloth-settle-frames untimed frames (contacts on)
+//   corner5k, corner10k    "Sharp Corner" (cloth_on_sharp_corner.h): the same cloth dropped on a
+//                          0.3 m cube standing on the floor, 71 / 100 cells; timed likewise
+//
 //   build/bench/local_global_bench [--cases bar5k,gap,cloth10k] [--frames 10] [--skip-frames 0]
 //       [--convergence] [--convergence-cases bar5k] [--jacobi-iterations 1000]
 #include <algorithm>
@@ -57,6 +65,8 @@
 #include "core/dynamics/local_global/implicit_euler_newton.h"
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "core/dynamics/local_global/ordered_cholesky.h"
+#include "core/dynamics/local_global/scenes/cloth_on_knives.h"
+#include "core/dynamics/local_global/scenes/cloth_on_sharp_corner.h"
 #include "core/dynamics/local_global/scenes/pull_through_gap.h"
 #include "core/dynamics/local_global/scenes/soft_gripper.h"
 #include "core/dynamics/local_global/scenes/squeeze_through_rollers.h"
@@ -145,6 +155,18 @@ const PaperRow kClothExtension20kNeoHookean = {"Cloth Extension Neo-Hookean 20.2
                                                kNa,
                                                kNa,
                                                12.88};
+
+// Cloth on Knives and Sharp Corner (Table 3; Neo-Hookean 1000, 1E+5, 0.4).
+const PaperRow kClothOnKnives5k = {
+    "Cloth on Knives 5.1k/10.0k", 62.37, 760, 3.45, 0.47, 0.13, 0.25, 0.54, 0.18, 0.98, 14.73};
+const PaperRow kClothOnKnives10k = {
+    "Cloth on Knives 10.2k/20.2k", 183.82, 1190, 5.37, 0.79, 0.33, 0.46, 0.52, 0.36, 1.35, 21.42};
+const PaperRow kClothOnKnives15k = {
+    "Cloth on Knives 15.3k/30.3k", 342.68, 1780, 11.07, 1.09, 0.59, 0.80, 0.60, 0.62, 2.02, 33.02};
+const PaperRow kSharpCorner5k = {
+    "Sharp Corner 5.1k/10.0k", 62.37, 4570, 41.45, 0.34, 0.14, 0.87, 2.79, 0.15, 3.82, 70.77};
+const PaperRow kSharpCorner10k = {
+    "Sharp Corner 10.2k/20.2k", 183.82, 8620, 200.08, 0.49, 0.37, 2.66, 9.13, 0.37, 12.15, 277.36};
 
 // A Cloth Extension case: "cloth10k" or "cloth20k", optionally suffixed "_corot" or "_nh".
 struct ClothCase {
@@ -409,7 +431,75 @@ absl::StatusOr<SceneRun> MakeClothScene(const ClothCase& cloth) {
   return run;
 }
 
+// ---- Cloth on Knives / Sharp Corner (cloth_on_knives.h, cloth_on_sharp_corner.h) ----
+
+int g_cloth_settle_frames = 20;  // --cloth-settle-frames
+
+int ClothObstacleCells(const std::string& name) {
+  if (name == "knives5k" || name == "corner5k") return 71;
+  if (name == "knives10k" || name == "corner10k") return 100;
+  if (name == "knives15k") return 123;
+  return 0;
+}
+
+// The scene's cloth, stepped g_cloth_settle_frames frames (untimed) so that the timed frames
+// have the cloth in contact.
+absl::StatusOr<SceneRun> MakeClothObstacleScene(const std::string& name) {
+  ClothDropParams cloth;
+  cloth.cells = ClothObstacleCells(name);
+  cloth.time_step_s = kDt;
+  const auto t0 = Clock::now();
+  std::optional<ClothDrop> drop;
+  if (name.rfind("knives", 0) == 0) {
+    ClothOnKnivesParams params;
+    params.cloth = cloth;
+    auto scene = BuildClothOnKnives(params);
+    if (!scene.ok()) return scene.status();
+    drop.emplace(std::move(scene->cloth));
+  } else {
+    ClothOnSharpCornerParams params;
+    params.cloth = cloth;
+    auto scene = BuildClothOnSharpCorner(params);
+    if (!scene.ok()) return scene.status();
+    drop.emplace(std::move(scene->cloth));
+  }
+  SceneRun run;
+  run.precompute_s = Seconds(t0, Clock::now());
+  run.solver = std::move(drop->solver);
+  run.f_ext_n = drop->gravity_n;
+  run.start = drop->state;
+  run.has_contact = true;
+  for (int f = 1; f <= g_cloth_settle_frames; ++f) {
+    if (absl::Status s = run.solver->Step(run.f_ext_n, &run.start); !s.ok()) return s;
+    if (f % 10 == 0) std::fprintf(stderr, "  [%s] settle frame %d\n", name.c_str(), f);
+  }
+  run.start.time_s = 0.0;
+  auto material = MakeMaterial(MaterialModel::kNeoHookean, cloth.material);
+  if (!material.ok()) return material.status();
+  material->lambda = PlaneStressLambda(material->mu, material->lambda);
+  auto system = AssembleSystemMatrix(
+      drop->mesh, {material->density * cloth.thickness_m,
+                   (2.0 * material->mu + material->lambda) * cloth.thickness_m, kDt});
+  if (!system.ok()) return system.status();
+  run.system = *std::move(system);
+  return run;
+}
+
+// k, the distinct vertices the contacts touch (the Delassus G = Abar^-1[V, V] is k x k, dense).
+int TouchedVertices(const std::vector<VertexContact>& contacts) {
+  std::vector<int32_t> v;
+  for (const VertexContact& c : contacts) {
+    v.push_back(c.vertex);
+    for (int32_t e : c.extra_vertices) {
+      if (e >= 0) v.push_back(e);
+    }
+  }
+  std::sort(v.begin(), v.end());
+  return static_cast<int>(std::unique(v.begin(), v.end()) - v.begin());
+}
+
 absl::StatusOr<SceneRun> MakeScene(const std::string& name) {
+  if (ClothObstacleCells(name) > 0) return MakeClothObstacleScene(name);
   if (name.rfind("bar", 0) == 0) {
     return MakeBarScene(name, GlobalStepKind::kSparseInverse, 5, 1e9);
   }
@@ -436,6 +526,11 @@ const PaperRow* PaperRowOf(const std::string& name) {
   if (name == "cloth20k") return &kClothExtension20k;
   if (name == "cloth20k_corot") return &kClothExtension20kCorot;
   if (name == "cloth20k_nh") return &kClothExtension20kNeoHookean;
+  if (name == "knives5k") return &kClothOnKnives5k;
+  if (name == "knives10k") return &kClothOnKnives10k;
+  if (name == "knives15k") return &kClothOnKnives15k;
+  if (name == "corner5k") return &kSharpCorner5k;
+  if (name == "corner10k") return &kSharpCorner10k;
   return nullptr;
 }
 
@@ -444,6 +539,7 @@ struct PhaseSummary {
   LocalGlobalPhaseTimes mean;
   double frame_max_ms = 0.0;
   int max_contacts = 0;
+  int max_touched_vertices = 0;  // k of the Delassus G (k x k)
 };
 
 // The first skip_frames frames are stepped but not timed (scenes whose contact-rich phase comes
@@ -481,6 +577,7 @@ absl::StatusOr<PhaseSummary> RunFrames(SceneRun& run, int frames, const char* la
     m.frame_ms += t.frame_ms;
     out.frame_max_ms = std::max(out.frame_max_ms, t.frame_ms);
     out.max_contacts = std::max(out.max_contacts, static_cast<int>(stats.contacts.size()));
+    out.max_touched_vertices = std::max(out.max_touched_vertices, TouchedVertices(stats.contacts));
     if (f % 10 == 0 || f == frames || t.frame_ms > 1000.0) {
       std::fprintf(stderr, "  [%s] frame %d/%d (%.1f ms)\n", label, f, frames, t.frame_ms);
     }
@@ -506,6 +603,13 @@ void PrintPhaseTable(const std::string& name, const SceneRun& run, const PhaseSu
       "\n### %s: %d vertices, %d elements, max %d contacts, %d frames (after %d untimed)\n\n",
       name.c_str(), run.solver->num_vertices(), run.solver->num_elements(),
       std::max(one.max_contacts, all.max_contacts), frames, skip_frames);
+  if (one.max_touched_vertices > 0) {
+    const double k = std::max(one.max_touched_vertices, all.max_touched_vertices);
+    std::printf(
+        "Delassus G = Abar^-1[V, V]: k = %.0f touched vertices, %.3g entries (%.1f MB "
+        "as dense doubles)\n\n",
+        k, k * k, k * k * 8.0 / (1024.0 * 1024.0));
+  }
   std::printf(
       "| ms per frame | Schur. | Local | Global | Assem. | Cst. Solve | Corr. | Cst. Global | "
       "rhs | Frame (mean) | Frame max |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -777,8 +881,12 @@ int Main(int argc, char** argv) {
   app.add_option("--cases", cases,
                  "comma list of bar5k, bar11k, bar21k, gap, gap5k, gripper, gripper10k, cloth10k, "
                  "cloth20k (cloth: add _corot or _nh for the other materials), rollers, "
-                 "rollers7k, rollers14k (empty: none)");
+                 "rollers7k, rollers14k, knives5k, knives10k, knives15k, corner5k, corner10k "
+                 "(empty: none)");
   app.add_option("--frames", frames, "frames per thread setting")->check(CLI::PositiveNumber);
+  app.add_option("--cloth-settle-frames", g_cloth_settle_frames,
+                 "untimed frames before timing knives*/corner* (the cloth reaches the obstacles)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--skip-frames", skip_frames,
                  "untimed frames stepped before the timed ones (per thread setting)")
       ->check(CLI::NonNegativeNumber);

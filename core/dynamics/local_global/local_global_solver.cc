@@ -272,7 +272,10 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
 
   auto solver = std::unique_ptr<LocalGlobalSolver>(new LocalGlobalSolver());
   if (!options.mesh_obstacles.empty()) {
-    auto detector = MeshContactDetector::Create(surface, options.mesh_obstacles);
+    // A cloth (membrane triangles) is an open surface, free on both sides.
+    auto detector = MeshContactDetector::Create(
+        surface, options.mesh_obstacles,
+        columns == 2 ? BodySurfaceKind::kOpenTwoSided : BodySurfaceKind::kClosed);
     if (!detector.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("options.", detector.status().message()));
     }
@@ -460,7 +463,9 @@ absl::Status LocalGlobalSolver::SetObstacles(std::vector<HalfSpaceObstacle> obst
   }
   std::unique_ptr<MeshContactDetector> detector;
   if (!candidate.mesh_obstacles.empty()) {
-    auto created = MeshContactDetector::Create(*surface_, candidate.mesh_obstacles);
+    auto created = MeshContactDetector::Create(
+        *surface_, candidate.mesh_obstacles,
+        columns_ == 2 ? BodySurfaceKind::kOpenTwoSided : BodySurfaceKind::kClosed);
     if (!created.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("options.", created.status().message()));
     }

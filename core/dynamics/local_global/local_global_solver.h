@@ -40,7 +40,8 @@
 // (nonsmooth_newton.h) and applies q += h^2 A^{-1} H^T lambda through S. Contact needs the sparse
 // inverse global step (W is formed from S). options.mesh_obstacles adds triangle-mesh obstacles
 // (static, translating and/or rotating; mesh_contact.h: vertex-triangle, edge-edge and
-// triangle-vertex contacts) to the same contact set.
+// triangle-vertex contacts) to the same contact set; a cloth is detected as an open, two-sided
+// surface (BodySurfaceKind::kOpenTwoSided).
 //
 // Several bodies: Create(std::vector<LocalGlobalBody>) concatenates tet meshes into ONE system
 // (Zeng et al. 2024, Sec. 5, Eq. 18: all objects coupled through the contact rows): the vertices

@@ -3,6 +3,7 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -23,6 +24,12 @@ constexpr double kSameNormal = 1e-6;
 constexpr double kParallelSine = 1e-6;
 // Closest-point parameters this close to an endpoint belong to the vertex kinds.
 constexpr double kEndpointParameter = 1e-9;
+// Below this distance [m] the side of a point relative to a plane or feature is not decided by
+// its sign (two-sided obstacles, open bodies): the closed-surface orientation is kept.
+constexpr double kSideDistance = 1e-12;
+// Below this |cos| between an open body's triangle normal and a closed obstacle vertex's outward
+// direction the side of the vertex decides the triangle-vertex normal instead.
+constexpr double kOutwardCosine = 1e-3;
 
 Vec3 Row(const Points3& x, int32_t v) { return x.row(v).transpose(); }
 
@@ -101,8 +108,10 @@ Points3 ObstacleVerticesAt(const TriangleMeshObstacle& obstacle, double time_s) 
 MeshContactDetector::~MeshContactDetector() = default;
 
 absl::StatusOr<std::unique_ptr<MeshContactDetector>> MeshContactDetector::Create(
-    const TriangleMesh& body_surface, const std::vector<TriangleMeshObstacle>& obstacles) {
+    const TriangleMesh& body_surface, const std::vector<TriangleMeshObstacle>& obstacles,
+    BodySurfaceKind body_kind) {
   auto detector = std::unique_ptr<MeshContactDetector>(new MeshContactDetector());
+  detector->body_kind_ = body_kind;
   for (size_t i = 0; i < obstacles.size(); ++i) {
     const TriangleMeshObstacle& in = obstacles[i];
     const std::string field = absl::StrCat("mesh_obstacles[", i, "]");
@@ -132,6 +141,17 @@ absl::StatusOr<std::unique_ptr<MeshContactDetector>> MeshContactDetector::Create
     o.is_feature_vertex.assign(mesh->num_vertices(), false);
     o.velocity_mps = in.velocity_mps;
     o.friction_coefficient = in.friction_coefficient;
+    if (!(std::isfinite(in.thickness_m) && in.thickness_m >= 0.0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".thickness_m: must be finite and >= 0, got ", in.thickness_m));
+    }
+    if (in.thickness_m > 0.0 && !in.two_sided) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".thickness_m: only for two_sided obstacles"));
+    }
+    o.two_sided = in.two_sided;
+    o.half_thickness_m = 0.5 * in.thickness_m;
+    std::vector<bool> on_boundary(mesh->num_vertices(), false);
     const int nf = mesh->num_faces();
     o.face_normals.resize(nf);
     for (int f = 0; f < nf; ++f) {
@@ -144,7 +164,18 @@ absl::StatusOr<std::unique_ptr<MeshContactDetector>> MeshContactDetector::Create
       const int count = mesh->edge_face_count(e);
       if (count > 2) continue;  // non-manifold edges: no well-defined outward side
       Vec3 normal = o.face_normals[f[0]];
-      if (count == 2) {
+      if (count == 1) {
+        on_boundary[o.edges(e, 0)] = on_boundary[o.edges(e, 1)] = true;
+      }
+      if (count == 2 && o.two_sided) {
+        // Both sides free: a bent edge is convex on one of them. The stored normal only seeds
+        // the orientation when the side cannot be decided (Detect orients by the body's side).
+        const Vec3& n1 = o.face_normals[f[0]];
+        const Vec3& n2 = o.face_normals[f[1]];
+        if (std::abs(n1.dot(n2)) > 1.0 - kSameNormal) continue;  // flat (either winding)
+        normal = n1 + n2;
+        if (normal.norm() < kParallelSine) normal = n1;
+      } else if (count == 2) {
         const Vec3& n1 = o.face_normals[f[0]];
         const Vec3& n2 = o.face_normals[f[1]];
         if (n1.dot(n2) > 1.0 - kSameNormal) continue;  // flat
@@ -168,9 +199,16 @@ absl::StatusOr<std::unique_ptr<MeshContactDetector>> MeshContactDetector::Create
       if (begin == end) continue;
       bool flat = true;
       for (const int32_t* f = begin; f != end; ++f) {
-        if (o.face_normals[*f].dot(o.face_normals[*begin]) <= 1.0 - kSameNormal) flat = false;
+        const double cosine = o.face_normals[*f].dot(o.face_normals[*begin]);
+        if ((o.two_sided ? std::abs(cosine) : cosine) <= 1.0 - kSameNormal) flat = false;
       }
+      // A codimensional sheet's boundary vertex (a blade's corner) is sharp on its own.
+      if (o.two_sided && on_boundary[v]) flat = false;
       if (!flat) {
+        Vec3 outward = Vec3::Zero();
+        for (const int32_t* f = begin; f != end; ++f) outward += o.face_normals[*f];
+        o.feature_vertex_normals.push_back(outward.norm() > 0.0 ? Vec3(outward.normalized())
+                                                                : Vec3::Zero());
         o.feature_vertices.push_back(v);
         o.is_feature_vertex[v] = true;
       }
@@ -181,6 +219,7 @@ absl::StatusOr<std::unique_ptr<MeshContactDetector>> MeshContactDetector::Create
       o.rotation_center_m = in.rotation_center_m;
       o.rest_face_normals = o.face_normals;
       o.rest_feature_edge_normals = o.feature_edge_normals;
+      o.rest_feature_vertex_normals = o.feature_vertex_normals;
     }
     detector->obstacles_.push_back(std::move(o));
   }
@@ -251,6 +290,9 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
         for (size_t e = 0; e < o.feature_edge_normals.size(); ++e) {
           o.feature_edge_normals[e] = turn * o.rest_feature_edge_normals[e];
         }
+        for (size_t v = 0; v < o.feature_vertex_normals.size(); ++v) {
+          o.feature_vertex_normals[v] = turn * o.rest_feature_vertex_normals[v];
+        }
         o.tree_time_s = elapsed_s;
       }
     }
@@ -258,18 +300,20 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
       std::vector<Aabb> obstacle_boxes(o.faces.rows());
       for (Eigen::Index f = 0; f < o.faces.rows(); ++f) {
         obstacle_boxes[f] =
-            PointsBox({Row(y, o.faces(f, 0)), Row(y, o.faces(f, 1)), Row(y, o.faces(f, 2))}, 0.0);
+            PointsBox({Row(y, o.faces(f, 0)), Row(y, o.faces(f, 1)), Row(y, o.faces(f, 2))},
+                      o.half_thickness_m);
       }
       o.face_tree.Update(obstacle_boxes);
       obstacle_boxes.resize(o.feature_edges.size());
       for (size_t i = 0; i < o.feature_edges.size(); ++i) {
         const int32_t e = o.feature_edges[i];
-        obstacle_boxes[i] = PointsBox({Row(y, o.edges(e, 0)), Row(y, o.edges(e, 1))}, 0.0);
+        obstacle_boxes[i] =
+            PointsBox({Row(y, o.edges(e, 0)), Row(y, o.edges(e, 1))}, o.half_thickness_m);
       }
       o.edge_tree.Update(obstacle_boxes);
       obstacle_boxes.resize(o.feature_vertices.size());
       for (size_t i = 0; i < o.feature_vertices.size(); ++i) {
-        obstacle_boxes[i] = PointsBox({Row(y, o.feature_vertices[i])}, 0.0);
+        obstacle_boxes[i] = PointsBox({Row(y, o.feature_vertices[i])}, o.half_thickness_m);
       }
       o.vertex_tree.Update(obstacle_boxes);
       o.tree_shift = shift;
@@ -277,18 +321,20 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
     // The non-penetration row holds against the obstacle point at the step end: offset + h n . u
     // with u the point's velocity (first order in h for a rotating obstacle, see the header).
     const Vec3 step_motion = time_step_s * o.velocity_mps;
+    const double reach_m = proximity_m + o.half_thickness_m;  // distances below it are pairs
     auto finish = [&](VertexContact* c, const Vec3& obstacle_point) {
       c->obstacle = k;
       c->friction_coefficient = o.friction_coefficient;
       TangentBasis(c->normal, &c->tangent1, &c->tangent2);
       if (!o.rotating) {
         c->obstacle_velocity_mps = o.velocity_mps;
-        c->offset_m = c->normal.dot(obstacle_point + step_motion);
+        c->offset_m = c->normal.dot(obstacle_point + step_motion) + o.half_thickness_m;
       } else {
         const Vec3 point_velocity =
             o.velocity_mps + o.angular_velocity_radps.cross(obstacle_point - centre);
         c->obstacle_velocity_mps = point_velocity;
-        c->offset_m = c->normal.dot(obstacle_point + time_step_s * point_velocity);
+        c->offset_m =
+            c->normal.dot(obstacle_point + time_step_s * point_velocity) + o.half_thickness_m;
       }
     };
 
@@ -325,13 +371,17 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
       const Vec3 w = PlaneBarycentric(p, a, b, c);
       Candidate cand;
       Vec3 obstacle_point;
+      const double plane_distance_m = nf.dot(p - a);
       if (w.minCoeff() >= -kEndpointParameter) {
-        // Over (or under) the face: the face normal, signed plane distance.
-        cand.contact.normal = nf;
-        obstacle_point = p - nf.dot(p - a) * nf;
-        cand.distance_m = std::abs(nf.dot(p - a));
+        // Over (or under) the face: the face normal, signed plane distance. A two-sided face
+        // pushes towards the side the vertex is on now.
+        cand.contact.normal =
+            o.two_sided && plane_distance_m < -kSideDistance ? Vec3(-nf) : Vec3(nf);
+        obstacle_point = p - plane_distance_m * nf;
+        cand.distance_m = std::abs(plane_distance_m);
       } else {
-        if (nf.dot(p - a) < 0.0) continue;  // behind the plane, outside the face: not this one's
+        // Behind the plane, outside the face: a closed obstacle's other face owns the vertex.
+        if (!o.two_sided && plane_distance_m < 0.0) continue;
         const PointTriangleProximity q = PointTriangleClosest(p, a, b, c);
         if (!ClosestFeatureIsSharp(o, f, q.region)) continue;  // a neighbour's face covers it
         cand.distance_m = std::sqrt(q.distance_squared_m2);
@@ -339,7 +389,7 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
         cand.contact.normal = (p - q.closest_point) / cand.distance_m;
         obstacle_point = q.closest_point;
       }
-      if (cand.distance_m >= proximity_m) continue;
+      if (cand.distance_m >= reach_m) continue;
       cand.contact.kind = ContactKind::kVertexTriangle;
       cand.contact.vertex = v;
       cand.contact.free_vertex = free_index[v];
@@ -361,11 +411,16 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
           s.u <= kEndpointParameter || s.u >= 1.0 - kEndpointParameter) {
         continue;
       }
-      if (std::sqrt(s.distance_squared_m2) >= proximity_m) continue;
+      if (std::sqrt(s.distance_squared_m2) >= reach_m) continue;
       const Vec3 cross = (p1 - p0).normalized().cross((q1 - q0).normalized());
       if (cross.norm() < kParallelSine) continue;
       Vec3 n = cross.normalized();
-      if (n.dot(o.feature_edge_normals[fi]) < 0.0) n = -n;
+      const Vec3 separation = s.closest_on_ab - s.closest_on_cd;  // obstacle -> body
+      if (o.two_sided && std::abs(n.dot(separation)) > kSideDistance) {
+        if (n.dot(separation) < 0.0) n = -n;  // towards the side the body edge is on
+      } else if (n.dot(o.feature_edge_normals[fi]) < 0.0) {
+        n = -n;
+      }
       VertexContact c;
       c.kind = ContactKind::kEdgeEdge;
       c.vertex = v0;
@@ -381,6 +436,7 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
     }
 
     // Triangle-vertex: body surface triangles against the obstacle's feature vertices.
+    std::set<std::tuple<int32_t, int32_t, int32_t>> apex_edges;  // (edge v0 < v1, vertex) done
     for (const auto& [bf, fi] : FindOverlaps(body_face_tree_, o.vertex_tree)) {
       const int32_t v[3] = {surface_faces_(bf, 0), surface_faces_(bf, 1), surface_faces_(bf, 2)};
       if (free_index[v[0]] < 0 && free_index[v[1]] < 0 && free_index[v[2]] < 0) continue;
@@ -388,8 +444,42 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
       const Vec3 point = Row(y, ov);
       const Vec3 a = Row(x_m, v[0]), b = Row(x_m, v[1]), c3 = Row(x_m, v[2]);
       const PointTriangleProximity q = PointTriangleClosest(point, a, b, c3);
+      if (std::sqrt(q.distance_squared_m2) >= reach_m) continue;
+      const int edge_slot = q.region == TriangleRegion::kEdgeAB   ? 0
+                            : q.region == TriangleRegion::kEdgeBC ? 1
+                            : q.region == TriangleRegion::kEdgeCA ? 2
+                                                                  : -1;
+      if (body_kind_ == BodySurfaceKind::kOpenTwoSided && edge_slot >= 0) {
+        // An obstacle vertex (an apex) closest to the inside of a cloth edge: no face contact
+        // holds that edge there, and it can slide over the apex and be pierced within the step.
+        // One vertex-edge contact per (edge, vertex), normal from the apex to the edge point.
+        int32_t e0 = v[edge_slot], e1 = v[(edge_slot + 1) % 3];
+        double w0 = q.weights[edge_slot], w1 = q.weights[(edge_slot + 1) % 3];
+        if (e0 > e1) {  // one representation per edge, whichever triangle found it
+          std::swap(e0, e1);
+          std::swap(w0, w1);
+        }
+        const double distance_m = std::sqrt(q.distance_squared_m2);
+        if (distance_m <= kSideDistance) continue;
+        if (!apex_edges.insert({e0, e1, ov}).second) continue;
+        VertexContact c;
+        c.kind = ContactKind::kTriangleVertex;
+        c.vertex = e0;
+        c.free_vertex = free_index[e0];
+        c.weight = w0;
+        c.extra_vertices = {e1, -1};
+        c.extra_free_vertices = {free_index[e1], -1};
+        c.extra_weights = {w1, 0.0};
+        c.feature = ov;
+        c.normal = (q.closest_point - point) / distance_m;
+        if (!o.two_sided && c.normal.dot(o.feature_vertex_normals[fi]) < 0.0) {
+          c.normal = -c.normal;  // the edge point got inside the closed obstacle: push it out
+        }
+        finish(&c, point);
+        found.push_back(c);
+        continue;
+      }
       if (q.region != TriangleRegion::kFace) continue;
-      if (std::sqrt(q.distance_squared_m2) >= proximity_m) continue;
       VertexContact c;
       c.kind = ContactKind::kTriangleVertex;
       c.vertex = v[0];
@@ -399,7 +489,20 @@ absl::Status MeshContactDetector::Detect(const Points3& x_m, const std::vector<i
       c.extra_free_vertices = {free_index[v[1]], free_index[v[2]], -1};
       c.extra_weights = {q.weights[1], q.weights[2], 0.0};
       c.feature = ov;
-      c.normal = -FaceNormal(a, b, c3);  // from the obstacle vertex into the body's free side
+      // From the obstacle vertex into the body's free side: a closed body's triangle faces
+      // outward, so that is minus its normal. An open surface (cloth) is free on both sides: it
+      // is pushed along a closed obstacle vertex's outward side (also when the vertex already got
+      // through it within the last step), or away from the side a two-sided one is on now.
+      const Vec3 face_normal = FaceNormal(a, b, c3);
+      c.normal = -face_normal;
+      if (body_kind_ == BodySurfaceKind::kOpenTwoSided) {
+        const double outward = face_normal.dot(o.feature_vertex_normals[fi]);
+        if (!o.two_sided && std::abs(outward) >= kOutwardCosine) {
+          if (outward > 0.0) c.normal = face_normal;  // n along the vertex's outward side
+        } else if (face_normal.dot(point - q.closest_point) < -kSideDistance) {
+          c.normal = face_normal;  // the obstacle vertex is on the triangle's back side
+        }
+      }
       finish(&c, point);
       found.push_back(c);
     }

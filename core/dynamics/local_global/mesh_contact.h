@@ -1,8 +1,8 @@
-// Contact detection between a tet-mesh body and triangle-mesh obstacles for one local-global time
-// step (Zeng et al. 2024, Sec. 5, Alg. 4 "perform collision detection"), next to the half-spaces
-// of contact_frame.h. Proximity rule as there: a pair whose distance at the START of the step is
-// below `proximity_m` gets a contact, fixed for the step (frame, H, offset); pairs that open again
-// are released by the complementarity conditions.
+// Contact detection between a body (a tet mesh's surface or a cloth) and triangle-mesh obstacles
+// for one local-global time step (Zeng et al. 2024, Sec. 5, Alg. 4 "perform collision
+// detection"), next to the half-spaces of contact_frame.h. Proximity rule as there: a pair whose
+// distance at the START of the step is below `proximity_m` gets a contact, fixed for the step
+// (frame, H, offset); pairs that open again are released by the complementarity conditions.
 //
 // Obstacles are static, or kinematic: rigidly translating at a constant velocity v [m/s] and
 // rotating at a constant angular velocity w [rad/s] about an axis through c (the centre at time
@@ -39,7 +39,31 @@
 // coplanar. Flat edges and vertices are left out: they duplicate the vertex-triangle contacts
 // with ill-defined normals (a body face lying on a triangulated floor).
 //
-// Every kind keeps a pair only when its (unsigned) distance is below proximity_m.
+// Open surfaces and codimensional obstacles. The rules above assume closed surfaces on both
+// sides (an outward side per triangle). Where a side is not given, the normal is oriented by the
+// side the body is on at the START of the step (as the contact itself, fixed for the step):
+//   - two_sided obstacle (TriangleMeshObstacle::two_sided, a knife blade): vertex-triangle over
+//     the face takes n = sign(nf . (p - a)) nf (the side of the plane p is on), and a vertex
+//     behind the plane is not skipped; edge-edge takes the cross product oriented along
+//     p(s) - c(u); every non-flat edge and every boundary edge is a feature edge, every boundary
+//     or non-flat vertex a feature vertex (a blade's top corners).
+//   - open body (BodySurfaceKind::kOpenTwoSided, cloth): triangle-vertex takes n = +-n_tri, the
+//     body triangle's normal. Against a closed obstacle the sign makes n point along the
+//     obstacle vertex's outward direction m (its faces' normals summed): the cloth belongs
+//     outside, so a corner that got through a triangle within a step is pushed back out rather
+//     than held through (the step-start side would hold it there: on the cube scene's test
+//     36 steps of 300 over 1 mm deep against 1; docs/local_global.md). Against a two-sided
+//     obstacle, or where |n_tri . m| < 1e-3, the sign is the side: n = -sign(n_tri . (o - c))
+//     n_tri. An obstacle vertex closest to the inside of a body EDGE (no face region holds it: the
+//     cloth edge slides over an apex) gets a vertex-edge contact, one per (edge, vertex), kind
+//     kTriangleVertex with weights (1 - s, s) on the edge's two vertices, n = (c - o) / |c - o|
+//     (flipped to agree with m on a closed obstacle).
+// A side is only decided when the distance is above 1e-12 m (below it the closed-surface rule
+// is kept); with the proximity rule the body is within proximity_m but not ON the feature at the
+// step start unless it already touches it exactly.
+//
+// Every kind keeps a pair only when its (unsigned) distance, less half the obstacle's thickness,
+// is below proximity_m; the offsets include that half thickness.
 //
 // Broad phase: bounding-volume hierarchies (core/collision/broad_phase) over the obstacle
 // triangles, feature edges and feature vertices where the obstacle is (static: built once;
@@ -72,16 +96,31 @@ struct TriangleMeshObstacle {
   // |w|) about the point rotation_center_m at time 0 [m], which moves with velocity_mps.
   Vec3 angular_velocity_radps = Vec3::Zero();
   Vec3 rotation_center_m = Vec3::Zero();
+  // Codimensional (zero thickness, both sides free: a knife blade, a sheet): every normal is
+  // oriented towards the side the body primitive is on at the step start (see above), boundary
+  // edges and boundary vertices are sharp features, and the face winding does not matter.
+  bool two_sided = false;
+  // Two-sided only: the sheet is a slab of this thickness [m] around its triangles (a blade's
+  // real thickness), so every contact keeps the body thickness_m / 2 from them. With 0 a point
+  // that reaches the sheet's plane has no side left to be pushed back to; the solver's
+  // penetration error must stay below thickness_m / 2 (docs/local_global.md, "Cloth on Knives").
+  double thickness_m = 0.0;
 };
 
 // The obstacle's vertices at time t [m]: c + R(w t)(x0 - c) + v t (x0 + v t without rotation).
 Points3 ObstacleVerticesAt(const TriangleMeshObstacle& obstacle, double time_s);
 
+// What the body's surface bounds: a closed surface of a solid (tet mesh: the outward side of each
+// triangle is free), or an open, two-sided surface (cloth: both sides free).
+enum class BodySurfaceKind { kClosed, kOpenTwoSided };
+
 class MeshContactDetector {
  public:
   // Validates the obstacles (errors name "mesh_obstacles[i]...") and builds their hierarchies.
+  // body_kind: kClosed for a tet mesh's surface, kOpenTwoSided for a cloth (see above).
   static absl::StatusOr<std::unique_ptr<MeshContactDetector>> Create(
-      const TriangleMesh& body_surface, const std::vector<TriangleMeshObstacle>& obstacles);
+      const TriangleMesh& body_surface, const std::vector<TriangleMeshObstacle>& obstacles,
+      BodySurfaceKind body_kind = BodySurfaceKind::kClosed);
   ~MeshContactDetector();
 
   // Contacts of the body (positions x_m, n x 3) against the obstacles at time elapsed_s, for a
@@ -103,6 +142,8 @@ class MeshContactDetector {
     bool rotating = false;  // angular velocity != 0
     Vec3 angular_velocity_radps = Vec3::Zero();
     Vec3 rotation_center_m = Vec3::Zero();
+    bool two_sided = false;
+    double half_thickness_m = 0.0;
     // Face and feature-edge normals where the trees are (rotating: posed per step; the others
     // never change them).
     std::vector<Vec3> face_normals;
@@ -110,7 +151,11 @@ class MeshContactDetector {
     std::vector<Vec3> feature_edge_normals;                          // outward, per feature edge
     std::vector<Vec3> rest_face_normals, rest_feature_edge_normals;  // rotating: at time 0
     std::vector<int32_t> feature_vertices;                           // vertex ids
-    IndexTriples face_edges;  // edge ids of (x0x1, x1x2, x2x0) per face
+    // Per feature vertex: the sum of its faces' normals, normalized (its outward direction on a
+    // closed obstacle; orients triangle-vertex normals against an open body).
+    std::vector<Vec3> feature_vertex_normals;
+    std::vector<Vec3> rest_feature_vertex_normals;  // rotating: at time 0
+    IndexTriples face_edges;                        // edge ids of (x0x1, x1x2, x2x0) per face
     std::vector<bool> is_feature_edge, is_feature_vertex;
     Bvh face_tree, edge_tree, vertex_tree;
     Vec3 tree_shift = Vec3::Zero();  // displacement the trees were built at
@@ -120,6 +165,7 @@ class MeshContactDetector {
   static bool ClosestFeatureIsSharp(const Obstacle& o, int32_t f, TriangleRegion region);
 
   std::vector<Obstacle> obstacles_;
+  BodySurfaceKind body_kind_ = BodySurfaceKind::kClosed;
   std::vector<int32_t> surface_vertices_;  // body vertices used by a surface face
   IndexPairs surface_edges_;
   IndexTriples surface_faces_;

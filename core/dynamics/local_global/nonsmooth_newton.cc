@@ -36,6 +36,11 @@ absl::StatusOr<std::unique_ptr<NonsmoothContactSolver>> NonsmoothContactSolver::
         "and >= 0, got ",
         options.normal_compliance_ratio, " and ", options.friction_compliance_ratio));
   }
+  if (!(std::isfinite(options.friction_compliance_cap) && options.friction_compliance_cap >= 0.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.friction_compliance_cap: must be finite and >= 0, got ",
+                     options.friction_compliance_cap));
+  }
   if (contacts.h.rows != 3 * contacts.num_contacts()) {
     return absl::InvalidArgumentError(absl::StrCat("contacts.h: has ", contacts.h.rows,
                                                    " rows, expected 3 per contact (",
@@ -100,6 +105,14 @@ void NonsmoothContactSolver::Evaluate(const Eigen::VectorXd& hq, const Eigen::Ve
       // d/dlambda of the regularised gap and slip: omega eps on top of the NCP's compliance.
       (*e)[i] = normal.compliance + normal.omega * eps_n;
       (*e)[i + 1] = (*e)[i + 2] = friction.compliance + friction.omega * eps_f;
+    }
+    if (options_.friction_compliance_cap > 0.0) {
+      // Capped lagged compliance (see the option): the row stays v_f + E_f lambda_f.
+      const double cap = options_.friction_compliance_cap * r_f;
+      if (friction.omega > 0.0 && friction.compliance > cap) {
+        if (e != nullptr) (*e)[i + 1] = (*e)[i + 2] = cap;
+        f->segment<2>(i + 1) = slip + cap * lambda.segment<2>(i + 1);
+      }
     }
   }
 }

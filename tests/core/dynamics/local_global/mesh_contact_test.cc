@@ -221,6 +221,171 @@ TEST(MeshContactTest, RotatingObstacleIsPosedAtTheStepStartAndConstrainsWhereIts
       0.0, 1e-12);
 }
 
+// Open bodies (cloth) and two-sided (codimensional) obstacles: normals oriented by the side.
+
+// A knife blade: the quad x = 0, y in [-1, 1], z in [-1, 0] (top edge z = 0), wound so its face
+// normal is +x, two-sided.
+TriangleMeshObstacle Blade(double thickness_m = 0.0) {
+  TriangleMeshObstacle blade;
+  blade.vertices_m.resize(4, 3);
+  blade.vertices_m << 0, -1, -1, 0, 1, -1, 0, 1, 0, 0, -1, 0;
+  blade.faces.resize(2, 3);
+  blade.faces << 0, 1, 2, 0, 2, 3;  // (0, 2, 0) x (0, 2, 1) = (+4, 0, 0): normal +x
+  blade.two_sided = true;
+  blade.thickness_m = thickness_m;
+  return blade;
+}
+
+TriangleMesh OpenSheet(const Points3& x, const IndexTriples& faces) {
+  return TriangleMesh::Create(x, faces).value();
+}
+
+std::vector<VertexContact> DetectOpen(const TriangleMesh& body,
+                                      const TriangleMeshObstacle& obstacle) {
+  auto detector = MeshContactDetector::Create(body, {obstacle}, BodySurfaceKind::kOpenTwoSided);
+  EXPECT_TRUE(detector.ok()) << detector.status();
+  std::vector<VertexContact> contacts;
+  std::vector<int32_t> free_index(body.num_vertices());
+  for (int v = 0; v < body.num_vertices(); ++v) free_index[v] = v;
+  const absl::Status s =
+      (*detector)->Detect(body.vertices(), free_index, kProximity, 0.0, 0.01, &contacts);
+  EXPECT_TRUE(s.ok()) << s;
+  return contacts;
+}
+
+// A single cloth triangle far from everything but vertex 0: the other two 0.5 m further along
+// `away` (and 0.2 m apart in y).
+TriangleMesh TriangleAt(const Vec3& a, const Vec3& away) {
+  Points3 x(3, 3);
+  x.row(0) = a.transpose();
+  x.row(1) = (a + 0.5 * away + Vec3(0.0, 0.1, 0.0)).transpose();
+  x.row(2) = (a + 0.5 * away - Vec3(0.0, 0.1, 0.0)).transpose();
+  IndexTriples f(1, 3);
+  f << 0, 1, 2;
+  return OpenSheet(x, f);
+}
+
+// A vertex 4 mm in FRONT of the blade (x = +0.004) gets +x, one 4 mm BEHIND it (x = -0.004)
+// gets -x, both with gap 4 mm (3 mm with a 2 mm blade: the offset holds half of it). The
+// one-sided rule gave the back vertex +x and gap -4 mm, pushing it through the blade.
+TEST(MeshContactTest, TwoSidedBladeNormalPointsToTheSideOfTheVertex) {
+  for (double side : {1.0, -1.0}) {
+    for (double thickness : {0.0, 0.002}) {
+      const TriangleMesh body = TriangleAt(Vec3(0.004 * side, 0.2, -0.5), Vec3(side, 0, 0));
+      const std::vector<VertexContact> contacts = DetectOpen(body, Blade(thickness));
+      ASSERT_EQ(contacts.size(), 1u) << side << " " << thickness;
+      const VertexContact& c = contacts[0];
+      EXPECT_EQ(c.kind, ContactKind::kVertexTriangle);
+      EXPECT_NEAR((c.normal - Vec3(side, 0.0, 0.0)).norm(), 0.0, 1e-15);
+      EXPECT_NEAR(c.normal.dot(ContactPoint(c, body.vertices())) - c.offset_m,
+                  0.004 - 0.5 * thickness, 1e-15);
+    }
+  }
+}
+
+// A cloth edge along x crossing 3 mm above the blade's top edge (a boundary edge, sharp on both
+// sides): edge-edge contact, normal +z whatever the cross product's sign, gap 3 mm, weights from
+// where it crosses (x = 0 at a quarter of the edge).
+TEST(MeshContactTest, EdgeOverTwoSidedBladeTopGetsNormalTowardsTheEdge) {
+  Points3 x(3, 3);
+  x << -0.001, 0.2, 0.003, 0.003, 0.2, 0.003, -0.001, 0.7, 0.5;
+  // Vertex 0 and 1 are 1 mm and 3 mm beside the plane but over the top edge: their own
+  // (vertex-edge) contacts come out too; the edge contact is the one checked.
+  x.row(0) << -0.1, 0.2, 0.003;
+  x.row(1) << 0.3, 0.2, 0.003;
+  IndexTriples f(1, 3);
+  f << 0, 1, 2;
+  for (bool flip : {false, true}) {
+    TriangleMeshObstacle blade = Blade();
+    if (flip) blade.faces << 0, 2, 1, 0, 3, 2;  // the other winding: same answer
+    const TriangleMesh body = OpenSheet(x, f);
+    const std::vector<VertexContact> contacts = DetectOpen(body, blade);
+    int edges = 0;
+    for (const VertexContact& c : contacts) {
+      if (c.kind != ContactKind::kEdgeEdge) continue;
+      ++edges;
+      EXPECT_NEAR((c.normal - Vec3::UnitZ()).norm(), 0.0, 1e-12) << flip;
+      EXPECT_NEAR(c.weight, 0.75, 1e-12);
+      EXPECT_NEAR(c.normal.dot(ContactPoint(c, body.vertices())) - c.offset_m, 0.003, 1e-12);
+    }
+    EXPECT_EQ(edges, 1) << flip;
+  }
+}
+
+// The blade's top corner (0, 1, 0) is a feature (a boundary vertex of a flat quad) and lies
+// under a cloth triangle 4 mm above it. The triangle is wound with normal +z, so the
+// closed-body rule (minus the outward normal) gave -z: pulling the cloth onto the corner. The
+// open-body rule takes the corner's side: n = +z, gap 4 mm, barycentric weights 1/3 each.
+TEST(MeshContactTest, OpenBodyTriangleOverBladeCornerIsPushedAwayFromIt) {
+  const double z = 0.004;
+  Points3 x(3, 3);
+  x << -0.1, 0.9, z, 0.2, 0.9, z, -0.1, 1.2, z;  // centroid (0, 1, z); normal +z
+  IndexTriples f(1, 3);
+  f << 0, 1, 2;
+  const TriangleMesh body = OpenSheet(x, f);
+  const std::vector<VertexContact> contacts = DetectOpen(body, Blade());
+  int corner = 0;
+  for (const VertexContact& c : contacts) {
+    if (c.kind != ContactKind::kTriangleVertex) continue;
+    ++corner;
+    EXPECT_NEAR((c.normal - Vec3::UnitZ()).norm(), 0.0, 1e-12);
+    EXPECT_NEAR(c.weight, 1.0 / 3.0, 1e-12);
+    EXPECT_NEAR(c.normal.dot(ContactPoint(c, body.vertices())) - c.offset_m, z, 1e-12);
+  }
+  EXPECT_EQ(corner, 1);
+}
+
+// Against a CLOSED obstacle the corner's outward side decides: the pyramid apex (outward +z)
+// under a cloth triangle wound +z (n = +z, gap 4 mm) and the apex 2 mm THROUGH a triangle
+// wound -z (n = +z still, gap -2 mm: pushed back out; the side rule would hold it through).
+TEST(MeshContactTest, OpenBodyTriangleOverClosedApexIsPushedOutward) {
+  for (const auto& [z, wound_up] : {std::pair{0.004, true}, std::pair{-0.002, false}}) {
+    Points3 x(3, 3);
+    x << -0.1, -0.1, z, 0.2, -0.1, z, -0.1, 0.2, z;  // centroid (0, 0, z), normal +z
+    IndexTriples f(1, 3);
+    if (wound_up) {
+      f << 0, 1, 2;
+    } else {
+      f << 0, 2, 1;
+    }
+    const TriangleMesh body = OpenSheet(x, f);
+    const std::vector<VertexContact> contacts = DetectOpen(body, Pyramid());
+    int apex = 0;
+    for (const VertexContact& c : contacts) {
+      if (c.kind != ContactKind::kTriangleVertex) continue;
+      ++apex;
+      EXPECT_NEAR((c.normal - Vec3::UnitZ()).norm(), 0.0, 1e-12) << z;
+      EXPECT_NEAR(c.normal.dot(ContactPoint(c, body.vertices())) - c.offset_m, z, 1e-12);
+    }
+    EXPECT_EQ(apex, 1) << z;
+  }
+}
+
+// The apex 3 mm beside a cloth triangle's edge (y = 0.003) and 4 mm below it: closest to the
+// inside of the edge (its midpoint), so a vertex-edge contact on the edge's two vertices, weights
+// (1/2, 1/2), normal from the apex to the edge point (0, 0.6, 0.8), gap 5 mm.
+TEST(MeshContactTest, OpenBodyEdgeBesideApexGetsVertexEdgeContact) {
+  Points3 x(3, 3);
+  x << -0.1, 0.003, 0.004, 0.1, 0.003, 0.004, 0.0, 0.3, 0.004;
+  IndexTriples f(1, 3);
+  f << 0, 1, 2;
+  const TriangleMesh body = OpenSheet(x, f);
+  const std::vector<VertexContact> contacts = DetectOpen(body, Pyramid());
+  int edge = 0;
+  for (const VertexContact& c : contacts) {
+    if (c.kind != ContactKind::kTriangleVertex) continue;
+    ++edge;
+    EXPECT_EQ(c.vertex, 0);
+    EXPECT_EQ(c.extra_vertices[0], 1);
+    EXPECT_EQ(c.extra_vertices[1], -1);
+    EXPECT_NEAR(c.weight, 0.5, 1e-12);
+    EXPECT_NEAR(c.extra_weights[0], 0.5, 1e-12);
+    EXPECT_NEAR((c.normal - Vec3(0.0, 0.6, 0.8)).norm(), 0.0, 1e-12);
+    EXPECT_NEAR(c.normal.dot(ContactPoint(c, body.vertices())) - c.offset_m, 0.005, 1e-12);
+  }
+  EXPECT_EQ(edge, 1);
+}
+
 TEST(MeshContactTest, RejectsBadObstaclesNamingTheField) {
   const TetMesh body = SingleTet(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 1));
   TriangleMeshObstacle bad = Floor();
@@ -240,6 +405,10 @@ TEST(MeshContactTest, RejectsBadObstaclesNamingTheField) {
   bad.faces(1, 2) = 9;
   status = MeshContactDetector::Create(body.surface(), {bad}).status();
   EXPECT_EQ(status.message().rfind("mesh_obstacles[0]: ", 0), 0u) << status;
+  TriangleMeshObstacle thick = Floor();
+  thick.thickness_m = 0.002;  // only for two-sided obstacles
+  status = MeshContactDetector::Create(body.surface(), {thick}).status();
+  EXPECT_EQ(status.message().rfind("mesh_obstacles[0].thickness_m", 0), 0u) << status;
   // Through the solver the message names the option.
   const Material material = MakeMaterial(MaterialModel::kArap, {1e6, 0.3, 1000.0}).value();
   LocalGlobalOptions options;
