@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -194,7 +195,43 @@ TEST_F(ClientTest, EverySceneFileParsesAndLoads) {
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     EXPECT_EQ(static_cast<int>(loaded->bodies.size()), scene->bodies_size());
   }
-  EXPECT_EQ(files, 8);  // blob, box, bucket, chain, push_box, rings, stick, tori_cloth
+  // blob, box, bucket, chain, push_box, rings, soft_rollers, stick, tori_cloth
+  EXPECT_EQ(files, 9);
+}
+
+// The local_global scene through the service: the rollers' friction draws the soft ball through a
+// gap half its diameter (the core scene's test, tests/physics/local_global_rollers_test.cc,
+// checks the squeeze in detail; here the path through the API: rotating kinematic bodies as
+// contact obstacles, hyperelastic bodies, the report).
+TEST_F(ClientTest, SoftRollersDrawTheBallThroughTheGap) {
+  absl::StatusOr<v1::SceneFile> scene = ReadSceneFile(ScenePath("soft_rollers"));
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  absl::StatusOr<LoadedScene> loaded = LoadScene(*connection_, *scene, "rollers");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const SessionHandle session =
+      connection_->Session(loaded->session.session_id, loaded->session.controller_token);
+  auto mean_z = [](const v1::BodyState& body) {
+    double z = 0.0;
+    const int n = body.positions_m_size() / 3;
+    for (int i = 0; i < n; ++i) z += body.positions_m(3 * i + 2);
+    return z / n;
+  };
+  // 0.5 s: the ball lands on both rollers and is in the gap, in contact with both.
+  absl::StatusOr<v1::StepResponse> squeezed = session.Step(50);
+  ASSERT_TRUE(squeezed.ok()) << squeezed.status();
+  ASSERT_EQ(squeezed->bodies(0).kind(), v1::BODY_KIND_HYPERELASTIC);
+  std::set<int32_t> touched;
+  for (const v1::ContactRecord& record : squeezed->contacts().contacts()) {
+    touched.insert(record.body_a() == loaded->bodies[0].body_id() ? record.body_b()
+                                                                  : record.body_a());
+  }
+  EXPECT_EQ(touched.size(), 2u);  // both rollers
+  // 1.3 s in all (the core test's duration): the ball has passed the gap (its centre starts
+  // 0.175 m above the rollers' axes and ends well below them) and no step diverged.
+  absl::StatusOr<v1::StepResponse> passed = session.Step(80);
+  ASSERT_TRUE(passed.ok()) << passed.status();
+  EXPECT_LT(mean_z(passed->bodies(0)), -0.2);
+  for (const v1::StepDiagnostics& d : passed->diagnostics()) EXPECT_FALSE(d.diverged());
 }
 
 // The demo's promise: a push moves the box along x, and viscous friction stops it afterwards.
