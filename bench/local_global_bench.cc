@@ -287,6 +287,19 @@ absl::StatusOr<SceneRun> MakeBarScene(const std::string& name, GlobalStepKind ki
   return run;
 }
 
+// A scene run with contact from a built scene (its solver, start state and gravity); t0: when
+// building began, so the precompute time includes the meshes and the scene set-up.
+template <typename Scene>
+SceneRun ContactSceneRun(Scene& scene, Clock::time_point t0) {
+  SceneRun run;
+  run.precompute_s = Seconds(t0, Clock::now());
+  run.solver = std::move(scene.solver);
+  run.start = scene.state;
+  run.f_ext_n = scene.gravity_n;
+  run.has_contact = true;
+  return run;
+}
+
 absl::StatusOr<SceneRun> MakeGapScene(const std::string& name) {
   PullThroughGapParams params;
   params.time_step_s = kDt;
@@ -301,12 +314,7 @@ absl::StatusOr<SceneRun> MakeGapScene(const std::string& name) {
   const auto t0 = Clock::now();
   auto scene = BuildPullThroughGap(params);
   if (!scene.ok()) return scene.status();
-  SceneRun run;
-  run.precompute_s = Seconds(t0, Clock::now());  // includes the mesh and scene set-up
-  run.solver = std::move(scene->solver);
-  run.start = scene->state;
-  run.f_ext_n = scene->gravity_n;
-  run.has_contact = true;
+  SceneRun run = ContactSceneRun(*scene, t0);
   auto material = MakeMaterial(params.model, params.material);
   if (!material.ok()) return material.status();
   auto system = AssembleSystemMatrix(
@@ -329,12 +337,7 @@ absl::StatusOr<SceneRun> MakeGripperScene(const std::string& name) {
   const auto t0 = Clock::now();
   auto scene = BuildSoftGripper(params);
   if (!scene.ok()) return scene.status();
-  SceneRun run;
-  run.precompute_s = Seconds(t0, Clock::now());  // includes the meshes and scene set-up
-  run.solver = std::move(scene->solver);
-  run.start = scene->state;
-  run.f_ext_n = scene->gravity_n;
-  run.has_contact = true;
+  SceneRun run = ContactSceneRun(*scene, t0);
   // The joined tets (same vertex order as the solver) for the S statistics.
   std::vector<Eigen::Matrix<int32_t, 1, 4>> rows;
   auto cube = MakeTetBox(Vec3(0.5, 0.5, 0.5), params.object_cells, params.object_cells,
@@ -369,12 +372,7 @@ absl::StatusOr<SceneRun> MakeRollersScene(const std::string& name) {
   const auto t0 = Clock::now();
   auto scene = BuildSqueezeThroughRollers(params);
   if (!scene.ok()) return scene.status();
-  SceneRun run;
-  run.precompute_s = Seconds(t0, Clock::now());  // includes the mesh and scene set-up
-  run.solver = std::move(scene->solver);
-  run.start = scene->state;
-  run.f_ext_n = scene->gravity_n;
-  run.has_contact = true;
+  SceneRun run = ContactSceneRun(*scene, t0);
   auto material = MakeMaterial(params.model, params.material);
   if (!material.ok()) return material.status();
   auto system = AssembleSystemMatrix(
@@ -463,12 +461,7 @@ absl::StatusOr<SceneRun> MakeClothObstacleScene(const std::string& name) {
     if (!scene.ok()) return scene.status();
     drop.emplace(std::move(scene->cloth));
   }
-  SceneRun run;
-  run.precompute_s = Seconds(t0, Clock::now());
-  run.solver = std::move(drop->solver);
-  run.f_ext_n = drop->gravity_n;
-  run.start = drop->state;
-  run.has_contact = true;
+  SceneRun run = ContactSceneRun(*drop, t0);
   for (int f = 1; f <= g_cloth_settle_frames; ++f) {
     if (absl::Status s = run.solver->Step(run.f_ext_n, &run.start); !s.ok()) return s;
     if (f % 10 == 0) std::fprintf(stderr, "  [%s] settle frame %d\n", name.c_str(), f);

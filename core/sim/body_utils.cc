@@ -43,6 +43,19 @@ bool IsImmovable(const Body& body) {
   return true;
 }
 
+absl::Status FillBodyTotals(std::span<const SimBody> bodies, ContactReport* report) {
+  std::vector<BodyOrigin> origins;
+  origins.reserve(bodies.size());
+  for (const SimBody& sim_body : bodies) {
+    origins.push_back(BodyOrigin{sim_body.id, BodyOriginOf(*sim_body.body)});
+  }
+  absl::StatusOr<std::vector<BodyContactTotals>> totals =
+      AccumulateBodyTotals(report->contacts, origins);
+  if (!totals.ok()) return totals.status();
+  report->body_totals = *std::move(totals);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body) {
   if (const auto* b = dynamic_cast<const RigidBody*>(&body)) return std::make_unique<RigidBody>(*b);
   if (const auto* b = dynamic_cast<const MassSpringCloth*>(&body)) {

@@ -8,11 +8,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/common/eigen_types.h"
+#include "core/contact/contact_report.h"
 #include "core/dynamics/body.h"
+#include "core/sim/sim_body.h"
 
 namespace contactsim::core {
 
@@ -23,6 +26,10 @@ std::vector<int32_t> SurfaceVertices(const Body& body);
 
 // True when every vertex has inverse mass 0 (static, kinematic or fully pinned bodies).
 bool IsImmovable(const Body& body);
+
+// report->body_totals from report->contacts: one entry per body, in the order given, about each
+// body's origin (AccumulateBodyTotals). Its errors are passed through.
+absl::Status FillBodyTotals(std::span<const SimBody> bodies, ContactReport* report);
 
 // A copy of the body with all its state (RigidBody, MassSpringCloth, CorotationalFem or
 // HyperelasticBody).

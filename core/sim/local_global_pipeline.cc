@@ -234,16 +234,7 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
     if (absl::Status s = sim_body.body->Correct(dt); !s.ok()) return s;
   }
 
-  std::vector<BodyOrigin> origins;
-  origins.reserve(input.bodies.size());
-  for (const SimBody& sim_body : input.bodies) {
-    origins.push_back({sim_body.id, BodyOriginOf(*sim_body.body)});
-  }
-  absl::StatusOr<std::vector<BodyContactTotals>> totals =
-      AccumulateBodyTotals(report->contacts, origins);
-  if (!totals.ok()) return totals.status();
-  report->body_totals = *std::move(totals);
-  return absl::OkStatus();
+  return FillBodyTotals(input.bodies, report);
 }
 
 }  // namespace contactsim::core

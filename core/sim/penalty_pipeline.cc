@@ -891,16 +891,7 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
   }
   diagnostics->max_penetration_depth_m = max_depth;
 
-  std::vector<BodyOrigin> origins;
-  origins.reserve(input.bodies.size());
-  for (const SimBody& sim_body : input.bodies) {
-    origins.push_back(BodyOrigin{sim_body.id, BodyOriginOf(*sim_body.body)});
-  }
-  absl::StatusOr<std::vector<BodyContactTotals>> totals =
-      AccumulateBodyTotals(report->contacts, origins);
-  if (!totals.ok()) return totals.status();
-  report->body_totals = *std::move(totals);
-  return absl::OkStatus();
+  return FillBodyTotals(input.bodies, report);
 }
 
 }  // namespace contactsim::core

@@ -11,40 +11,25 @@
 #include "core/collision/broad_phase/aabb.h"
 #include "core/collision/broad_phase/bvh_traversal.h"
 #include "core/collision/proximity.h"
+#include "core/dynamics/local_global/contact_geometry.h"
 
 namespace contactsim::core {
 namespace {
 
-// Normals that agree to this (1 - cos) are one contact; faces whose normals agree to it are
-// coplanar (the edge between them is not sharp).
-constexpr double kSameNormal = 1e-6;
-// Edge pairs whose direction sine is below this are parallel (no edge-edge normal).
-constexpr double kParallelSine = 1e-6;
+using contact_geometry::kParallelSine;
+using contact_geometry::kSameNormal;
+using contact_geometry::PlaneBarycentric;
+using contact_geometry::PointsBox;
+using contact_geometry::Row;
+
 // A projection with a barycentric weight above 1 minus this lies on the triangle's vertex.
 constexpr double kCoincidentWeight = 1e-6;
 // Barycentrics / edge parameters this close to the boundary belong to the other kinds.
 constexpr double kBoundaryParameter = 1e-9;
 
-Vec3 Row(const Points3& x, int32_t v) { return x.row(v).transpose(); }
-
 Vec3 FaceNormal(const Points3& x, const IndexTriples& faces, int32_t f) {
   const Vec3 a = Row(x, faces(f, 0));
   return (Row(x, faces(f, 1)) - a).cross(Row(x, faces(f, 2)) - a).normalized();
-}
-
-// Barycentric weights of the projection of p onto the plane of (a, b, c) (non-degenerate).
-Vec3 PlaneBarycentric(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
-  const Vec3 n = (b - a).cross(c - a);
-  const double area2 = n.squaredNorm();
-  const double wa = (c - b).cross(p - b).dot(n) / area2;
-  const double wb = (a - c).cross(p - c).dot(n) / area2;
-  return Vec3(wa, wb, 1.0 - wa - wb);
-}
-
-Aabb PointsBox(std::initializer_list<Vec3> points, double margin_m) {
-  Aabb box;
-  for (const Vec3& p : points) box.Extend(p);
-  return Inflated(box, margin_m);
 }
 
 struct Candidate {

@@ -12,16 +12,18 @@
 #include "core/collision/broad_phase/aabb.h"
 #include "core/collision/broad_phase/bvh_traversal.h"
 #include "core/collision/proximity.h"
+#include "core/dynamics/local_global/contact_geometry.h"
 #include "core/geometry/triangle_mesh.h"
 
 namespace contactsim::core {
 namespace {
 
-// Normals that agree to this (1 - cos) are one contact; faces whose normals agree to it are
-// coplanar (flat edges and vertices).
-constexpr double kSameNormal = 1e-6;
-// Edge pairs whose direction sine is below this are parallel (no edge-edge normal).
-constexpr double kParallelSine = 1e-6;
+using contact_geometry::kParallelSine;
+using contact_geometry::kSameNormal;
+using contact_geometry::PlaneBarycentric;
+using contact_geometry::PointsBox;
+using contact_geometry::Row;
+
 // Closest-point parameters this close to an endpoint belong to the vertex kinds.
 constexpr double kEndpointParameter = 1e-9;
 // Below this distance [m] the side of a point relative to a plane or feature is not decided by
@@ -31,19 +33,8 @@ constexpr double kSideDistance = 1e-12;
 // direction the side of the vertex decides the triangle-vertex normal instead.
 constexpr double kOutwardCosine = 1e-3;
 
-Vec3 Row(const Points3& x, int32_t v) { return x.row(v).transpose(); }
-
 Vec3 FaceNormal(const Vec3& a, const Vec3& b, const Vec3& c) {
   return (b - a).cross(c - a).normalized();
-}
-
-// Barycentric weights of the projection of p onto the plane of (a, b, c) (non-degenerate).
-Vec3 PlaneBarycentric(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
-  const Vec3 n = (b - a).cross(c - a);
-  const double area2 = n.squaredNorm();
-  const double wa = (c - b).cross(p - b).dot(n) / area2;
-  const double wb = (a - c).cross(p - c).dot(n) / area2;
-  return Vec3(wa, wb, 1.0 - wa - wb);
 }
 
 // The turn by |w| t about w / |w| (w != 0).
@@ -55,12 +46,6 @@ Mat3 RotationAt(const Vec3& angular_velocity_radps, double time_s) {
 // Points turned by `turn` about c, then moved so that c lands on `centre` [m].
 Points3 TurnedAbout(const Points3& points, const Mat3& turn, const Vec3& c, const Vec3& centre) {
   return ((points.rowwise() - c.transpose()) * turn.transpose()).rowwise() + centre.transpose();
-}
-
-Aabb PointsBox(std::initializer_list<Vec3> points, double margin_m) {
-  Aabb box;
-  for (const Vec3& p : points) box.Extend(p);
-  return Inflated(box, margin_m);
 }
 
 }  // namespace
