@@ -12,25 +12,27 @@
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/sim/body_utils.h"
+#include "core/sim/hyperelastic_contact_group.h"
 
 namespace contactsim::core {
-namespace {
 
 // The obstacles of one step and what each one is in the World.
-struct StepObstacles {
+struct LocalGlobalObstacles {
   std::vector<HalfSpaceObstacle> half_spaces;
   std::vector<int32_t> plane_ids;  // per half-space
   std::vector<TriangleMeshObstacle> meshes;
   std::vector<SimBody*> mesh_bodies;  // per mesh obstacle
 };
 
+namespace {
+
 bool IsStaticOrKinematic(const Body& body) {
   const auto* rigid = dynamic_cast<const RigidBody*>(&body);
   return rigid != nullptr && rigid->kind() != RigidBodyKind::kDynamic;
 }
 
-StepObstacles CollectObstacles(const StepInput& input, double friction_coefficient) {
-  StepObstacles out;
+LocalGlobalObstacles CollectObstacles(const StepInput& input, double friction_coefficient) {
+  LocalGlobalObstacles out;
   for (const GroundPlane& plane : input.planes) {
     out.half_spaces.push_back({plane.normal, plane.offset_m, friction_coefficient});
     out.plane_ids.push_back(plane.id);
@@ -99,13 +101,159 @@ absl::Status ApplyReaction(const VertexContact& c, const TriangleMeshObstacle& o
       vertices = {c.feature};
       break;
     case ContactKind::kHalfSpace:
-    case ContactKind::kBodyVertexTriangle:  // between hyperelastic bodies: not in the World yet
+    case ContactKind::kBodyVertexTriangle:  // both bodies are in the solve: nothing to add
     case ContactKind::kBodyEdgeEdge:
       return absl::OkStatus();
   }
   const Vec3 share = -impulse_on_body_ns / static_cast<double>(vertices.size());
   for (int32_t v : vertices) {
     if (absl::Status s = obstacle_body->AddVertexImpulse(v, share); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// The hyperelastic bodies of one solver (one body, or a contact group) in its vertex numbering:
+// member b owns the vertices [offsets[b], offsets[b + 1]).
+struct SolverMembers {
+  std::vector<int32_t> ids;
+  std::vector<SurfaceIndex> surfaces;
+  std::vector<int32_t> offsets = {0};
+  Points3 x_end_m;  // all members' positions at the step end
+
+  void Add(int32_t id, const HyperelasticBody& body) {
+    ids.push_back(id);
+    surfaces.emplace_back(body.surface());
+    offsets.push_back(offsets.back() + body.num_vertices());
+    Points3 x(x_end_m.rows() + body.num_vertices(), 3);
+    x << x_end_m, body.positions_t0();
+    x_end_m = std::move(x);
+  }
+  int MemberOf(int32_t v) const {
+    return static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), v) - offsets.begin()) -
+           1;
+  }
+  int32_t Local(int32_t v) const { return v - offsets[MemberOf(v)]; }
+  std::array<int32_t, 3> LocalFace(int32_t a, int32_t b, int32_t c) const {
+    return {Local(a), Local(b), Local(c)};
+  }
+};
+
+// The point of a contact between two members: midway between the two weighted points (the
+// weights of the first body are positive, those of the second negative).
+Vec3 BodyContactPoint(const VertexContact& c, const Points3& x_m) {
+  Vec3 on_a = c.weight * x_m.row(c.vertex).transpose();
+  Vec3 on_b = Vec3::Zero();
+  for (int k = 0; k < kMaxExtraContactVertices; ++k) {
+    if (c.extra_vertices[k] < 0 || c.extra_weights[k] == 0.0) continue;
+    const Vec3 term = c.extra_weights[k] * x_m.row(c.extra_vertices[k]).transpose();
+    if (c.extra_weights[k] > 0.0) {
+      on_a += term;
+    } else {
+      on_b -= term;
+    }
+  }
+  return 0.5 * (on_a + on_b);
+}
+
+// Appends the contacts of one solve with a positive normal force to the report, counts them in
+// the diagnostics and gives their reactions to the obstacle bodies.
+absl::Status ReportContacts(const LocalGlobalStepStats& stats, const SolverMembers& members,
+                            const LocalGlobalObstacles& obstacles, double dt,
+                            StepDiagnostics* diagnostics, ContactReport* report) {
+  for (size_t j = 0; j < stats.contacts.size(); ++j) {
+    const VertexContact& c = stats.contacts[j];
+    const double lambda_n = stats.contact_force_n[3 * j];
+    if (!(lambda_n > 0.0)) continue;
+    const double lambda_t1 = stats.contact_force_n[3 * j + 1];
+    const double lambda_t2 = stats.contact_force_n[3 * j + 2];
+    const Vec3 normal_impulse = dt * lambda_n * c.normal;
+    const Vec3 friction_impulse = dt * (lambda_t1 * c.tangent1 + lambda_t2 * c.tangent2);
+    const bool between_members =
+        c.kind == ContactKind::kBodyVertexTriangle || c.kind == ContactKind::kBodyEdgeEdge;
+    const int a = members.MemberOf(c.vertex);
+    ContactRecord record;
+    // Obstacle contacts: the offset states the obstacle at the step end (mesh_contact.h);
+    // between members the weighted point is the gap vector and the offset 0.
+    record.depth_m = std::max(0.0, c.offset_m - c.normal.dot(ContactPoint(c, members.x_end_m)));
+    record.p_WC =
+        between_members ? BodyContactPoint(c, members.x_end_m) : ContactPoint(c, members.x_end_m);
+    record.friction_mode = std::hypot(lambda_t1, lambda_t2) < c.friction_coefficient * lambda_n
+                               ? FrictionMode::kStick
+                               : FrictionMode::kSlip;
+    if (c.friction_coefficient == 0.0) record.friction_mode = FrictionMode::kNone;
+    record.body_a = members.ids[a];
+    record.normal_W = c.normal;
+    record.normal_impulse_Ns = normal_impulse;
+    record.friction_impulse_Ns = friction_impulse;
+    record.feature_a = members.Local(c.vertex);
+    switch (c.kind) {
+      case ContactKind::kHalfSpace:
+        record.body_b = kStaticEnvironmentBodyId;
+        record.kind = ContactFeatureKind::kVertexPlane;
+        record.feature_b = obstacles.plane_ids[c.obstacle];
+        break;
+      case ContactKind::kVertexTriangle:
+        record.body_b = obstacles.mesh_bodies[c.obstacle]->id;
+        record.kind = ContactFeatureKind::kVertexFace;
+        record.feature_b = c.feature;
+        break;
+      case ContactKind::kEdgeEdge:
+        record.body_b = obstacles.mesh_bodies[c.obstacle]->id;
+        record.kind = ContactFeatureKind::kEdgeEdge;
+        record.feature_a =
+            members.surfaces[a].Edge(members.Local(c.vertex), members.Local(c.extra_vertices[0]));
+        record.feature_b = c.feature;
+        break;
+      case ContactKind::kTriangleVertex:
+        // A is the obstacle (its vertex), B the member (its triangle): flip the impulses.
+        record.body_a = obstacles.mesh_bodies[c.obstacle]->id;
+        record.feature_a = c.feature;
+        record.body_b = members.ids[a];
+        record.feature_b = members.surfaces[a].Face(
+            members.LocalFace(c.vertex, c.extra_vertices[0], c.extra_vertices[1]));
+        record.kind = ContactFeatureKind::kVertexFace;
+        record.normal_W = -c.normal;
+        record.normal_impulse_Ns = -normal_impulse;
+        record.friction_impulse_Ns = -friction_impulse;
+        break;
+      case ContactKind::kBodyVertexTriangle: {
+        const int b = members.MemberOf(c.extra_vertices[0]);
+        record.body_b = members.ids[b];
+        record.kind = ContactFeatureKind::kVertexFace;
+        record.feature_b = members.surfaces[b].Face(
+            members.LocalFace(c.extra_vertices[0], c.extra_vertices[1], c.extra_vertices[2]));
+        break;
+      }
+      case ContactKind::kBodyEdgeEdge: {
+        // A's edge (vertex, extra 0), B's edge (extras 1, 2): body_contact.h.
+        const int b = members.MemberOf(c.extra_vertices[1]);
+        record.body_b = members.ids[b];
+        record.kind = ContactFeatureKind::kEdgeEdge;
+        record.feature_a =
+            members.surfaces[a].Edge(members.Local(c.vertex), members.Local(c.extra_vertices[0]));
+        record.feature_b = members.surfaces[b].Edge(members.Local(c.extra_vertices[1]),
+                                                    members.Local(c.extra_vertices[2]));
+        break;
+      }
+    }
+    if (c.kind != ContactKind::kHalfSpace && !between_members) {
+      if (absl::Status s =
+              ApplyReaction(c, obstacles.meshes[c.obstacle], normal_impulse + friction_impulse,
+                            obstacles.mesh_bodies[c.obstacle]->body.get());
+          !s.ok()) {
+        return s;
+      }
+    }
+    if (record.kind == ContactFeatureKind::kVertexPlane) {
+      ++diagnostics->plane_contacts;
+    } else {
+      ++diagnostics->active_pairs;
+    }
+    if (record.friction_mode == FrictionMode::kStick) ++diagnostics->stick_contacts;
+    if (record.friction_mode == FrictionMode::kSlip) ++diagnostics->slip_contacts;
+    diagnostics->max_penetration_depth_m =
+        std::max(diagnostics->max_penetration_depth_m, record.depth_m);
+    report->contacts.push_back(record);
   }
   return absl::OkStatus();
 }
@@ -118,6 +266,24 @@ absl::Status LocalGlobalPipeline::CheckBody(const Body& body) const {
       return absl::InvalidArgumentError(
           absl::StrCat("body: factored for the time step ", hyperelastic->params().time_step_s,
                        " s; this world steps ", settings_.dt_s, " s"));
+    }
+    // Touching bodies are solved as one system, with the World's settings.
+    const HyperelasticBodyParams& params = hyperelastic->params();
+    const LocalGlobalSettings& world = settings_.local_global;
+    if (params.iterations != world.iterations) {
+      return absl::InvalidArgumentError(absl::StrCat("body.iterations: ", params.iterations,
+                                                     " local-global iterations; this world runs ",
+                                                     world.iterations));
+    }
+    if (params.contact_proximity_m != world.contact_proximity_m) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("body.contact_proximity_m: ", params.contact_proximity_m,
+                       " m; this world detects contacts within ", world.contact_proximity_m, " m"));
+    }
+    if (params.contact.cr_iterations != world.cr_iterations) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("body.contact.cr_iterations: ", params.contact.cr_iterations,
+                       "; this world runs ", world.cr_iterations, " CR iterations"));
     }
     return absl::OkStatus();
   }
@@ -138,13 +304,28 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
                                        ContactReport* report) {
   const double dt = settings_.dt_s;
   const double mu = settings_.local_global.friction_coefficient;
-  StepObstacles obstacles = CollectObstacles(input, mu);
+  LocalGlobalObstacles obstacles = CollectObstacles(input, mu);
   report->contacts.clear();
   report->body_totals.clear();
 
+  // Colliding hyperelastic bodies: two or more are one contact group (one system).
+  std::vector<SimBody*> colliding;
+  for (SimBody& sim_body : input.bodies) {
+    if (sim_body.collision.enabled && dynamic_cast<HyperelasticBody*>(sim_body.body.get())) {
+      colliding.push_back(&sim_body);
+    }
+  }
+  const bool grouped = colliding.size() >= 2;
+  if (grouped) {
+    if (absl::Status s = StepGroup(colliding, obstacles, diagnostics, report); !s.ok()) return s;
+  } else {
+    group_.reset();
+    group_memory_ = {};
+  }
+
   for (SimBody& sim_body : input.bodies) {
     auto* body = dynamic_cast<HyperelasticBody*>(sim_body.body.get());
-    if (body == nullptr) continue;
+    if (body == nullptr || (grouped && sim_body.collision.enabled)) continue;
     if (sim_body.collision.enabled) {
       if (absl::Status s = body->SetObstacles(obstacles.half_spaces, obstacles.meshes); !s.ok()) {
         return s;
@@ -157,74 +338,11 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
       return absl::Status(s.code(), absl::StrCat("body ", sim_body.id, ": ", s.message()));
     }
     if (stats.contacts.empty()) continue;
-    const SurfaceIndex surface(body->surface());
-    const Points3& x_end = body->positions_t0();
-    for (size_t j = 0; j < stats.contacts.size(); ++j) {
-      const VertexContact& c = stats.contacts[j];
-      const double lambda_n = stats.contact_force_n[3 * j];
-      if (!(lambda_n > 0.0)) continue;
-      const double lambda_t1 = stats.contact_force_n[3 * j + 1];
-      const double lambda_t2 = stats.contact_force_n[3 * j + 2];
-      const Vec3 normal_impulse = dt * lambda_n * c.normal;
-      const Vec3 friction_impulse = dt * (lambda_t1 * c.tangent1 + lambda_t2 * c.tangent2);
-      ContactRecord record;
-      record.p_WC = ContactPoint(c, x_end);
-      // The offset states the obstacle at the step end (mesh_contact.h).
-      record.depth_m = std::max(0.0, c.offset_m - c.normal.dot(record.p_WC));
-      record.friction_mode = std::hypot(lambda_t1, lambda_t2) < c.friction_coefficient * lambda_n
-                                 ? FrictionMode::kStick
-                                 : FrictionMode::kSlip;
-      if (c.friction_coefficient == 0.0) record.friction_mode = FrictionMode::kNone;
-      const int32_t obstacle_body = c.kind == ContactKind::kHalfSpace
-                                        ? kStaticEnvironmentBodyId
-                                        : obstacles.mesh_bodies[c.obstacle]->id;
-      if (c.kind == ContactKind::kTriangleVertex) {
-        // A is the obstacle (its vertex), B this body (its triangle): flip the impulses.
-        record.body_a = obstacle_body;
-        record.feature_a = c.feature;
-        record.body_b = sim_body.id;
-        record.feature_b = surface.Face({c.vertex, c.extra_vertices[0], c.extra_vertices[1]});
-        record.kind = ContactFeatureKind::kVertexFace;
-        record.normal_W = -c.normal;
-        record.normal_impulse_Ns = -normal_impulse;
-        record.friction_impulse_Ns = -friction_impulse;
-      } else {
-        record.body_a = sim_body.id;
-        record.body_b = obstacle_body;
-        record.normal_W = c.normal;
-        record.normal_impulse_Ns = normal_impulse;
-        record.friction_impulse_Ns = friction_impulse;
-        record.feature_a = c.vertex;
-        if (c.kind == ContactKind::kHalfSpace) {
-          record.kind = ContactFeatureKind::kVertexPlane;
-          record.feature_b = obstacles.plane_ids[c.obstacle];
-        } else if (c.kind == ContactKind::kVertexTriangle) {
-          record.kind = ContactFeatureKind::kVertexFace;
-          record.feature_b = c.feature;
-        } else {
-          record.kind = ContactFeatureKind::kEdgeEdge;
-          record.feature_a = surface.Edge(c.vertex, c.extra_vertices[0]);
-          record.feature_b = c.feature;
-        }
-      }
-      if (c.kind != ContactKind::kHalfSpace) {
-        if (absl::Status s =
-                ApplyReaction(c, obstacles.meshes[c.obstacle], normal_impulse + friction_impulse,
-                              obstacles.mesh_bodies[c.obstacle]->body.get());
-            !s.ok()) {
-          return s;
-        }
-      }
-      if (record.kind == ContactFeatureKind::kVertexPlane) {
-        ++diagnostics->plane_contacts;
-      } else {
-        ++diagnostics->active_pairs;
-      }
-      if (record.friction_mode == FrictionMode::kStick) ++diagnostics->stick_contacts;
-      if (record.friction_mode == FrictionMode::kSlip) ++diagnostics->slip_contacts;
-      diagnostics->max_penetration_depth_m =
-          std::max(diagnostics->max_penetration_depth_m, record.depth_m);
-      report->contacts.push_back(record);
+    SolverMembers members;
+    members.Add(sim_body.id, *body);
+    if (absl::Status s = ReportContacts(stats, members, obstacles, dt, diagnostics, report);
+        !s.ok()) {
+      return s;
     }
   }
 
@@ -235,6 +353,61 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
   }
 
   return FillBodyTotals(input.bodies, report);
+}
+
+absl::Status LocalGlobalPipeline::StepGroup(const std::vector<SimBody*>& colliding,
+                                            const LocalGlobalObstacles& obstacles,
+                                            StepDiagnostics* diagnostics, ContactReport* report) {
+  if (group_ == nullptr || !group_->Matches(colliding)) {
+    group_.reset();
+    absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> group =
+        HyperelasticContactGroup::Create(colliding, settings_.local_global.friction_coefficient);
+    if (!group.ok()) return group.status();
+    if (absl::Status s = (*group)->Restore(group_memory_); !s.ok()) return s;
+    group_ = *std::move(group);
+  }
+  LocalGlobalStepStats stats;
+  if (absl::Status s =
+          group_->Step(settings_.gravity_m_per_s2, obstacles.half_spaces, obstacles.meshes, &stats);
+      !s.ok()) {
+    return s;
+  }
+  group_memory_ = group_->Memory();
+  SolverMembers members;
+  for (int b = 0; b < group_->num_members(); ++b) {
+    members.Add(group_->member_id(b), group_->member(b));
+  }
+  return ReportContacts(stats, members, obstacles, settings_.dt_s, diagnostics, report);
+}
+
+std::unique_ptr<Pipeline> LocalGlobalPipeline::Clone() const {
+  auto copy = std::make_unique<LocalGlobalPipeline>(settings_);
+  copy->group_memory_ = group_memory_;  // the group itself is rebuilt (the same bits) when stepped
+  return copy;
+}
+
+void LocalGlobalPipeline::ForgetBody(int32_t /*body_id*/) {
+  group_.reset();
+  group_memory_ = {};
+}
+
+void LocalGlobalPipeline::Clear() {
+  group_.reset();
+  group_memory_ = {};
+}
+
+absl::Status LocalGlobalPipeline::RestoreGroupMemory(GroupContactMemory memory) {
+  if (memory.lambda_n.size() != 3 * static_cast<Eigen::Index>(memory.contacts.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("group_contacts.lambda_n: has ", memory.lambda_n.size(),
+                     " values, expected 3 per contact (", memory.contacts.size(), " contacts)"));
+  }
+  if (!memory.lambda_n.allFinite()) {
+    return absl::InvalidArgumentError("group_contacts.lambda_n: must be finite");
+  }
+  group_.reset();
+  group_memory_ = std::move(memory);
+  return absl::OkStatus();
 }
 
 }  // namespace contactsim::core

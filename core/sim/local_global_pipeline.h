@@ -5,9 +5,12 @@
 //      its velocities v_WB and w_WB (about p_WB) over the step (mesh_contact.h: the rotation to
 //      first order in the step), all with the Coulomb coefficient
 //      WorldSettings::local_global.friction_coefficient;
-//   2. each colliding hyperelastic body takes one implicit step against them
-//      (HyperelasticBody::StepImplicit: local-global iterations with non-smooth Newton frictional
-//      contact); bodies with collision disabled step without contact;
+//   2. the colliding hyperelastic bodies take one implicit step against them (local-global
+//      iterations with non-smooth Newton frictional contact): one body alone with its own solver
+//      (HyperelasticBody::StepImplicit); two or more together as one contact group
+//      (hyperelastic_contact_group.h: one system, frictional contact between the bodies too,
+//      vertex-triangle and edge-edge, with the same Coulomb coefficient). Bodies with collision
+//      disabled step alone without contact;
 //   3. static and kinematic bodies advance (Predict/Correct) and receive the reactions of the
 //      contact impulses, so a kinematic body's work on what it pushes enters the World's energy
 //      reference (Body::ExternalWorkOfLastStep). The reaction on an obstacle's triangle or edge
@@ -15,23 +18,31 @@
 //      accuracy).
 // The report has one record per contact with a positive normal force lambda_n [N]: impulses
 // J_n = dt lambda_n n and J_f = dt (lambda_t1 t1 + lambda_t2 t2) on the hyperelastic body (body
-// A, except for a body triangle against an obstacle vertex, where A is the obstacle); the
-// contact point and depth at the step end; stick when |lambda_t| < mu lambda_n, else slip.
+// A, except for a body triangle against an obstacle vertex, where A is the obstacle; between two
+// hyperelastic bodies A is the one whose vertex or first edge the contact row starts from, and
+// the point is midway between the two bodies' contact points); the contact point and depth at
+// the step end; stick when |lambda_t| < mu lambda_n, else slip.
 //
-// Bodies: hyperelastic (any number; they do not collide with each other or themselves yet),
-// static and kinematic rigid bodies. Dynamic rigid bodies, mass-spring cloth and explicit FEM are
-// refused by CheckBody; World constraints are refused (pin vertices at creation instead).
+// Bodies: hyperelastic (any number; no self contact), static and kinematic rigid bodies. Dynamic
+// rigid bodies, mass-spring cloth and explicit FEM are refused by CheckBody; World constraints
+// are refused (pin vertices at creation instead).
 //
-// State between steps: none here; each body's solver keeps its previous contacts for the warm
-// start and HyperelasticBody::Clone copies them, so snapshots replay bit-identically.
+// State between steps: a lone body's solver keeps its previous contacts for the warm start and
+// HyperelasticBody::Clone copies them; a contact group's warm start is kept here
+// (GroupContactMemory), copied by Clone and written to snapshots, and the group (its factored
+// system) is rebuilt from the bodies when it is stepped after a Clone or when the set of colliding
+// hyperelastic bodies changes, so snapshots replay bit-identically.
 #pragma once
 
 #include <memory>
 
+#include "core/sim/hyperelastic_contact_group.h"
 #include "core/sim/pipeline.h"
 #include "core/sim/world_settings.h"
 
 namespace contactsim::core {
+
+struct LocalGlobalObstacles;
 
 class LocalGlobalPipeline final : public Pipeline {
  public:
@@ -41,15 +52,25 @@ class LocalGlobalPipeline final : public Pipeline {
                     ContactReport* report) override;
   absl::Status CheckBody(const Body& body) const override;
   absl::Status CheckConstraintOn(const SimBody& body) const override;
-  void ForgetBody(int32_t /*body_id*/) override {}
+  // A removed body changes the group: it is rebuilt without its warm start.
+  void ForgetBody(int32_t body_id) override;
   void ForgetPlane(int32_t /*plane_id*/) override {}
-  void Clear() override {}
-  std::unique_ptr<Pipeline> Clone() const override {
-    return std::make_unique<LocalGlobalPipeline>(*this);
-  }
+  void Clear() override;
+  std::unique_ptr<Pipeline> Clone() const override;
+
+  // The contact group's warm start (serialization); RestoreGroupMemory sets it on a new pipeline.
+  // InvalidArgument when lambda_n does not have 3 finite values per contact.
+  const GroupContactMemory& group_memory() const { return group_memory_; }
+  absl::Status RestoreGroupMemory(GroupContactMemory memory);
 
  private:
+  absl::Status StepGroup(const std::vector<SimBody*>& colliding,
+                         const LocalGlobalObstacles& obstacles, StepDiagnostics* diagnostics,
+                         ContactReport* report);
+
   WorldSettings settings_;
+  std::unique_ptr<HyperelasticContactGroup> group_;  // null: not built (yet)
+  GroupContactMemory group_memory_;
 };
 
 }  // namespace contactsim::core

@@ -19,6 +19,7 @@
 #include "core/sim/serialization/constraints_codec.h"
 #include "core/sim/serialization/contact_state_codec.h"
 #include "core/sim/serialization/settings_codec.h"
+#include "core/sim/serialization/vertex_contact_codec.h"
 #include "core/sim/serialization/world_format.h"
 
 namespace contactsim::core {
@@ -120,7 +121,6 @@ absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
   WriteSettings(s.settings_, &payload);
   payload.EndSection(at);
   if (local_global) {
-    // The pipeline keeps no state of its own (the bodies carry their warm starts).
     at = payload.BeginSection(kLocalGlobalTag, kSectionRequired);
     const LocalGlobalSettings& lg = s.settings_.local_global;
     payload.I32(lg.iterations);
@@ -169,6 +169,15 @@ absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
     payload.EndSection(at);
   }
 
+  // A lone hyperelastic body carries its warm start in its record; a contact group's is the
+  // pipeline's.
+  const auto* local_global_pipeline = dynamic_cast<const LocalGlobalPipeline*>(s.pipeline_.get());
+  if (local_global_pipeline != nullptr && !local_global_pipeline->group_memory().body_ids.empty()) {
+    at = payload.BeginSection(kGroupContactsTag, kSectionRequired);
+    WriteGroupContactMemory(local_global_pipeline->group_memory(), &payload);
+    payload.EndSection(at);
+  }
+
   if (pipeline != nullptr) {
     at = payload.BeginSection(kTrackedPairsTag, kSectionRequired);
     WriteTrackedPairs(pipeline->tracked_pairs(), &payload);
@@ -197,6 +206,7 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
   const Section* plane_contacts_section = nullptr;
   const Section* constraints_section = nullptr;
   const Section* local_global_section = nullptr;
+  const Section* group_contacts_section = nullptr;
   std::vector<const Section*> body_sections;
   for (const Section& section : sections) {
     const Section** singleton = nullptr;
@@ -221,6 +231,9 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
         break;
       case kLocalGlobalTag:
         singleton = &local_global_section;
+        break;
+      case kGroupContactsTag:
+        singleton = &group_contacts_section;
         break;
       case kBodyTag:
         body_sections.push_back(&section);
@@ -252,6 +265,10 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     ASSIGN_OR_RETURN(s.settings_, ReadSettings(&in));
     in.ExpectEnd("settings");
     RETURN_IF_ERROR(in.status());
+  }
+  if (group_contacts_section != nullptr && local_global_section == nullptr) {
+    return absl::InvalidArgumentError(
+        "sections: LGCT (the local_global contact group) without the local_global pipeline");
   }
   if (local_global_section != nullptr) {
     if (pairs_section != nullptr || plane_contacts_section != nullptr) {
@@ -366,6 +383,13 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     if (!s.constraints_.empty()) {
       return absl::InvalidArgumentError(
           "constraints: the local_global pipeline takes no run-time constraints");
+    }
+    if (group_contacts_section != nullptr) {
+      ByteReader in(group_contacts_section->bytes);
+      ASSIGN_OR_RETURN(GroupContactMemory memory, ReadGroupContactMemory(&in, s.bodies_));
+      in.ExpectEnd("group_contacts");
+      RETURN_IF_ERROR(in.status());
+      RETURN_IF_ERROR(pipeline->RestoreGroupMemory(std::move(memory)));
     }
     s.pipeline_ = std::move(pipeline);
     return s;

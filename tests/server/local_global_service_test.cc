@@ -2,6 +2,7 @@
 // static slab, its contact report, the settings as applied, and refusals that name the field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -93,6 +94,51 @@ TEST_F(LocalGlobalServiceTest, StaticSlabHoldsTheCube) {
   }
   // As on the plane (same tolerance argument).
   EXPECT_NEAR(normal_z, 9.81 * kDt, 1e-6 * 9.81 * kDt);
+}
+
+// Two hyperelastic cubes stacked on the plane are solved as one system (contact between the
+// bodies): after 1.5 s the records between them carry the upper cube's weight (at rest the
+// balance is exact up to m dv/h; 1e-5 relative as in core's local_global_group_world_test), the
+// plane carries both, and the upper cube stays on top.
+TEST_F(LocalGlobalServiceTest, StackedCubesTouchEachOther) {
+  const SessionHandle session = CreateSession(LocalGlobalRequest(/*with_plane=*/true));
+  const int32_t lower = AddBody(session, HyperelasticCube(0.001));
+  v1::BodySpec upper_spec = HyperelasticCube(0.102);
+  upper_spec.set_name("upper cube");
+  const int32_t upper = AddBody(session, upper_spec);
+  v1::StepResponse response;
+  grpc::Status status = Step(session, 150, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  double between_z = 0.0, plane_z = 0.0;
+  int between = 0;
+  for (const v1::ContactRecord& record : response.contacts().contacts()) {
+    if (record.kind() == v1::CONTACT_FEATURE_VERTEX_PLANE) {
+      EXPECT_EQ(record.body_a(), lower);
+      plane_z += record.normal_impulse_ns().z();
+      continue;
+    }
+    ++between;
+    // The impulse on the upper cube, whichever body the record names A.
+    const double on_a = record.normal_impulse_ns().z();
+    if (record.body_a() == upper && record.body_b() == lower) {
+      between_z += on_a;
+    } else {
+      EXPECT_EQ(record.body_a(), lower);
+      EXPECT_EQ(record.body_b(), upper);
+      between_z -= on_a;
+    }
+  }
+  const double weight_impulse = 9.81 * kDt;  // 1 kg each
+  EXPECT_GT(between, 0);
+  EXPECT_NEAR(between_z, weight_impulse, 1e-5 * weight_impulse);
+  EXPECT_NEAR(plane_z, 2.0 * weight_impulse, 2e-5 * weight_impulse);
+  ASSERT_EQ(response.bodies_size(), 2);
+  double upper_min_z = 1e9;
+  for (const v1::BodyState& body : response.bodies()) {
+    if (body.body_id() != upper) continue;
+    for (int i = 0; i < 27; ++i) upper_min_z = std::min(upper_min_z, body.positions_m(3 * i + 2));
+  }
+  EXPECT_GT(upper_min_z, 0.09);  // on the lower cube (0.1 m tall), not fallen through
 }
 
 TEST_F(LocalGlobalServiceTest, SnapshotRestoresAndReplaysTheSameBits) {

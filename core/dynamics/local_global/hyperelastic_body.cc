@@ -9,9 +9,7 @@
 namespace contactsim::core {
 namespace {
 
-absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(const TetMesh& mesh,
-                                                              const HyperelasticBodyParams& params,
-                                                              const std::vector<int>& pinned) {
+absl::StatusOr<Material> MaterialOf(const HyperelasticBodyParams& params) {
   if (absl::Status s = ValidateMaterialParameters(params.material); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("material.", s.message()));
   }
@@ -19,6 +17,13 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(const TetMesh& mes
   if (!material.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("material: ", material.status().message()));
   }
+  return material;
+}
+
+absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(const TetMesh& mesh,
+                                                              const HyperelasticBodyParams& params,
+                                                              const Material& material,
+                                                              const std::vector<int>& pinned) {
   if (!(std::isfinite(params.time_step_s) && params.time_step_s > 0.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("time_step_s: must be finite and > 0, got ", params.time_step_s));
@@ -28,34 +33,39 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(const TetMesh& mes
   options.contact_proximity_m = params.contact_proximity_m;
   options.contact = params.contact;
   options.pinned_vertices.assign(pinned.begin(), pinned.end());
-  return LocalGlobalSolver::Create(mesh, *material, params.time_step_s, options);
+  return LocalGlobalSolver::Create(mesh, material, params.time_step_s, options);
 }
 
 }  // namespace
 
 HyperelasticBody::HyperelasticBody(TetMesh mesh, Eigen::VectorXd masses_kg,
-                                   const HyperelasticBodyParams& params, std::vector<int> pinned,
+                                   const HyperelasticBodyParams& params, Material material,
+                                   std::vector<int> pinned,
                                    std::unique_ptr<LocalGlobalSolver> solver)
     : ParticleBody(mesh.vertices(), std::move(masses_kg), pinned, /*mass_damping_per_s=*/0.0),
       mesh_(std::move(mesh)),
       params_(params),
+      material_(std::move(material)),
       pinned_vertices_(std::move(pinned)),
       solver_(std::move(solver)) {}
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
     TetMesh mesh, const HyperelasticBodyParams& params, const std::vector<int>& pinned_vertices) {
+  absl::StatusOr<Material> material = MaterialOf(params);
+  if (!material.ok()) return material.status();
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      MakeSolver(mesh, params, pinned_vertices);
+      MakeSolver(mesh, params, *material, pinned_vertices);
   if (!solver.ok()) return solver.status();
   Eigen::VectorXd masses = (*solver)->lumped_mass_kg();
   if (absl::Status s = CheckMassesAndPins(masses, pinned_vertices); !s.ok()) return s;
-  return std::unique_ptr<HyperelasticBody>(new HyperelasticBody(
-      std::move(mesh), std::move(masses), params, pinned_vertices, *std::move(solver)));
+  return std::unique_ptr<HyperelasticBody>(
+      new HyperelasticBody(std::move(mesh), std::move(masses), params, *std::move(material),
+                           pinned_vertices, *std::move(solver)));
 }
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone() const {
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      MakeSolver(mesh_, params_, pinned_vertices_);
+      MakeSolver(mesh_, params_, material_, pinned_vertices_);
   if (!solver.ok()) return solver.status();
   if (absl::Status s = (*solver)->SetContactMemory(solver_->previous_contacts(),
                                                    solver_->previous_contact_forces_n());
@@ -71,6 +81,7 @@ HyperelasticBody::HyperelasticBody(const HyperelasticBody& other,
     : ParticleBody(other),
       mesh_(other.mesh_),
       params_(other.params_),
+      material_(other.material_),
       pinned_vertices_(other.pinned_vertices_),
       solver_(std::move(solver)),
       time_s_(other.time_s_) {}
@@ -106,14 +117,25 @@ absl::Status HyperelasticBody::StepImplicit(double dt_s, const Vec3& gravity_m_p
         absl::StrCat("dt_s: ", dt_s, " differs from the time step ", params_.time_step_s,
                      " the body's system matrix was factored for"));
   }
+  LocalGlobalState state = StepStartState();
+  if (absl::Status s = solver_->Step(StepForcesN(gravity_m_per_s2), &state, nullptr, stats);
+      !s.ok()) {
+    return s;
+  }
+  return AcceptImplicitStep(state);
+}
+
+Points3 HyperelasticBody::StepForcesN(const Vec3& gravity_m_per_s2) const {
   Points3 f_ext_n = pending_forces_n();
   for (int i = 0; i < num_vertices(); ++i) {
     f_ext_n.row(i) += masses()[i] * gravity_m_per_s2.transpose();
   }
-  LocalGlobalState state{positions_t0(), velocities(), time_s_};
-  if (absl::Status s = solver_->Step(f_ext_n, &state, nullptr, stats); !s.ok()) return s;
-  if (absl::Status s = FinishImplicitStep(state.x_m, state.v_mps); !s.ok()) return s;
-  time_s_ = state.time_s;
+  return f_ext_n;
+}
+
+absl::Status HyperelasticBody::AcceptImplicitStep(const LocalGlobalState& end) {
+  if (absl::Status s = FinishImplicitStep(end.x_m, end.v_mps); !s.ok()) return s;
+  time_s_ = end.time_s;
   return absl::OkStatus();
 }
 

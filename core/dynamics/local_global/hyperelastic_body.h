@@ -81,18 +81,29 @@ class HyperelasticBody final : public ParticleBody {
   // step's contacts and multipliers, phase times (optional). An error leaves the state unchanged.
   absl::Status StepImplicit(double dt_s, const Vec3& gravity_m_per_s2, LocalGlobalStepStats* stats);
 
+  // For a solver that steps this body together with others (core/sim/hyperelastic_contact_group.h):
+  // the external forces of the next step, m_i g plus the forces added since the last step [N]
+  // (n x 3); the step's start state; and the end of the step, as StepImplicit ends it.
+  Points3 StepForcesN(const Vec3& gravity_m_per_s2) const;
+  LocalGlobalState StepStartState() const { return {positions_t0(), velocities(), time_s_}; }
+  absl::Status AcceptImplicitStep(const LocalGlobalState& end);
+  // The material of the elements (valid: checked by Create).
+  const Material& material() const { return material_; }
+
  protected:
   void AddInternalForces(const Points3& x, const Points3& v, Points3* forces) const override;
   double ElasticEnergyAt(const Points3& x) const override;
 
  private:
   HyperelasticBody(TetMesh mesh, Eigen::VectorXd masses_kg, const HyperelasticBodyParams& params,
-                   std::vector<int> pinned, std::unique_ptr<LocalGlobalSolver> solver);
+                   Material material, std::vector<int> pinned,
+                   std::unique_ptr<LocalGlobalSolver> solver);
   // The state of `other` with a rebuilt solver (Clone).
   HyperelasticBody(const HyperelasticBody& other, std::unique_ptr<LocalGlobalSolver> solver);
 
   TetMesh mesh_;
   HyperelasticBodyParams params_;
+  Material material_;
   std::vector<int> pinned_vertices_;
   std::unique_ptr<LocalGlobalSolver> solver_;
   double time_s_ = 0.0;  // the solver's clock (constraint targets; none used here)

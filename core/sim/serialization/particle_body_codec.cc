@@ -5,9 +5,7 @@
 //          contact proximity f64 | NCP function u8 | Newton, CR iterations (2 i32) | state |
 //          solver time f64 | contacts (u32 count, one contact record each) | multipliers (3 per
 //          contact, f64)
-//   contact record: kind u8 | vertex, free vertex, obstacle, feature (4 i32) | normal, tangent1,
-//          tangent2 (3 vec) | offset, mu, weight (3 f64) | per extra slot (a u32 count first):
-//          vertex, free vertex (2 i32), weight f64 | obstacle velocity vec
+//   (the contact records: vertex_contact_codec.h)
 // with state = pinned vertices (u32 count, int32 each) | positions | velocities | pending forces
 // (each a u32 row count and rows of 3 f64). The pinned vertices are those pinned at creation
 // only: the vertices that World constraints hold at run time are rebuilt from the constraints
@@ -19,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/sim/serialization/body_codec.h"
 #include "core/sim/serialization/mesh_codec.h"
+#include "core/sim/serialization/vertex_contact_codec.h"
 
 namespace contactsim::core::serialization {
 namespace {
@@ -79,60 +78,6 @@ absl::Status ApplyParticleState(const ParticleState& state, const std::string& n
   return absl::OkStatus();
 }
 
-void WriteVertexContact(const VertexContact& c, ByteWriter* out) {
-  out->U8(static_cast<uint8_t>(c.kind));
-  out->I32(c.vertex);
-  out->I32(c.free_vertex);
-  out->I32(c.obstacle);
-  out->I32(c.feature);
-  out->Vec(c.normal);
-  out->Vec(c.tangent1);
-  out->Vec(c.tangent2);
-  out->F64(c.offset_m);
-  out->F64(c.friction_coefficient);
-  out->F64(c.weight);
-  out->U32(static_cast<uint32_t>(c.extra_vertices.size()));
-  for (size_t k = 0; k < c.extra_vertices.size(); ++k) {
-    out->I32(c.extra_vertices[k]);
-    out->I32(c.extra_free_vertices[k]);
-    out->F64(c.extra_weights[k]);
-  }
-  out->Vec(c.obstacle_velocity_mps);
-}
-
-// The warm start only compares these values (contact_warm_start.h), so finite values suffice.
-VertexContact ReadVertexContact(ByteReader* in, const std::string& name) {
-  VertexContact c;
-  const uint8_t kind = in->U8(name + ".kind");
-  if (kind > static_cast<uint8_t>(ContactKind::kBodyEdgeEdge)) {
-    in->Fail(name + ".kind", absl::StrCat("unknown contact kind ", kind));
-  }
-  c.kind = static_cast<ContactKind>(kind);
-  c.vertex = in->I32(name + ".vertex");
-  c.free_vertex = in->I32(name + ".free_vertex");
-  c.obstacle = in->I32(name + ".obstacle");
-  c.feature = in->I32(name + ".feature");
-  c.normal = in->FiniteVec(name + ".normal");
-  c.tangent1 = in->FiniteVec(name + ".tangent1");
-  c.tangent2 = in->FiniteVec(name + ".tangent2");
-  c.offset_m = in->FiniteF64(name + ".offset_m");
-  c.friction_coefficient = in->FiniteF64(name + ".friction_coefficient");
-  c.weight = in->FiniteF64(name + ".weight");
-  const uint32_t slots = in->U32(name + ".extra_slots");
-  if (slots != c.extra_vertices.size()) {
-    in->Fail(name + ".extra_slots",
-             absl::StrCat(slots, " slots, this build has ", c.extra_vertices.size()));
-    return c;
-  }
-  for (size_t k = 0; k < c.extra_vertices.size(); ++k) {
-    c.extra_vertices[k] = in->I32(name + ".extra_vertices");
-    c.extra_free_vertices[k] = in->I32(name + ".extra_free_vertices");
-    c.extra_weights[k] = in->FiniteF64(name + ".extra_weights");
-  }
-  c.obstacle_velocity_mps = in->FiniteVec(name + ".obstacle_velocity_mps");
-  return c;
-}
-
 }  // namespace
 
 void WriteHyperelasticBody(const HyperelasticBody& body, ByteWriter* out) {
@@ -150,10 +95,7 @@ void WriteHyperelasticBody(const HyperelasticBody& body, ByteWriter* out) {
   out->I32(p.contact.cr_iterations);
   WriteParticleState(body, out);
   out->F64(body.solver_time_s());
-  out->U32(static_cast<uint32_t>(body.previous_contacts().size()));
-  for (const VertexContact& c : body.previous_contacts()) WriteVertexContact(c, out);
-  const Eigen::VectorXd& lambda = body.previous_contact_forces_n();
-  for (Eigen::Index i = 0; i < lambda.size(); ++i) out->F64(lambda[i]);
+  WriteContactMemory(body.previous_contacts(), body.previous_contact_forces_n(), out);
 }
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> ReadHyperelasticBody(ByteReader* in,
@@ -182,16 +124,9 @@ absl::StatusOr<std::unique_ptr<HyperelasticBody>> ReadHyperelasticBody(ByteReade
   params.contact.cr_iterations = in->I32(name + ".cr_iterations");
   const ParticleState state = ReadParticleState(in, name);
   const double solver_time_s = in->FiniteF64(name + ".solver_time_s");
-  const uint32_t num_contacts = in->Count(name + ".contacts", 64);
   std::vector<VertexContact> contacts;
-  contacts.reserve(num_contacts);
-  for (uint32_t j = 0; j < num_contacts && in->ok(); ++j) {
-    contacts.push_back(ReadVertexContact(in, absl::StrCat(name, ".contacts[", j, "]")));
-  }
-  Eigen::VectorXd lambda(3 * static_cast<Eigen::Index>(contacts.size()));
-  for (Eigen::Index i = 0; i < lambda.size() && in->ok(); ++i) {
-    lambda[i] = in->FiniteF64(name + ".contact_forces_n");
-  }
+  Eigen::VectorXd lambda;
+  ReadContactMemory(in, name, &contacts, &lambda);
   if (!in->ok()) return in->status();
   // Create validates the parameters, the mesh and the pins (and factors the system again).
   absl::StatusOr<std::unique_ptr<HyperelasticBody>> body =

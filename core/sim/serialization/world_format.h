@@ -45,6 +45,10 @@ inline constexpr uint32_t kConstraintsTag = SectionTag("CNST");
 // The local_global pipeline's settings, once; present exactly when the World steps with it
 // (absent: the penalty pipeline). Required: a reader that skipped it would step another way.
 inline constexpr uint32_t kLocalGlobalTag = SectionTag("LGLB");
+// The warm start of the local_global pipeline's contact group (vertex_contact_codec.h), once;
+// written only when two or more hyperelastic bodies were stepped together (absent: none).
+// Required: a reader that skipped it would step on with other bits.
+inline constexpr uint32_t kGroupContactsTag = SectionTag("LGCT");
 
 // Body kinds inside a BODY section.
 enum class BodyKindCode : uint8_t {
