@@ -10,9 +10,10 @@
 //                          vertices, 26,400 tets; paper 5.3k / 26.4k), 58x13x13 (11,564 / 58,812;
 //                          paper 11.3k / 59.0k), 94x14x14 (21,375 / 110,544; paper 20.8k / 111.1k)
 //   gap                    pull_through_gap.h default scene (117 vertices), no paper row
-//   gap5k                  the same scene on a 54x9x9 grid (5,500 vertices, 26,244 tets) with the
-//                          "Pulling Wooper" material (Neo-Hookean, E 1e7, nu 0.3); paper row
-//                          Pulling Wooper 5.3k (a different mesh and cylinders, not planes)
+//   gap5k, gap12k          the same scene on a 54x9x9 grid (5,500 vertices, 26,244 tets) or a
+//                          69x12x12 grid (11,830 / 59,616) with the "Pulling Wooper" material
+//                          (Neo-Hookean, E 1e7, nu 0.3); paper rows Pulling Wooper 5.3k / 20.4k
+//                          and 11.8k / 52.5k (a different mesh and cylinders, not planes)
 //   cloth10k, cloth20k     "Cloth Extension": 1 x 1 m cloth, 100 x 100 cells (10,201 vertices,
 //                          20,000 triangles; paper 10.2k / 20.2k) or 141 x 141 (20,164 / 39,762;
 //                          paper 20.2k / 40.0k), rho 1000, E 1e5, nu 0.45, t = 1 mm, left edge
@@ -20,11 +21,13 @@
 //                          suffix _corot co-rotational, _nh Neo-Hookean (the paper's three rows per
 //                          size); no contact (a cloth lying in contact makes G dense:
 //                          docs/local_global.md)
-//   gripper, gripper10k    soft_gripper.h (Sec. 7.8, "Grabbing Raptor"): two cable-driven soft
-//                          fingers and a soft cube (Table 3's rho 10, E 2e4, nu 0.1) on a floor,
-//                          three bodies in one system with body-body contact; the default scene
-//                          (226 vertices) and a 10,265-vertex one (cube 14^3 cells, fingers
-//                          4 x 12 x 52; 46,416 tets; paper 10.3k / 34.7k, a raptor mesh); frames
+//   gripper, gripper10k,   soft_gripper.h (Sec. 7.8, "Grabbing Raptor"): two cable-driven soft
+//   gripper15k,            fingers and a soft cube (Table 3's rho 10, E 2e4, nu 0.1) on a floor,
+//   gripper20k             three bodies in one system with body-body contact; the default scene
+//                          (226 vertices) and fingers 4 x 12 x 52 cells (6,890 vertices) with a
+//                          cube of 14^3, 19^3 or 23^3 cells: 10,265 / 46,416, 14,890 / 71,106 and
+//                          20,714 / 102,954 vertices / tets (paper 10.3k / 34.7k, 15.3k / 55.2k,
+//                          20.4k / 77.8k: the raptor refined, the fingers unchanged); frames
 //                          from t = 0 (the fingers close on the object); S statistics from the
 //                          joined mesh's Abar pattern (the bodies' materials differ, the pattern
 //                          does not)
@@ -113,6 +116,12 @@ const PaperRow kGingerbreadMan11k = {
     "Gingerbread Man 11.1k/48.2k", 227.30, 740, 8.37, 2.77, 0.41, 0.59, 0.48, 0.45, 1.52, 34.75};
 const PaperRow kGingerbreadMan19k = {
     "Gingerbread Man 19.5k/93.6k", 619.41, 800, 14.16, 5.03, 1.05, 1.30, 0.50, 1.15, 2.95, 59.76};
+const PaperRow kPullingWooper12k = {
+    "Pulling Wooper 11.8k/52.5k", 295.09, 730, 16.30, 3.06, 0.54, 0.77, 0.51, 0.59, 1.87, 46.20};
+const PaperRow kGrabbingRaptor15k = {
+    "Grabbing Raptor 15.3k/55.2k", 260.85, 130, 2.43, 2.63, 0.45, 0.62, 0.71, 0.51, 1.84, 29.68};
+const PaperRow kGrabbingRaptor20k = {
+    "Grabbing Raptor 20.4k/77.8k", 467.58, 140, 2.62, 3.51, 0.80, 1.08, 0.63, 0.89, 2.61, 38.62};
 const PaperRow kGrabbingRaptor10k = {
     "Grabbing Raptor 10.3k/34.7k", 120.00, 140, 2.42, 1.72, 0.23, 0.37, 0.62, 0.28, 1.27, 21.49};
 const PaperRow kSqueezingBall7k = {
@@ -331,10 +340,11 @@ absl::StatusOr<SceneRun> MakeGapScene(const std::string& name) {
   PullThroughGapParams params;
   params.time_step_s = kDt;
   params.iterations = 5;
-  if (name == "gap5k") {
-    params.cells_x = 54;
-    params.cells_y = 9;
-    params.cells_z = 9;
+  if (name == "gap5k" || name == "gap12k") {
+    const bool large = name == "gap12k";
+    params.cells_x = large ? 69 : 54;
+    params.cells_y = large ? 12 : 9;
+    params.cells_z = large ? 12 : 9;
     params.model = MaterialModel::kNeoHookean;
     params.material = {1.0e7, 0.3, 1000.0};
   }
@@ -372,8 +382,8 @@ absl::StatusOr<SceneRun> MakeGripperScene(const std::string& name) {
   SoftGripperParams params;
   params.time_step_s = kDt;
   params.iterations = 5;
-  if (name == "gripper10k") {
-    params.object_cells = 14;
+  if (name == "gripper10k" || name == "gripper15k" || name == "gripper20k") {
+    params.object_cells = name == "gripper10k" ? 14 : (name == "gripper15k" ? 19 : 23);
     params.finger_cells_x = 4;
     params.finger_cells_y = 12;
     params.finger_cells_z = 52;
@@ -548,7 +558,10 @@ const PaperRow* PaperRowOf(const std::string& name) {
   if (name == "bar11k") return &kTwistingBar11k;
   if (name == "bar21k") return &kTwistingBar21k;
   if (name == "gap5k") return &kPullingWooper5k;
+  if (name == "gap12k") return &kPullingWooper12k;
   if (name == "gripper10k") return &kGrabbingRaptor10k;
+  if (name == "gripper15k") return &kGrabbingRaptor15k;
+  if (name == "gripper20k") return &kGrabbingRaptor20k;
   if (name == "obstacles11k") return &kGingerbreadMan11k;
   if (name == "obstacles19k") return &kGingerbreadMan19k;
   if (name == "rollers7k") return &kSqueezingBall7k;
@@ -912,7 +925,8 @@ int Main(int argc, char** argv) {
   int warmup_frames = 10;
   int jacobi_iterations = 1000;
   app.add_option("--cases", cases,
-                 "comma list of bar5k, bar11k, bar21k, gap, gap5k, gripper, gripper10k, cloth10k, "
+                 "comma list of bar5k, bar11k, bar21k, gap, gap5k, gap12k, gripper, gripper10k, "
+                 "gripper15k, gripper20k, cloth10k, "
                  "cloth20k (cloth: add _corot or _nh for the other materials), rollers, "
                  "rollers7k, rollers14k, knives5k, knives10k, knives15k, corner5k, corner10k, "
                  "obstacles11k, obstacles19k "

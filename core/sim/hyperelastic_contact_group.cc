@@ -28,6 +28,7 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
   std::vector<int32_t> ids;
   std::vector<HyperelasticBody*> bodies;
   std::vector<LocalGlobalBody> meshes;
+  std::vector<std::vector<int>> eliminated_sets;
   LocalGlobalOptions options;
   int32_t offset = 0;
   for (SimBody* member : members) {
@@ -42,7 +43,10 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
           ": are in one contact system but differ in time step, iterations, contact proximity "
           "or contact solver options; create them with the same settings"));
     }
-    for (int v : body->pinned_vertices()) options.pinned_vertices.push_back(offset + v);
+    // Pinned at creation and held by World constraints now (Matches notices a change).
+    std::vector<int> eliminated = body->EliminatedVertices();
+    for (int v : eliminated) options.pinned_vertices.push_back(offset + v);
+    eliminated_sets.push_back(std::move(eliminated));
     offset += body->num_vertices();
     ids.push_back(member->id);
     bodies.push_back(body);
@@ -57,14 +61,17 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
       LocalGlobalSolver::Create(meshes, params.time_step_s, options);
   if (!solver.ok()) return solver.status();
-  return std::unique_ptr<HyperelasticContactGroup>(
-      new HyperelasticContactGroup(std::move(ids), std::move(bodies), *std::move(solver)));
+  return std::unique_ptr<HyperelasticContactGroup>(new HyperelasticContactGroup(
+      std::move(ids), std::move(bodies), std::move(eliminated_sets), *std::move(solver)));
 }
 
 bool HyperelasticContactGroup::Matches(const std::vector<SimBody*>& members) const {
   if (members.size() != body_ids_.size()) return false;
   for (size_t b = 0; b < members.size(); ++b) {
-    if (members[b]->id != body_ids_[b] || members[b]->body.get() != bodies_[b]) return false;
+    if (members[b]->id != body_ids_[b] || members[b]->body.get() != bodies_[b] ||
+        bodies_[b]->EliminatedVertices() != eliminated_[b]) {
+      return false;
+    }
   }
   return true;
 }

@@ -294,10 +294,42 @@ absl::Status LocalGlobalPipeline::CheckBody(const Body& body) const {
       "pipeline");
 }
 
-absl::Status LocalGlobalPipeline::CheckConstraintOn(const SimBody& /*body*/) const {
-  return absl::InvalidArgumentError(
-      "the local_global pipeline takes no run-time constraints yet; pin vertices with the "
-      "body's pinned vertices when it is created");
+absl::Status LocalGlobalPipeline::CheckConstraint(const ConstraintSpec& spec, const SimBody& body,
+                                                  const SimBody* target) const {
+  const std::string kind = ConstraintKindName(spec.kind);
+  const auto* hyperelastic = dynamic_cast<const HyperelasticBody*>(body.body.get());
+  if (hyperelastic == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kind, ".body_id: body ", body.id,
+                     " is not hyperelastic; the local_global pipeline constrains the vertices of "
+                     "hyperelastic bodies"));
+  }
+  if (spec.kind == ConstraintKind::kPositionTarget) {
+    return absl::InvalidArgumentError(
+        "position_target: not in the local_global pipeline yet; hold vertices with a pin, or "
+        "with an attachment to a static body");
+  }
+  if (spec.kind == ConstraintKind::kAttachment && target != nullptr) {
+    const auto* rigid = dynamic_cast<const RigidBody*>(target->body.get());
+    if (rigid != nullptr && rigid->kind() != RigidBodyKind::kStatic) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "attachment.target_body_id: body ", target->id,
+          " is kinematic; the local_global pipeline attaches vertices to static bodies only "
+          "(the work of a moving driver is not accounted yet)"));
+    }
+  }
+  // The solver needs a free vertex.
+  int held = 0;
+  for (int i = 0; i < hyperelastic->num_vertices(); ++i) held += hyperelastic->is_pinned(i);
+  for (int32_t v : spec.vertices) {
+    if (v >= 0 && v < hyperelastic->num_vertices() && !hyperelastic->is_pinned(v)) ++held;
+  }
+  if (held >= hyperelastic->num_vertices()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kind, ".vertices: would hold every vertex of body ", body.id,
+                     "; the local_global solver needs at least one free vertex"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* diagnostics,

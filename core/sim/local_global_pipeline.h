@@ -24,8 +24,10 @@
 // the step end; stick when |lambda_t| < mu lambda_n, else slip.
 //
 // Bodies: hyperelastic (any number; no self contact), static and kinematic rigid bodies. Dynamic
-// rigid bodies, mass-spring cloth and explicit FEM are refused by CheckBody; World constraints
-// are refused (pin vertices at creation instead).
+// rigid bodies, mass-spring cloth and explicit FEM are refused by CheckBody. World constraints:
+// pins and attachments to static bodies hold vertices, which the body's solver eliminates (exact
+// pins; the system is factored again when the held set changes); position targets and
+// attachments to kinematic bodies are refused (CheckConstraint).
 //
 // State between steps: a lone body's solver keeps its previous contacts for the warm start and
 // HyperelasticBody::Clone copies them; a contact group's warm start is kept here
@@ -51,7 +53,11 @@ class LocalGlobalPipeline final : public Pipeline {
   absl::Status Step(const StepInput& input, StepDiagnostics* diagnostics,
                     ContactReport* report) override;
   absl::Status CheckBody(const Body& body) const override;
-  absl::Status CheckConstraintOn(const SimBody& body) const override;
+  // Pins, and attachments to static bodies (held vertices, eliminated from the body's system,
+  // which is factored again at its next step); position targets and attachments to kinematic
+  // bodies are refused.
+  absl::Status CheckConstraint(const ConstraintSpec& spec, const SimBody& body,
+                               const SimBody* target) const override;
   // A removed body changes the group: it is rebuilt without its warm start.
   void ForgetBody(int32_t body_id) override;
   void ForgetPlane(int32_t /*plane_id*/) override {}

@@ -157,7 +157,10 @@ class PenaltyPipeline final : public Pipeline {
                     ContactReport* report) override;
   // Every body type but hyperelastic ones (stepped implicitly by the local_global pipeline).
   absl::Status CheckBody(const Body& body) const override;
-  absl::Status CheckConstraintOn(const SimBody&) const override { return absl::OkStatus(); }
+  absl::Status CheckConstraint(const ConstraintSpec&, const SimBody&,
+                               const SimBody*) const override {
+    return absl::OkStatus();
+  }
   void ForgetBody(int32_t body_id) override;
   void ForgetPlane(int32_t plane_id) override;
   void Clear() override;

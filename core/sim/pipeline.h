@@ -13,12 +13,11 @@
 
 #include "absl/status/status.h"
 #include "core/contact/contact_report.h"
+#include "core/sim/constraints.h"
 #include "core/sim/sim_body.h"
 #include "core/sim/step_diagnostics.h"
 
 namespace contactsim::core {
-
-class ConstraintSet;
 
 struct StepInput {
   std::span<SimBody> bodies;            // ascending id
@@ -41,9 +40,12 @@ class Pipeline {
   // InvalidArgument saying why not, e.g. "body: the penalty pipeline does not step hyperelastic
   // bodies (use the local_global pipeline)".
   virtual absl::Status CheckBody(const Body& body) const = 0;
-  // Whether the pipeline honours World constraints on the body with this id (World::AddConstraint
-  // asks first); InvalidArgument naming the field otherwise.
-  virtual absl::Status CheckConstraintOn(const SimBody& body) const = 0;
+  // Whether the pipeline honours this World constraint (World::AddConstraint asks before adding
+  // it) on `body`, following `target` (an attachment's rigid body; null otherwise or when there
+  // is no such body, which ConstraintSet::Add reports): OK, or InvalidArgument whose message
+  // begins with the field ("pin.body_id: ...").
+  virtual absl::Status CheckConstraint(const ConstraintSpec& spec, const SimBody& body,
+                                       const SimBody* target) const = 0;
 
   // Drops the contact state that involves a removed body or plane.
   virtual void ForgetBody(int32_t body_id) = 0;

@@ -121,9 +121,12 @@ absl::Status World::RemoveGroundPlane(int32_t id) {
 absl::StatusOr<int32_t> World::AddConstraint(ConstraintSpec spec) {
   const int index = BodyIndex(spec.body_id);
   if (index >= 0) {
-    if (absl::Status s = pipeline_->CheckConstraintOn(bodies_[index]); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ConstraintKindName(spec.kind), ".body_id: ", s.message()));
+    const int target =
+        spec.kind == ConstraintKind::kAttachment ? BodyIndex(spec.target_body_id) : -1;
+    if (absl::Status s = pipeline_->CheckConstraint(spec, bodies_[index],
+                                                    target >= 0 ? &bodies_[target] : nullptr);
+        !s.ok()) {
+      return s;
     }
   }
   absl::StatusOr<int32_t> id = constraints_.Add(std::move(spec), bodies_, settings_.dt_s);

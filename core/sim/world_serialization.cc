@@ -380,9 +380,22 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
         return absl::InvalidArgumentError(absl::StrCat("bodies[", i, "]: ", check.message()));
       }
     }
-    if (!s.constraints_.empty()) {
-      return absl::InvalidArgumentError(
-          "constraints: the local_global pipeline takes no run-time constraints");
+    // The constraints the pipeline accepts (their holds are already set on the bodies).
+    for (const Constraint& c : s.constraints_.constraints()) {
+      auto find = [&](int32_t id) -> const SimBody* {
+        for (const SimBody& body : s.bodies_) {
+          if (body.id == id) return &body;
+        }
+        return nullptr;
+      };
+      const SimBody* body = find(c.spec.body_id);
+      if (body == nullptr) continue;  // the constraints codec has checked the ids
+      const SimBody* target =
+          c.spec.kind == ConstraintKind::kAttachment ? find(c.spec.target_body_id) : nullptr;
+      if (absl::Status check = pipeline->CheckConstraint(c.spec, *body, target); !check.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("constraints (id ", c.id, "): ", check.message()));
+      }
     }
     if (group_contacts_section != nullptr) {
       ByteReader in(group_contacts_section->bytes);

@@ -47,7 +47,8 @@ HyperelasticBody::HyperelasticBody(TetMesh mesh, Eigen::VectorXd masses_kg,
       params_(params),
       material_(std::move(material)),
       pinned_vertices_(std::move(pinned)),
-      solver_(std::move(solver)) {}
+      solver_(std::move(solver)),
+      solver_eliminated_(EliminatedVertices()) {}
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
     TetMesh mesh, const HyperelasticBodyParams& params, const std::vector<int>& pinned_vertices) {
@@ -65,7 +66,7 @@ absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone() const {
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      MakeSolver(mesh_, params_, material_, pinned_vertices_);
+      MakeSolver(mesh_, params_, material_, solver_eliminated_);
   if (!solver.ok()) return solver.status();
   if (absl::Status s = (*solver)->SetContactMemory(solver_->previous_contacts(),
                                                    solver_->previous_contact_forces_n());
@@ -84,7 +85,33 @@ HyperelasticBody::HyperelasticBody(const HyperelasticBody& other,
       material_(other.material_),
       pinned_vertices_(other.pinned_vertices_),
       solver_(std::move(solver)),
+      solver_eliminated_(other.solver_eliminated_),
       time_s_(other.time_s_) {}
+
+std::vector<int> HyperelasticBody::EliminatedVertices() const {
+  std::vector<int> out;
+  for (int i = 0; i < num_vertices(); ++i) {
+    if (is_pinned(i)) out.push_back(i);
+  }
+  return out;
+}
+
+absl::Status HyperelasticBody::MatchSolverToHeldVertices() {
+  std::vector<int> eliminated = EliminatedVertices();
+  if (eliminated == solver_eliminated_) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
+      MakeSolver(mesh_, params_, material_, eliminated);
+  if (!solver.ok()) return solver.status();
+  if (absl::Status s = (*solver)->SetContactMemory(solver_->previous_contacts(),
+                                                   solver_->previous_contact_forces_n());
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = (*solver)->SetObstacles(half_spaces_, mesh_obstacles_); !s.ok()) return s;
+  solver_ = *std::move(solver);
+  solver_eliminated_ = std::move(eliminated);
+  return absl::OkStatus();
+}
 
 absl::Status HyperelasticBody::RestoreSolverState(double time_s,
                                                   std::vector<VertexContact> contacts,
@@ -107,7 +134,11 @@ double HyperelasticBody::StableTimeStepEstimate() const {
 
 absl::Status HyperelasticBody::SetObstacles(std::vector<HalfSpaceObstacle> obstacles,
                                             std::vector<TriangleMeshObstacle> mesh_obstacles) {
-  return solver_->SetObstacles(std::move(obstacles), std::move(mesh_obstacles));
+  if (absl::Status s = solver_->SetObstacles(obstacles, mesh_obstacles); !s.ok()) return s;
+  // Kept for a solver refactored for a new held set before the next step.
+  half_spaces_ = std::move(obstacles);
+  mesh_obstacles_ = std::move(mesh_obstacles);
+  return absl::OkStatus();
 }
 
 absl::Status HyperelasticBody::StepImplicit(double dt_s, const Vec3& gravity_m_per_s2,
@@ -117,6 +148,7 @@ absl::Status HyperelasticBody::StepImplicit(double dt_s, const Vec3& gravity_m_p
         absl::StrCat("dt_s: ", dt_s, " differs from the time step ", params_.time_step_s,
                      " the body's system matrix was factored for"));
   }
+  if (absl::Status s = MatchSolverToHeldVertices(); !s.ok()) return s;
   LocalGlobalState state = StepStartState();
   if (absl::Status s = solver_->Step(StepForcesN(gravity_m_per_s2), &state, nullptr, stats);
       !s.ok()) {

@@ -9,9 +9,12 @@
 //
 // State and bookkeeping (positions, velocities, lumped masses rho V / 4 per tet corner, pinned
 // vertices, external forces added between steps, external work, energies, momenta) are
-// ParticleBody's. Pinned vertices are eliminated from the factored system (exact pins) and stay
-// where they are. The elastic forces are implicit, so Predict/Correct (the explicit stepping of
-// body.h) would move the vertices as free particles: the penalty pipeline refuses this body.
+// ParticleBody's. Pinned vertices, and vertices held at run time by World constraints (pins,
+// attachments to static bodies), are eliminated from the factored system (exact pins) and stay
+// where they are; when the held set changes, the next step factors the system again (the cost of
+// Create) and keeps the warm start. The elastic forces are implicit, so Predict/Correct (the
+// explicit stepping of body.h) would move the vertices as free particles: the penalty pipeline
+// refuses this body.
 //
 // The solver (factorization of A, sparse inverse S) is built by Create; Clone builds it again
 // (deterministic: the same bits) and copies the previous step's contacts and multipliers, so a
@@ -58,6 +61,8 @@ class HyperelasticBody final : public ParticleBody {
   const TetMesh& mesh() const { return mesh_; }
   const HyperelasticBodyParams& params() const { return params_; }
   const std::vector<int>& pinned_vertices() const { return pinned_vertices_; }
+  // Pinned at creation or held now, ascending: the vertices the solver must eliminate.
+  std::vector<int> EliminatedVertices() const;
 
   // The solver's state that later steps depend on besides positions and velocities: its clock
   // [s] and the previous step's contacts and multipliers (the warm start). Restore sets them on
@@ -78,7 +83,8 @@ class HyperelasticBody final : public ParticleBody {
                             std::vector<TriangleMeshObstacle> mesh_obstacles);
   // One implicit step of length dt_s (must equal params().time_step_s: FailedPrecondition
   // otherwise) under gravity g [m/s^2] and the forces added since the last step. stats: the
-  // step's contacts and multipliers, phase times (optional). An error leaves the state unchanged.
+  // step's contacts and multipliers, phase times (optional). An error leaves the state unchanged
+  // (the solver may have been refactored for a new held set).
   absl::Status StepImplicit(double dt_s, const Vec3& gravity_m_per_s2, LocalGlobalStepStats* stats);
 
   // For a solver that steps this body together with others (core/sim/hyperelastic_contact_group.h):
@@ -105,7 +111,13 @@ class HyperelasticBody final : public ParticleBody {
   HyperelasticBodyParams params_;
   Material material_;
   std::vector<int> pinned_vertices_;
+  // Refactors the solver when EliminatedVertices() differs from the set it was built with.
+  absl::Status MatchSolverToHeldVertices();
+
   std::unique_ptr<LocalGlobalSolver> solver_;
+  std::vector<int> solver_eliminated_;  // the pinned set solver_ was factored with, ascending
+  std::vector<HalfSpaceObstacle> half_spaces_;  // the last SetObstacles
+  std::vector<TriangleMeshObstacle> mesh_obstacles_;
   double time_s_ = 0.0;  // the solver's clock (constraint targets; none used here)
 };
 
