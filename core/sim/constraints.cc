@@ -157,8 +157,10 @@ absl::StatusOr<int32_t> ConstraintSet::Add(ConstraintSpec spec, std::span<SimBod
       return absl::InvalidArgumentError(
           absl::StrCat(kind, ".stiffness_n_per_m: must be finite and > 0, got ", k));
     }
+    // Implicit bodies (the local_global pipeline's) take the spring into their system matrix.
+    const bool implicit = particles->type() == BodyType::kHyperelastic;
     for (int32_t v : spec.vertices) {
-      if (particles->is_pinned(v)) continue;  // held: the spring cannot move it
+      if (implicit || particles->is_pinned(v)) continue;  // held: the spring cannot move it
       const double m = particles->masses()[v];
       const double limit = kMaxTargetOmegaDt * kMaxTargetOmegaDt * m / (dt_s * dt_s);
       if (k > limit) {

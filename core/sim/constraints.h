@@ -34,6 +34,9 @@
 //                    (SetTargets). The spring energy k |y_i - x_i|^2 / 2 counts as potential
 //                    energy of the World (divergence check). A held vertex with a target passes
 //                    the force on to its holder (attachment) or ignores it (pin).
+//                    Hyperelastic bodies (local_global pipeline) step the same energy
+//                    implicitly, without the damping and without the stiffness bound
+//                    (local_global_pipeline.h).
 //
 // A vertex may be held by one pin or attachment at a time; targets may be added on any vertex.
 // Constraints have World-assigned ids (0, 1, ... never reused) and are applied in id order.

@@ -29,6 +29,7 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
   std::vector<HyperelasticBody*> bodies;
   std::vector<LocalGlobalBody> meshes;
   std::vector<std::vector<int>> eliminated_sets;
+  std::vector<std::vector<VertexTargets>> target_sets;
   LocalGlobalOptions options;
   int32_t offset = 0;
   for (SimBody* member : members) {
@@ -47,6 +48,10 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
     std::vector<int> eliminated = body->EliminatedVertices();
     for (int v : eliminated) options.pinned_vertices.push_back(offset + v);
     eliminated_sets.push_back(std::move(eliminated));
+    for (PositionTarget& term : ToPositionTargets(body->world_targets(), offset)) {
+      options.constraints.targets.push_back(std::move(term));
+    }
+    target_sets.push_back(body->world_targets());
     offset += body->num_vertices();
     ids.push_back(member->id);
     bodies.push_back(body);
@@ -61,15 +66,17 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
       LocalGlobalSolver::Create(meshes, params.time_step_s, options);
   if (!solver.ok()) return solver.status();
-  return std::unique_ptr<HyperelasticContactGroup>(new HyperelasticContactGroup(
-      std::move(ids), std::move(bodies), std::move(eliminated_sets), *std::move(solver)));
+  return std::unique_ptr<HyperelasticContactGroup>(
+      new HyperelasticContactGroup(std::move(ids), std::move(bodies), std::move(eliminated_sets),
+                                   std::move(target_sets), *std::move(solver)));
 }
 
 bool HyperelasticContactGroup::Matches(const std::vector<SimBody*>& members) const {
   if (members.size() != body_ids_.size()) return false;
   for (size_t b = 0; b < members.size(); ++b) {
     if (members[b]->id != body_ids_[b] || members[b]->body.get() != bodies_[b] ||
-        bodies_[b]->EliminatedVertices() != eliminated_[b]) {
+        bodies_[b]->EliminatedVertices() != eliminated_[b] ||
+        !SameTargetTerms(bodies_[b]->world_targets(), targets_[b])) {
       return false;
     }
   }
@@ -93,6 +100,15 @@ absl::Status HyperelasticContactGroup::Step(const Vec3& gravity_m_per_s2,
   }
   if (absl::Status s = solver_->SetObstacles(std::move(half_spaces), std::move(meshes)); !s.ok()) {
     return s;
+  }
+  // The members' target points of this step (their terms match: Matches).
+  int target_index = 0;
+  for (const HyperelasticBody* body : bodies_) {
+    for (const VertexTargets& target : body->world_targets()) {
+      if (absl::Status s = solver_->SetTargetAnchors(target_index++, target.targets_m); !s.ok()) {
+        return s;
+      }
+    }
   }
   if (absl::Status s = solver_->Step(f_ext_n, &state, nullptr, stats); !s.ok()) return s;
   const double dt_s = bodies_.front()->params().time_step_s;

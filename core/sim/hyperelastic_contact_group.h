@@ -13,7 +13,8 @@
 // The members must share the solver settings that a single system has once: time step,
 // local-global iterations, contact proximity and the non-smooth Newton options (a World built by
 // the service gives every body the session's). Vertices pinned at creation or held by World
-// constraints are eliminated (exact pins).
+// constraints are eliminated (exact pins); the members' World position targets are terms of the
+// one system.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +46,8 @@ class HyperelasticContactGroup {
       const std::vector<SimBody*>& members, double friction_coefficient);
 
   // Whether this group was built for exactly these bodies (ids and body objects; the SimBody
-  // records themselves may move when the World adds a body) with the vertices they hold now.
+  // records themselves may move when the World adds a body) with the vertices they hold and the
+  // target terms they have now.
   bool Matches(const std::vector<SimBody*>& members) const;
 
   // One implicit step of all members against the obstacles; gravity [m/s^2] plus each member's
@@ -71,15 +73,18 @@ class HyperelasticContactGroup {
  private:
   HyperelasticContactGroup(std::vector<int32_t> body_ids, std::vector<HyperelasticBody*> bodies,
                            std::vector<std::vector<int>> eliminated,
+                           std::vector<std::vector<VertexTargets>> targets,
                            std::unique_ptr<LocalGlobalSolver> solver)
       : body_ids_(std::move(body_ids)),
         bodies_(std::move(bodies)),
         eliminated_(std::move(eliminated)),
+        targets_(std::move(targets)),
         solver_(std::move(solver)) {}
 
-  std::vector<int32_t> body_ids_;             // ascending
-  std::vector<HyperelasticBody*> bodies_;     // owned by the World
-  std::vector<std::vector<int>> eliminated_;  // per member: its pinned set in the solver
+  std::vector<int32_t> body_ids_;                    // ascending
+  std::vector<HyperelasticBody*> bodies_;            // owned by the World
+  std::vector<std::vector<int>> eliminated_;         // per member: its pinned set in the solver
+  std::vector<std::vector<VertexTargets>> targets_;  // per member: its target terms in the solver
   std::unique_ptr<LocalGlobalSolver> solver_;
 };
 

@@ -304,11 +304,6 @@ absl::Status LocalGlobalPipeline::CheckConstraint(const ConstraintSpec& spec, co
                      " is not hyperelastic; the local_global pipeline constrains the vertices of "
                      "hyperelastic bodies"));
   }
-  if (spec.kind == ConstraintKind::kPositionTarget) {
-    return absl::InvalidArgumentError(
-        "position_target: not in the local_global pipeline yet; hold vertices with a pin, or "
-        "with an attachment to a static body");
-  }
   if (spec.kind == ConstraintKind::kAttachment && target != nullptr) {
     const auto* rigid = dynamic_cast<const RigidBody*>(target->body.get());
     if (rigid != nullptr && rigid->kind() != RigidBodyKind::kStatic) {
@@ -339,6 +334,22 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
   LocalGlobalObstacles obstacles = CollectObstacles(input, mu);
   report->contacts.clear();
   report->body_totals.clear();
+
+  // The World's position targets on each hyperelastic body, in constraint id order.
+  for (SimBody& sim_body : input.bodies) {
+    auto* body = dynamic_cast<HyperelasticBody*>(sim_body.body.get());
+    if (body == nullptr) continue;
+    std::vector<VertexTargets> targets;
+    if (input.constraints != nullptr) {
+      for (const Constraint& c : input.constraints->constraints()) {
+        if (c.spec.kind != ConstraintKind::kPositionTarget || c.spec.body_id != sim_body.id) {
+          continue;
+        }
+        targets.push_back({c.spec.vertices, c.spec.targets_m, c.spec.stiffness_n_per_m});
+      }
+    }
+    body->SetWorldTargets(std::move(targets));
+  }
 
   // Colliding hyperelastic bodies: two or more are one contact group (one system).
   std::vector<SimBody*> colliding;

@@ -26,8 +26,10 @@
 // Bodies: hyperelastic (any number; no self contact), static and kinematic rigid bodies. Dynamic
 // rigid bodies, mass-spring cloth and explicit FEM are refused by CheckBody. World constraints:
 // pins and attachments to static bodies hold vertices, which the body's solver eliminates (exact
-// pins; the system is factored again when the held set changes); position targets and
-// attachments to kinematic bodies are refused (CheckConstraint).
+// pins); position targets are the solver's PD terms (k / 2) |x_i - y_i|^2, implicit and undamped
+// (HyperelasticBody::SetWorldTargets, set from the World's constraints before each step); the
+// system is factored again when the held set or the target terms change, moved target points
+// only change the right-hand side. Attachments to kinematic bodies are refused.
 //
 // State between steps: a lone body's solver keeps its previous contacts for the warm start and
 // HyperelasticBody::Clone copies them; a contact group's warm start is kept here
@@ -53,9 +55,9 @@ class LocalGlobalPipeline final : public Pipeline {
   absl::Status Step(const StepInput& input, StepDiagnostics* diagnostics,
                     ContactReport* report) override;
   absl::Status CheckBody(const Body& body) const override;
-  // Pins, and attachments to static bodies (held vertices, eliminated from the body's system,
-  // which is factored again at its next step); position targets and attachments to kinematic
-  // bodies are refused.
+  // Pins and attachments to static bodies (held vertices, eliminated from the body's system) and
+  // position targets (implicit PD terms of it): the system is factored again at the body's next
+  // step. Attachments to kinematic bodies and a pin of every vertex are refused.
   absl::Status CheckConstraint(const ConstraintSpec& spec, const SimBody& body,
                                const SimBody* target) const override;
   // A removed body changes the group: it is rebuilt without its warm start.

@@ -91,6 +91,22 @@ double Cable::LengthAt(double time_s) const {
   return (1.0 - s) * lengths_m[k] + s * lengths_m[k + 1];
 }
 
+absl::Status ConstraintTerms::SetTargetAnchors(int index, const Points3& anchors_m) {
+  if (index < 0 || index >= static_cast<int>(spec_.targets.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("targets[", index, "]: there are ",
+                                                   spec_.targets.size(), " position targets"));
+  }
+  PositionTarget& target = spec_.targets[index];
+  if (anchors_m.rows() != static_cast<Eigen::Index>(target.vertices.size()) ||
+      !anchors_m.allFinite()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("targets[", index, "].anchors_m: must be finite with ", target.vertices.size(),
+                     " rows, got ", anchors_m.rows()));
+  }
+  target.anchors_m = anchors_m;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ConstraintTerms> ConstraintTerms::Create(const ConstraintTermsSpec& spec,
                                                         int num_vertices) {
   for (size_t c = 0; c < spec.targets.size(); ++c) {

@@ -98,6 +98,10 @@ class ConstraintTerms {
 
   bool empty() const { return spec_.empty(); }
   const ConstraintTermsSpec& spec() const { return spec_; }
+  // Moves target `index`'s anchors (a World moving its targets between steps; A is unchanged):
+  // InvalidArgument naming "targets[index]" for an unknown index or anchors that are not finite
+  // with one row per vertex; nothing changes on error.
+  absl::Status SetTargetAnchors(int index, const Points3& anchors_m);
 
   // Entries of h^2 sum_c w_c G_c^T G_c (scalar, n x n; duplicates are to be summed).
   void AppendSystemMatrix(double time_step_s,

@@ -20,10 +20,9 @@ absl::StatusOr<Material> MaterialOf(const HyperelasticBodyParams& params) {
   return material;
 }
 
-absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(const TetMesh& mesh,
-                                                              const HyperelasticBodyParams& params,
-                                                              const Material& material,
-                                                              const std::vector<int>& pinned) {
+absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(
+    const TetMesh& mesh, const HyperelasticBodyParams& params, const Material& material,
+    const std::vector<int>& pinned, const std::vector<VertexTargets>& targets = {}) {
   if (!(std::isfinite(params.time_step_s) && params.time_step_s > 0.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("time_step_s: must be finite and > 0, got ", params.time_step_s));
@@ -33,10 +32,34 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(const TetMesh& mes
   options.contact_proximity_m = params.contact_proximity_m;
   options.contact = params.contact;
   options.pinned_vertices.assign(pinned.begin(), pinned.end());
+  options.constraints.targets = ToPositionTargets(targets, 0);
   return LocalGlobalSolver::Create(mesh, material, params.time_step_s, options);
 }
 
 }  // namespace
+
+bool SameTargetTerms(const std::vector<VertexTargets>& a, const std::vector<VertexTargets>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].vertices != b[i].vertices || a[i].stiffness_n_per_m != b[i].stiffness_n_per_m) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<PositionTarget> ToPositionTargets(const std::vector<VertexTargets>& targets,
+                                              int32_t vertex_offset) {
+  std::vector<PositionTarget> out;
+  for (const VertexTargets& t : targets) {
+    PositionTarget term;
+    for (int32_t v : t.vertices) term.vertices.push_back(vertex_offset + v);
+    term.anchors_m = t.targets_m;
+    term.compliance_m_per_n = 1.0 / t.stiffness_n_per_m;
+    out.push_back(std::move(term));
+  }
+  return out;
+}
 
 HyperelasticBody::HyperelasticBody(TetMesh mesh, Eigen::VectorXd masses_kg,
                                    const HyperelasticBodyParams& params, Material material,
@@ -66,7 +89,7 @@ absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone() const {
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      MakeSolver(mesh_, params_, material_, solver_eliminated_);
+      MakeSolver(mesh_, params_, material_, solver_eliminated_, solver_targets_);
   if (!solver.ok()) return solver.status();
   if (absl::Status s = (*solver)->SetContactMemory(solver_->previous_contacts(),
                                                    solver_->previous_contact_forces_n());
@@ -86,6 +109,8 @@ HyperelasticBody::HyperelasticBody(const HyperelasticBody& other,
       pinned_vertices_(other.pinned_vertices_),
       solver_(std::move(solver)),
       solver_eliminated_(other.solver_eliminated_),
+      world_targets_(other.world_targets_),
+      solver_targets_(other.solver_targets_),
       time_s_(other.time_s_) {}
 
 std::vector<int> HyperelasticBody::EliminatedVertices() const {
@@ -96,11 +121,21 @@ std::vector<int> HyperelasticBody::EliminatedVertices() const {
   return out;
 }
 
-absl::Status HyperelasticBody::MatchSolverToHeldVertices() {
+absl::Status HyperelasticBody::MatchSolverToConstraints() {
   std::vector<int> eliminated = EliminatedVertices();
-  if (eliminated == solver_eliminated_) return absl::OkStatus();
+  if (eliminated == solver_eliminated_ && SameTargetTerms(world_targets_, solver_targets_)) {
+    for (size_t i = 0; i < world_targets_.size(); ++i) {
+      if (absl::Status s =
+              solver_->SetTargetAnchors(static_cast<int>(i), world_targets_[i].targets_m);
+          !s.ok()) {
+        return s;
+      }
+    }
+    solver_targets_ = world_targets_;
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      MakeSolver(mesh_, params_, material_, eliminated);
+      MakeSolver(mesh_, params_, material_, eliminated, world_targets_);
   if (!solver.ok()) return solver.status();
   if (absl::Status s = (*solver)->SetContactMemory(solver_->previous_contacts(),
                                                    solver_->previous_contact_forces_n());
@@ -110,6 +145,7 @@ absl::Status HyperelasticBody::MatchSolverToHeldVertices() {
   if (absl::Status s = (*solver)->SetObstacles(half_spaces_, mesh_obstacles_); !s.ok()) return s;
   solver_ = *std::move(solver);
   solver_eliminated_ = std::move(eliminated);
+  solver_targets_ = world_targets_;
   return absl::OkStatus();
 }
 
@@ -148,7 +184,7 @@ absl::Status HyperelasticBody::StepImplicit(double dt_s, const Vec3& gravity_m_p
         absl::StrCat("dt_s: ", dt_s, " differs from the time step ", params_.time_step_s,
                      " the body's system matrix was factored for"));
   }
-  if (absl::Status s = MatchSolverToHeldVertices(); !s.ok()) return s;
+  if (absl::Status s = MatchSolverToConstraints(); !s.ok()) return s;
   LocalGlobalState state = StepStartState();
   if (absl::Status s = solver_->Step(StepForcesN(gravity_m_per_s2), &state, nullptr, stats);
       !s.ok()) {

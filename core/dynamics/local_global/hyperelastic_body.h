@@ -34,6 +34,24 @@
 
 namespace contactsim::core {
 
+// A World position target (core/sim/constraints.h) on some of the body's vertices, stepped as the
+// solver's PD term (k / 2) |x_i - y_i|^2 (constraint_terms.h PositionTarget, compliance 1 / k):
+// implicit, so k has no stability bound, and undamped (the penalty pipeline's target is an
+// explicit critically damped spring).
+struct VertexTargets {
+  std::vector<int32_t> vertices;
+  Points3 targets_m;               // y_i, one row per vertex [m]
+  double stiffness_n_per_m = 0.0;  // k
+};
+
+// Whether two target lists have the same vertices and stiffnesses (the same system matrix); the
+// target points may differ.
+bool SameTargetTerms(const std::vector<VertexTargets>& a, const std::vector<VertexTargets>& b);
+// The solver's terms of World targets, vertex indices shifted by vertex_offset (a body's first
+// vertex in a multi-body solver).
+std::vector<PositionTarget> ToPositionTargets(const std::vector<VertexTargets>& targets,
+                                              int32_t vertex_offset);
+
 struct HyperelasticBodyParams {
   MaterialModel model = MaterialModel::kNeoHookean;
   MaterialParameters material;  // E [Pa], nu [1], rho [kg/m^3]
@@ -63,6 +81,11 @@ class HyperelasticBody final : public ParticleBody {
   const std::vector<int>& pinned_vertices() const { return pinned_vertices_; }
   // Pinned at creation or held now, ascending: the vertices the solver must eliminate.
   std::vector<int> EliminatedVertices() const;
+  // The World's position targets on this body for the next steps (the pipeline sets them before
+  // each step, in constraint id order; validated by the World). New vertices or stiffnesses
+  // factor the system again at the next step; moved target points do not.
+  void SetWorldTargets(std::vector<VertexTargets> targets) { world_targets_ = std::move(targets); }
+  const std::vector<VertexTargets>& world_targets() const { return world_targets_; }
 
   // The solver's state that later steps depend on besides positions and velocities: its clock
   // [s] and the previous step's contacts and multipliers (the warm start). Restore sets them on
@@ -111,11 +134,14 @@ class HyperelasticBody final : public ParticleBody {
   HyperelasticBodyParams params_;
   Material material_;
   std::vector<int> pinned_vertices_;
-  // Refactors the solver when EliminatedVertices() differs from the set it was built with.
-  absl::Status MatchSolverToHeldVertices();
+  // Refactors the solver when EliminatedVertices() or the target terms differ from those it was
+  // built with; otherwise moves the targets' points.
+  absl::Status MatchSolverToConstraints();
 
   std::unique_ptr<LocalGlobalSolver> solver_;
   std::vector<int> solver_eliminated_;  // the pinned set solver_ was factored with, ascending
+  std::vector<VertexTargets> world_targets_;
+  std::vector<VertexTargets> solver_targets_;   // the target terms solver_ was factored with
   std::vector<HalfSpaceObstacle> half_spaces_;  // the last SetObstacles
   std::vector<TriangleMeshObstacle> mesh_obstacles_;
   double time_s_ = 0.0;  // the solver's clock (constraint targets; none used here)

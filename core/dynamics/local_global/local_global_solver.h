@@ -235,6 +235,12 @@ class LocalGlobalSolver {
   const std::vector<VertexContact>& previous_contacts() const { return previous_contacts_; }
   const Eigen::VectorXd& previous_contact_forces_n() const { return previous_lambda_; }
   absl::Status SetContactMemory(std::vector<VertexContact> contacts, Eigen::VectorXd lambda_n);
+  // Moves the anchors of options.constraints.targets[index] for the following steps (the
+  // factorization is kept: only the right-hand side depends on them). Errors as
+  // ConstraintTerms::SetTargetAnchors.
+  absl::Status SetTargetAnchors(int index, const Points3& anchors_m) {
+    return constraint_terms_.SetTargetAnchors(index, anchors_m);
+  }
 
   int num_vertices() const { return static_cast<int>(mass_kg_.size()); }
   int num_bodies() const { return static_cast<int>(body_vertex_offset_.size()) - 1; }

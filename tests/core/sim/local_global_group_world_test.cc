@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <utility>
 
@@ -260,6 +261,50 @@ TEST(LocalGlobalGroupWorldTest, SnapshotsAndBytesReplayBitIdentically) {
   ASSERT_TRUE(world->Step(20).ok());
   const Points3& from_snapshot = world->body(upper)->positions_t0();
   EXPECT_TRUE(first == from_snapshot) << (first - from_snapshot).cwiseAbs().maxCoeff();
+}
+
+// A position target on the upper cube's top face (k = 1e4 N/m per vertex, aimed 2 mm below where
+// the top face starts, i.e. pressing the cube 1 mm into the lower one once the 1 mm gap closes)
+// acts in the group's one system: at rest the upper cube's weight is carried by the springs and the
+// contact together, F_springs + F_contact = m g exactly up to m dv/h (1e-5 relative as above),
+// with both parts positive (the springs cannot push it into contact and carry it at once unless
+// both act). Were the target not in the group's system, the springs' force computed from the
+// positions would not be part of the balance and the sum would miss by it.
+TEST(LocalGlobalGroupWorldTest, PositionTargetActsInTheGroup) {
+  Stack stack = MakeStack();
+  World& world = stack.world;
+  const HyperelasticBody& upper = Hyperelastic(world, stack.upper);
+  const double k = 1.0e4;
+  ConstraintSpec target;
+  target.kind = ConstraintKind::kPositionTarget;
+  target.body_id = stack.upper;
+  const double top = upper.positions_t0().col(2).maxCoeff();
+  for (int i = 0; i < upper.num_vertices(); ++i) {
+    if (upper.positions_t0()(i, 2) > top - 1e-9) target.vertices.push_back(i);
+  }
+  target.targets_m.resize(static_cast<Eigen::Index>(target.vertices.size()), 3);
+  for (size_t j = 0; j < target.vertices.size(); ++j) {
+    target.targets_m.row(static_cast<Eigen::Index>(j)) =
+        upper.positions_t0().row(target.vertices[j]);
+  }
+  target.targets_m.col(2).array() -= 0.002;
+  target.stiffness_n_per_m = k;
+  const absl::StatusOr<int32_t> id = world.AddConstraint(target);
+  ASSERT_TRUE(id.ok()) << id.status();
+  ASSERT_TRUE(world.Step(90).ok());
+  double spring_z = 0.0;
+  for (size_t j = 0; j < target.vertices.size(); ++j) {
+    spring_z += k * (target.targets_m(static_cast<Eigen::Index>(j), 2) -
+                     upper.positions_t0()(target.vertices[j], 2));
+  }
+  const double contact_z =
+      NormalImpulseOn(world.last_contact_report(), stack.upper, stack.lower).z() / kDt;
+  const double weight = kMassKg * kG;
+  std::printf("springs %.6f N, contact %.6f N, weight %.6f N\n", spring_z, contact_z, weight);
+  EXPECT_GT(spring_z, 0.1 * weight);
+  EXPECT_GT(contact_z, 0.1 * weight);
+  EXPECT_NEAR(spring_z + contact_z, weight, 1e-5 * weight);
+  EXPECT_LT(MaxSpeed(upper), 1e-4);
 }
 
 // Bodies must follow the World's solver settings (they are solved as one system when they
