@@ -87,15 +87,23 @@ absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
                            pinned_vertices, *std::move(solver)));
 }
 
-absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone() const {
+absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> HyperelasticBody::RebuildSolver(
+    const std::vector<int>& eliminated, const std::vector<VertexTargets>& targets) const {
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      MakeSolver(mesh_, params_, material_, solver_eliminated_, solver_targets_);
+      MakeSolver(mesh_, params_, material_, eliminated, targets);
   if (!solver.ok()) return solver.status();
   if (absl::Status s = (*solver)->SetContactMemory(solver_->previous_contacts(),
                                                    solver_->previous_contact_forces_n());
       !s.ok()) {
     return s;
   }
+  return solver;
+}
+
+absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone() const {
+  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
+      RebuildSolver(solver_eliminated_, solver_targets_);
+  if (!solver.ok()) return solver.status();
   auto copy = std::unique_ptr<HyperelasticBody>(new HyperelasticBody(*this, *std::move(solver)));
   return copy;
 }
@@ -135,13 +143,8 @@ absl::Status HyperelasticBody::MatchSolverToConstraints() {
     return absl::OkStatus();
   }
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      MakeSolver(mesh_, params_, material_, eliminated, world_targets_);
+      RebuildSolver(eliminated, world_targets_);
   if (!solver.ok()) return solver.status();
-  if (absl::Status s = (*solver)->SetContactMemory(solver_->previous_contacts(),
-                                                   solver_->previous_contact_forces_n());
-      !s.ok()) {
-    return s;
-  }
   if (absl::Status s = (*solver)->SetObstacles(half_spaces_, mesh_obstacles_); !s.ok()) return s;
   solver_ = *std::move(solver);
   solver_eliminated_ = std::move(eliminated);

@@ -134,6 +134,9 @@ class HyperelasticBody final : public ParticleBody {
   HyperelasticBodyParams params_;
   Material material_;
   std::vector<int> pinned_vertices_;
+  // A solver for these eliminated vertices and target terms, with this one's warm start.
+  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> RebuildSolver(
+      const std::vector<int>& eliminated, const std::vector<VertexTargets>& targets) const;
   // Refactors the solver when EliminatedVertices() or the target terms differ from those it was
   // built with; otherwise moves the targets' points.
   absl::Status MatchSolverToConstraints();

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/dynamics/local_global/scenes/linear_pull.h"
 #include "core/geometry/generators.h"
 
 namespace contactsim::core {
@@ -172,15 +173,8 @@ absl::StatusOr<PullThroughObstaclesScene> BuildPullThroughObstacles(
   options.contact_proximity_m = p.contact_proximity_m;
   options.obstacles = {{Vec3::UnitZ(), 0.0, p.friction_coefficient}};  // floor z >= 0
   options.mesh_obstacles = scene.plates;
-  PositionTarget pull;
-  pull.vertices = scene.grabbed;
-  pull.anchors_m.resize(scene.grabbed.size(), 3);
-  for (size_t i = 0; i < scene.grabbed.size(); ++i) {
-    pull.anchors_m.row(i) = vertices.row(scene.grabbed[i]);
-  }
-  pull.path = {{0.0, scene.pull_end_s}, {Vec3::Zero(), Vec3(p.pull_distance_m, 0.0, 0.0)}};
-  pull.compliance_m_per_n = p.compliance_m_per_n;
-  options.constraints.targets.push_back(std::move(pull));
+  options.constraints.targets.push_back(LinearPull(vertices, scene.grabbed, scene.pull_end_s,
+                                                   p.pull_distance_m, p.compliance_m_per_n));
   auto solver = LocalGlobalSolver::Create(scene.mesh, *material, p.time_step_s, options);
   if (!solver.ok()) return solver.status();
   scene.solver = *std::move(solver);
