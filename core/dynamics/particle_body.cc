@@ -162,7 +162,9 @@ absl::Status ParticleBody::Correct(double dt_s) {
   return absl::OkStatus();
 }
 
-absl::Status ParticleBody::FinishImplicitStep(const Points3& x_end_m, const Points3& v_end_mps) {
+absl::Status ParticleBody::FinishImplicitStep(const Points3& x_end_m, const Points3& v_end_mps,
+                                              std::span<const int32_t> driven,
+                                              double driver_work_j) {
   if (predicted_) {
     return absl::FailedPreconditionError("FinishImplicitStep between Predict and Correct");
   }
@@ -171,11 +173,22 @@ absl::Status ParticleBody::FinishImplicitStep(const Points3& x_end_m, const Poin
                                                    v_end_mps.rows(), " rows for ", num_vertices(),
                                                    " vertices"));
   }
-  external_work_last_step_j_ = 0.0;
+  for (int32_t i : driven) {
+    RETURN_IF_ERROR(internal::CheckVertexIndex(i, num_vertices()));
+    if (held_[i] == 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("FinishImplicitStep: driven vertex ", i, " is not held"));
+    }
+  }
+  external_work_last_step_j_ = driver_work_j;
   for (int i = 0; i < num_vertices(); ++i) {
     if (inverse_masses_[i] == 0.0) continue;
     external_work_last_step_j_ +=
         external_forces_.row(i).dot(x_end_m.row(i) - positions_t0_.row(i));
+    positions_t0_.row(i) = x_end_m.row(i);
+    velocities_.row(i) = v_end_mps.row(i);
+  }
+  for (int32_t i : driven) {
     positions_t0_.row(i) = x_end_m.row(i);
     velocities_.row(i) = v_end_mps.row(i);
   }

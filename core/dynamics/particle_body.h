@@ -18,6 +18,7 @@
 // end-of-step position x_t1 with v = (x_t1 - x_t0) / dt, and Correct lands it exactly there.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -109,8 +110,12 @@ class ParticleBody : public Body {
   // at the end positions x_end [m] and velocities v_end [m/s] (n x 3) of the free vertices;
   // pinned and held vertices keep their positions and velocities. Records the external work
   // sum_i f_ext,i . (x_end,i - x_i) and clears the forces and impulses, as Correct does.
-  // FailedPrecondition between Predict and Correct; InvalidArgument for a shape mismatch.
-  absl::Status FinishImplicitStep(const Points3& x_end_m, const Points3& v_end_mps);
+  // `driven`: held vertices that their holder moved over the step (attachments to moving
+  // bodies): they take x_end and v_end too, and driver_work_j, the work the holders did on the
+  // body [J], is added to the external work. FailedPrecondition between Predict and Correct or
+  // for a driven vertex that is not held; InvalidArgument for a shape mismatch.
+  absl::Status FinishImplicitStep(const Points3& x_end_m, const Points3& v_end_mps,
+                                  std::span<const int32_t> driven = {}, double driver_work_j = 0.0);
 
   // Adds f_int(x, v) [N] to the rows of `forces` (n x 3).
   virtual void AddInternalForces(const Points3& x, const Points3& v, Points3* forces) const = 0;

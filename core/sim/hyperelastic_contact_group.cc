@@ -110,7 +110,20 @@ absl::Status HyperelasticContactGroup::Step(const Vec3& gravity_m_per_s2,
       }
     }
   }
-  if (absl::Status s = solver_->Step(f_ext_n, &state, nullptr, stats); !s.ok()) return s;
+  // Held vertices: where they are, or where their holder takes them (attachments).
+  bool driven = false;
+  Points3 pinned_targets(0, 3);
+  for (int b = 0; b < num_members(); ++b) {
+    const Points3 member = bodies_[b]->EliminatedTargets(eliminated_[b]);
+    Points3 joined(pinned_targets.rows() + member.rows(), 3);
+    joined << pinned_targets, member;
+    pinned_targets = std::move(joined);
+    driven = driven || bodies_[b]->has_driven_vertices();
+  }
+  if (absl::Status s = solver_->Step(f_ext_n, &state, driven ? &pinned_targets : nullptr, stats);
+      !s.ok()) {
+    return s;
+  }
   const double dt_s = bodies_.front()->params().time_step_s;
   for (int b = 0; b < num_members(); ++b) {
     const int32_t offset = solver_->body_vertex_offset(b);

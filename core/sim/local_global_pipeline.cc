@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -58,15 +59,6 @@ absl::Status LocalGlobalPipeline::CheckConstraint(const ConstraintSpec& spec, co
                      " is not hyperelastic; the local_global pipeline constrains the vertices of "
                      "hyperelastic bodies"));
   }
-  if (spec.kind == ConstraintKind::kAttachment && target != nullptr) {
-    const auto* rigid = dynamic_cast<const RigidBody*>(target->body.get());
-    if (rigid != nullptr && rigid->kind() != RigidBodyKind::kStatic) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "attachment.target_body_id: body ", target->id,
-          " is kinematic; the local_global pipeline attaches vertices to static bodies only "
-          "(the work of a moving driver is not accounted yet)"));
-    }
-  }
   // The solver needs a free vertex.
   int held = 0;
   for (int i = 0; i < hyperelastic->num_vertices(); ++i) held += hyperelastic->is_pinned(i);
@@ -104,6 +96,14 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
     }
     body->SetWorldTargets(std::move(targets));
   }
+
+  // Static and kinematic bodies take their end-of-step poses now (their reactions come between
+  // Predict and Correct), so that attached vertices can be driven to them.
+  for (SimBody& sim_body : input.bodies) {
+    if (!IsStaticOrKinematic(*sim_body.body)) continue;
+    if (absl::Status s = sim_body.body->Predict(dt, settings_.gravity_m_per_s2); !s.ok()) return s;
+  }
+  if (input.constraints != nullptr) DriveAttachedVertices(input);
 
   // Colliding hyperelastic bodies: two or more are one contact group (one system).
   std::vector<SimBody*> colliding;
@@ -145,11 +145,46 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
 
   for (SimBody& sim_body : input.bodies) {
     if (!IsStaticOrKinematic(*sim_body.body)) continue;
-    if (absl::Status s = sim_body.body->Predict(dt, settings_.gravity_m_per_s2); !s.ok()) return s;
     if (absl::Status s = sim_body.body->Correct(dt); !s.ok()) return s;
   }
 
   return FillBodyTotals(input.bodies, report);
+}
+
+void LocalGlobalPipeline::DriveAttachedVertices(const StepInput& input) {
+  auto find = [&](int32_t id) -> SimBody* {
+    for (SimBody& body : input.bodies) {
+      if (body.id == id) return &body;
+    }
+    return nullptr;
+  };
+  std::map<HyperelasticBody*, std::pair<std::vector<int32_t>, std::vector<Vec3>>> driven;
+  for (const Constraint& c : input.constraints->constraints()) {
+    if (c.spec.kind != ConstraintKind::kAttachment) continue;
+    SimBody* held = find(c.spec.body_id);
+    SimBody* holder = find(c.spec.target_body_id);
+    if (held == nullptr || holder == nullptr) continue;
+    auto* body = dynamic_cast<HyperelasticBody*>(held->body.get());
+    const auto* rigid = dynamic_cast<const RigidBody*>(holder->body.get());
+    if (body == nullptr || rigid == nullptr) continue;
+    // The offsets captured at attachment time, at the holder's predicted pose (as the penalty
+    // pipeline's ConstraintSet::DriveAttachedVertices).
+    const RigidBodyState& pose = rigid->predicted_state();
+    const Mat3 R_WB = pose.q_WB.toRotationMatrix();
+    auto& [vertices, points] = driven[body];
+    for (size_t j = 0; j < c.spec.vertices.size(); ++j) {
+      vertices.push_back(c.spec.vertices[j]);
+      points.push_back(pose.p_WB_m +
+                       R_WB * c.offsets_B_m.row(static_cast<Eigen::Index>(j)).transpose());
+    }
+  }
+  for (auto& [body, list] : driven) {
+    Points3 x_t1(static_cast<Eigen::Index>(list.second.size()), 3);
+    for (size_t j = 0; j < list.second.size(); ++j) {
+      x_t1.row(static_cast<Eigen::Index>(j)) = list.second[j].transpose();
+    }
+    body->SetDrivenVertices(std::move(list.first), std::move(x_t1));
+  }
 }
 
 absl::Status LocalGlobalPipeline::StepGroup(const std::vector<SimBody*>& colliding,

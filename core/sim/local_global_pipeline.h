@@ -4,15 +4,17 @@
 //      colliding static or kinematic rigid body as a triangle mesh at its current pose, moving at
 //      its velocities v_WB and w_WB (about p_WB) over the step (mesh_contact.h: the rotation to
 //      first order in the step), all with the Coulomb coefficient
-//      WorldSettings::local_global.friction_coefficient;
+//      WorldSettings::local_global.friction_coefficient; then static and kinematic bodies are
+//      predicted to the step end (Predict), and attached vertices are driven to their holders'
+//      predicted poses;
 //   2. the colliding hyperelastic bodies take one implicit step against them (local-global
 //      iterations with non-smooth Newton frictional contact): one body alone with its own solver
 //      (HyperelasticBody::StepImplicit); two or more together as one contact group
 //      (hyperelastic_contact_group.h: one system, frictional contact between the bodies too,
 //      vertex-triangle and edge-edge, with the same Coulomb coefficient). Bodies with collision
 //      disabled step alone without contact;
-//   3. static and kinematic bodies advance (Predict/Correct) and receive the reactions of the
-//      contact impulses, so a kinematic body's work on what it pushes enters the World's energy
+//   3. static and kinematic bodies receive the reactions of the contact impulses and advance
+//      (Correct), so a kinematic body's work on what it pushes enters the World's energy
 //      reference (Body::ExternalWorkOfLastStep). The reaction on an obstacle's triangle or edge
 //      is split equally over its vertices (the kinematic work sees the moment only to that
 //      accuracy).
@@ -25,11 +27,13 @@
 //
 // Bodies: hyperelastic (any number; no self contact), static and kinematic rigid bodies. Dynamic
 // rigid bodies, mass-spring cloth and explicit FEM are refused by CheckBody. World constraints:
-// pins and attachments to static bodies hold vertices, which the body's solver eliminates (exact
-// pins); position targets are the solver's PD terms (k / 2) |x_i - y_i|^2, implicit and undamped
+// pins and attachments hold vertices, which the body's solver eliminates (exact pins; attached
+// vertices are driven to the body-fixed points at the holder's end-of-step pose, and the holder's
+// work, the trapezoid of -f_elastic . dx, enters the World's energy reference); position targets
+// are the solver's PD terms (k / 2) |x_i - y_i|^2, implicit and undamped
 // (HyperelasticBody::SetWorldTargets, set from the World's constraints before each step); the
 // system is factored again when the held set or the target terms change, moved target points
-// only change the right-hand side. Attachments to kinematic bodies are refused.
+// only change the right-hand side.
 //
 // State between steps: a lone body's solver keeps its previous contacts for the warm start and
 // HyperelasticBody::Clone copies them; a contact group's warm start is kept here
@@ -55,9 +59,10 @@ class LocalGlobalPipeline final : public Pipeline {
   absl::Status Step(const StepInput& input, StepDiagnostics* diagnostics,
                     ContactReport* report) override;
   absl::Status CheckBody(const Body& body) const override;
-  // Pins and attachments to static bodies (held vertices, eliminated from the body's system) and
-  // position targets (implicit PD terms of it): the system is factored again at the body's next
-  // step. Attachments to kinematic bodies and a pin of every vertex are refused.
+  // Pins and attachments (held vertices, eliminated from the body's system; attached ones driven
+  // to the holder's end-of-step pose) and position targets (implicit PD terms of it): the system
+  // is factored again at the body's next step. A constraint that would hold every vertex is
+  // refused.
   absl::Status CheckConstraint(const ConstraintSpec& spec, const SimBody& body,
                                const SimBody* target) const override;
   // A removed body changes the group: it is rebuilt without its warm start.
@@ -75,6 +80,10 @@ class LocalGlobalPipeline final : public Pipeline {
   absl::Status StepGroup(const std::vector<SimBody*>& colliding,
                          const LocalGlobalObstacles& obstacles, StepDiagnostics* diagnostics,
                          ContactReport* report);
+
+  // Gives each hyperelastic body the end positions of its attached vertices: the holders'
+  // predicted poses (static and kinematic bodies have been predicted).
+  void DriveAttachedVertices(const StepInput& input);
 
   WorldSettings settings_;
   std::unique_ptr<HyperelasticContactGroup> group_;  // null: not built (yet)

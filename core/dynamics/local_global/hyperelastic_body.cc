@@ -1,5 +1,6 @@
 #include "core/dynamics/local_global/hyperelastic_body.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -189,7 +190,9 @@ absl::Status HyperelasticBody::StepImplicit(double dt_s, const Vec3& gravity_m_p
   }
   if (absl::Status s = MatchSolverToConstraints(); !s.ok()) return s;
   LocalGlobalState state = StepStartState();
-  if (absl::Status s = solver_->Step(StepForcesN(gravity_m_per_s2), &state, nullptr, stats);
+  const Points3 targets = EliminatedTargets(solver_eliminated_);
+  if (absl::Status s = solver_->Step(StepForcesN(gravity_m_per_s2), &state,
+                                     has_driven_vertices() ? &targets : nullptr, stats);
       !s.ok()) {
     return s;
   }
@@ -205,9 +208,40 @@ Points3 HyperelasticBody::StepForcesN(const Vec3& gravity_m_per_s2) const {
 }
 
 absl::Status HyperelasticBody::AcceptImplicitStep(const LocalGlobalState& end) {
-  if (absl::Status s = FinishImplicitStep(end.x_m, end.v_mps); !s.ok()) return s;
+  double driver_work_j = 0.0;
+  if (!driven_.empty()) {
+    // The holder takes up the elastic force f on its vertex: it pushes with -f.
+    const Points3 f0 = solver_->ElasticForces(positions_t0());
+    const Points3 f1 = solver_->ElasticForces(end.x_m);
+    for (int32_t v : driven_) {
+      driver_work_j -= 0.5 * (f0.row(v) + f1.row(v)).dot(end.x_m.row(v) - positions_t0().row(v));
+    }
+  }
+  if (absl::Status s = FinishImplicitStep(end.x_m, end.v_mps, driven_, driver_work_j); !s.ok()) {
+    return s;
+  }
   time_s_ = end.time_s;
+  driven_.clear();
+  driven_x_t1_m_.resize(0, 3);
   return absl::OkStatus();
+}
+
+void HyperelasticBody::SetDrivenVertices(std::vector<int32_t> vertices, Points3 x_t1_m) {
+  driven_ = std::move(vertices);
+  driven_x_t1_m_ = std::move(x_t1_m);
+}
+
+Points3 HyperelasticBody::EliminatedTargets(const std::vector<int>& eliminated) const {
+  Points3 targets(static_cast<Eigen::Index>(eliminated.size()), 3);
+  for (size_t j = 0; j < eliminated.size(); ++j) {
+    targets.row(static_cast<Eigen::Index>(j)) = positions_t0().row(eliminated[j]);
+  }
+  for (size_t d = 0; d < driven_.size(); ++d) {
+    const auto it = std::lower_bound(eliminated.begin(), eliminated.end(), driven_[d]);
+    if (it == eliminated.end() || *it != driven_[d]) continue;  // not held: nothing to drive
+    targets.row(it - eliminated.begin()) = driven_x_t1_m_.row(static_cast<Eigen::Index>(d));
+  }
+  return targets;
 }
 
 void HyperelasticBody::AddInternalForces(const Points3& /*x*/, const Points3& /*v*/,

@@ -86,6 +86,14 @@ class HyperelasticBody final : public ParticleBody {
   // factor the system again at the next step; moved target points do not.
   void SetWorldTargets(std::vector<VertexTargets> targets) { world_targets_ = std::move(targets); }
   const std::vector<VertexTargets>& world_targets() const { return world_targets_; }
+  // Held vertices that their holder moves over the next step (attachments to moving bodies), to
+  // the end positions x_t1 [m] (one row each); the step ends them there and adds the holders'
+  // work, the trapezoid of -f_elastic . dx over the step, to the body's external work (the
+  // World's energy reference). Cleared by the step. Between steps.
+  void SetDrivenVertices(std::vector<int32_t> vertices, Points3 x_t1_m);
+  // One row per vertex of `eliminated` (ascending): its driven end position, or where it is.
+  Points3 EliminatedTargets(const std::vector<int>& eliminated) const;
+  bool has_driven_vertices() const { return !driven_.empty(); }
 
   // The solver's state that later steps depend on besides positions and velocities: its clock
   // [s] and the previous step's contacts and multipliers (the warm start). Restore sets them on
@@ -144,7 +152,9 @@ class HyperelasticBody final : public ParticleBody {
   std::unique_ptr<LocalGlobalSolver> solver_;
   std::vector<int> solver_eliminated_;  // the pinned set solver_ was factored with, ascending
   std::vector<VertexTargets> world_targets_;
-  std::vector<VertexTargets> solver_targets_;   // the target terms solver_ was factored with
+  std::vector<VertexTargets> solver_targets_;  // the target terms solver_ was factored with
+  std::vector<int32_t> driven_;                // SetDrivenVertices, for the next step
+  Points3 driven_x_t1_m_;
   std::vector<HalfSpaceObstacle> half_spaces_;  // the last SetObstacles
   std::vector<TriangleMeshObstacle> mesh_obstacles_;
   double time_s_ = 0.0;  // the solver's clock (constraint targets; none used here)

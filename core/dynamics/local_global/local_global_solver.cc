@@ -712,6 +712,28 @@ double LocalGlobalSolver::ElasticEnergy(const Points3& x_m) const {
   return energy;
 }
 
+Points3 LocalGlobalSolver::ElasticForces(const Points3& x_m) const {
+  const Eigen::VectorXd f = DeformationGradients(x_m);
+  // Row columns e + c of the stress block is V_e times column c of P(F_e), so that G^T of it is
+  // dE/dx (G stacks the D_e by those rows).
+  Points3 stress(static_cast<Eigen::Index>(columns_) * num_elements(), 3);
+  for (const ElementGroup& group : groups_) {
+    for (int32_t e = group.begin; e < group.end; ++e) {
+      const double* f_e = f.data() + 3 * columns_ * e;
+      if (columns_ == 3) {
+        const Mat3 p = FirstPiolaKirchhoff(group.material, Mat3(Eigen::Map<const Mat3>(f_e)));
+        stress.middleRows<3>(3 * e) = volumes_m3_[e] * p.transpose();
+      } else {
+        const Mat32 p = FirstPiolaKirchhoff(group.material, Mat32(Eigen::Map<const Mat32>(f_e)));
+        stress.middleRows<2>(2 * e) = volumes_m3_[e] * p.transpose();
+      }
+    }
+  }
+  Points3 forces = -(g_.transpose() * stress);
+  if (bending_q_.nonZeros() > 0) forces -= bending_q_ * x_m;
+  return forces;
+}
+
 EnergyTerms LocalGlobalSolver::Energy(const Points3& x_m, const Points3& v_mps,
                                       const Points3& f_ext_n, double time_s) const {
   EnergyTerms terms;

@@ -217,6 +217,9 @@ class LocalGlobalSolver {
   EnergyTerms Energy(const Points3& x_m, const Points3& v_mps, const Points3& f_ext_n,
                      double time_s = 0.0) const;
   double ElasticEnergy(const Points3& x_m) const;
+  // The elastic forces on the vertices, -dE/dx = -sum_e V_e D_e^T vec(P(F_e)) (minus the cloth's
+  // bending Q x) [N], n x 3, pinned vertices included (what their holder must take up).
+  Points3 ElasticForces(const Points3& x_m) const;
   // The predictor y of a state and the incremental potential g(x) it defines [J].
   Points3 Predictor(const LocalGlobalState& state, const Points3& f_ext_n) const;
   double IncrementalPotential(const Points3& x_m, const Points3& predictor_m,
