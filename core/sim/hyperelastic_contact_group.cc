@@ -1,5 +1,6 @@
 #include "core/sim/hyperelastic_contact_group.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -30,6 +31,7 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
   std::vector<LocalGlobalBody> meshes;
   std::vector<std::vector<int>> eliminated_sets;
   std::vector<std::vector<VertexTargets>> target_sets;
+  std::vector<SelfContactSetting> self_contact_sets;
   LocalGlobalOptions options;
   int32_t offset = 0;
   for (SimBody* member : members) {
@@ -52,6 +54,7 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
       options.constraints.targets.push_back(std::move(term));
     }
     target_sets.push_back(body->world_targets());
+    self_contact_sets.push_back(body->self_contact());
     offset += body->num_vertices();
     ids.push_back(member->id);
     bodies.push_back(body);
@@ -63,12 +66,21 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
   options.contact = params.contact;
   options.body_contact.enabled = true;
   options.body_contact.friction_coefficient = friction_coefficient;
+  // Self contact when every member has it (the solver has one setting), beyond the largest
+  // member's exclusion distance.
+  bool self_contact = true;
+  for (const HyperelasticBody* body : bodies) {
+    self_contact = self_contact && body->self_contact().enabled;
+    options.body_contact.self_exclusion_m =
+        std::max(options.body_contact.self_exclusion_m, body->SelfExclusionDistanceM());
+  }
+  options.body_contact.self_contact = self_contact;
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
       LocalGlobalSolver::Create(meshes, params.time_step_s, options);
   if (!solver.ok()) return solver.status();
-  return std::unique_ptr<HyperelasticContactGroup>(
-      new HyperelasticContactGroup(std::move(ids), std::move(bodies), std::move(eliminated_sets),
-                                   std::move(target_sets), *std::move(solver)));
+  return std::unique_ptr<HyperelasticContactGroup>(new HyperelasticContactGroup(
+      std::move(ids), std::move(bodies), std::move(eliminated_sets), std::move(target_sets),
+      std::move(self_contact_sets), *std::move(solver)));
 }
 
 bool HyperelasticContactGroup::Matches(const std::vector<SimBody*>& members) const {
@@ -76,7 +88,8 @@ bool HyperelasticContactGroup::Matches(const std::vector<SimBody*>& members) con
   for (size_t b = 0; b < members.size(); ++b) {
     if (members[b]->id != body_ids_[b] || members[b]->body.get() != bodies_[b] ||
         bodies_[b]->EliminatedVertices() != eliminated_[b] ||
-        !SameTargetTerms(bodies_[b]->world_targets(), targets_[b])) {
+        !SameTargetTerms(bodies_[b]->world_targets(), targets_[b]) ||
+        !(bodies_[b]->self_contact() == self_contact_[b])) {
       return false;
     }
   }

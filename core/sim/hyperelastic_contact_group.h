@@ -14,7 +14,7 @@
 // local-global iterations, contact proximity and the non-smooth Newton options (a World built by
 // the service gives every body the session's). Vertices pinned at creation or held by World
 // constraints are eliminated (exact pins); the members' World position targets are terms of the
-// one system.
+// one system. Self contact is on when every member has it (the system has one setting).
 #pragma once
 
 #include <cstdint>
@@ -74,17 +74,20 @@ class HyperelasticContactGroup {
   HyperelasticContactGroup(std::vector<int32_t> body_ids, std::vector<HyperelasticBody*> bodies,
                            std::vector<std::vector<int>> eliminated,
                            std::vector<std::vector<VertexTargets>> targets,
+                           std::vector<SelfContactSetting> self_contact,
                            std::unique_ptr<LocalGlobalSolver> solver)
       : body_ids_(std::move(body_ids)),
         bodies_(std::move(bodies)),
         eliminated_(std::move(eliminated)),
         targets_(std::move(targets)),
+        self_contact_(std::move(self_contact)),
         solver_(std::move(solver)) {}
 
   std::vector<int32_t> body_ids_;                    // ascending
   std::vector<HyperelasticBody*> bodies_;            // owned by the World
   std::vector<std::vector<int>> eliminated_;         // per member: its pinned set in the solver
   std::vector<std::vector<VertexTargets>> targets_;  // per member: its target terms in the solver
+  std::vector<SelfContactSetting> self_contact_;     // per member: as the solver was built
   std::unique_ptr<LocalGlobalSolver> solver_;
 };
 

@@ -95,6 +95,9 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
       }
     }
     body->SetWorldTargets(std::move(targets));
+    body->SetSelfContact({settings_.self_collision && sim_body.collision.enabled &&
+                              sim_body.collision.self_collision,
+                          mu});
   }
 
   // Static and kinematic bodies take their end-of-step poses now (their reactions come between

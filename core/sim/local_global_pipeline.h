@@ -25,12 +25,14 @@
 // the point is midway between the two bodies' contact points); the contact point and depth at
 // the step end; stick when |lambda_t| < mu lambda_n, else slip.
 //
-// Bodies: hyperelastic (any number; no self contact), static and kinematic rigid bodies. Dynamic
-// rigid bodies, mass-spring cloth and explicit FEM are refused by CheckBody. World constraints:
-// pins and attachments hold vertices, which the body's solver eliminates (exact pins; attached
-// vertices are driven to the body-fixed points at the holder's end-of-step pose, and the holder's
-// work, the trapezoid of -f_elastic . dx, enters the World's energy reference); position targets
-// are the solver's PD terms (k / 2) |x_i - y_i|^2, implicit and undamped
+// Bodies: hyperelastic (any number; self contact where WorldSettings::self_collision and the
+// body's CollisionFlags::self_collision allow it, between surface primitives at least
+// HyperelasticBody::SelfExclusionDistanceM() apart at rest), static and kinematic rigid bodies.
+// Dynamic rigid bodies, mass-spring cloth and explicit FEM are refused by CheckBody. World
+// constraints: pins and attachments hold vertices, which the body's solver eliminates (exact pins;
+// attached vertices are driven to the body-fixed points at the holder's end-of-step pose, and the
+// holder's work, the trapezoid of -f_elastic . dx, enters the World's energy reference); position
+// targets are the solver's PD terms (k / 2) |x_i - y_i|^2, implicit and undamped
 // (HyperelasticBody::SetWorldTargets, set from the World's constraints before each step); the
 // system is factored again when the held set or the target terms change, moved target points
 // only change the right-hand side.

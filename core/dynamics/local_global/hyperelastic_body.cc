@@ -23,7 +23,8 @@ absl::StatusOr<Material> MaterialOf(const HyperelasticBodyParams& params) {
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(
     const TetMesh& mesh, const HyperelasticBodyParams& params, const Material& material,
-    const std::vector<int>& pinned, const std::vector<VertexTargets>& targets = {}) {
+    const std::vector<int>& pinned, const std::vector<VertexTargets>& targets = {},
+    const SelfContactSetting& self_contact = {}, double self_exclusion_m = 0.0) {
   if (!(std::isfinite(params.time_step_s) && params.time_step_s > 0.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("time_step_s: must be finite and > 0, got ", params.time_step_s));
@@ -34,6 +35,10 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(
   options.contact = params.contact;
   options.pinned_vertices.assign(pinned.begin(), pinned.end());
   options.constraints.targets = ToPositionTargets(targets, 0);
+  options.body_contact.enabled = self_contact.enabled;
+  options.body_contact.self_contact = self_contact.enabled;
+  options.body_contact.friction_coefficient = self_contact.friction_coefficient;
+  options.body_contact.self_exclusion_m = self_exclusion_m;
   return LocalGlobalSolver::Create(mesh, material, params.time_step_s, options);
 }
 
@@ -89,9 +94,10 @@ absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> HyperelasticBody::RebuildSolver(
-    const std::vector<int>& eliminated, const std::vector<VertexTargets>& targets) const {
-  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      MakeSolver(mesh_, params_, material_, eliminated, targets);
+    const std::vector<int>& eliminated, const std::vector<VertexTargets>& targets,
+    const SelfContactSetting& self_contact) const {
+  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver = MakeSolver(
+      mesh_, params_, material_, eliminated, targets, self_contact, SelfExclusionDistanceM());
   if (!solver.ok()) return solver.status();
   if (absl::Status s = (*solver)->SetContactMemory(solver_->previous_contacts(),
                                                    solver_->previous_contact_forces_n());
@@ -103,7 +109,7 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> HyperelasticBody::RebuildSolv
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone() const {
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      RebuildSolver(solver_eliminated_, solver_targets_);
+      RebuildSolver(solver_eliminated_, solver_targets_, solver_self_contact_);
   if (!solver.ok()) return solver.status();
   auto copy = std::unique_ptr<HyperelasticBody>(new HyperelasticBody(*this, *std::move(solver)));
   return copy;
@@ -120,6 +126,8 @@ HyperelasticBody::HyperelasticBody(const HyperelasticBody& other,
       solver_eliminated_(other.solver_eliminated_),
       world_targets_(other.world_targets_),
       solver_targets_(other.solver_targets_),
+      self_contact_(other.self_contact_),
+      solver_self_contact_(other.solver_self_contact_),
       time_s_(other.time_s_) {}
 
 std::vector<int> HyperelasticBody::EliminatedVertices() const {
@@ -132,7 +140,8 @@ std::vector<int> HyperelasticBody::EliminatedVertices() const {
 
 absl::Status HyperelasticBody::MatchSolverToConstraints() {
   std::vector<int> eliminated = EliminatedVertices();
-  if (eliminated == solver_eliminated_ && SameTargetTerms(world_targets_, solver_targets_)) {
+  if (eliminated == solver_eliminated_ && SameTargetTerms(world_targets_, solver_targets_) &&
+      self_contact_ == solver_self_contact_) {
     for (size_t i = 0; i < world_targets_.size(); ++i) {
       if (absl::Status s =
               solver_->SetTargetAnchors(static_cast<int>(i), world_targets_[i].targets_m);
@@ -144,13 +153,24 @@ absl::Status HyperelasticBody::MatchSolverToConstraints() {
     return absl::OkStatus();
   }
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      RebuildSolver(eliminated, world_targets_);
+      RebuildSolver(eliminated, world_targets_, self_contact_);
   if (!solver.ok()) return solver.status();
   if (absl::Status s = (*solver)->SetObstacles(half_spaces_, mesh_obstacles_); !s.ok()) return s;
   solver_ = *std::move(solver);
   solver_eliminated_ = std::move(eliminated);
   solver_targets_ = world_targets_;
+  solver_self_contact_ = self_contact_;
   return absl::OkStatus();
+}
+
+double HyperelasticBody::SelfExclusionDistanceM() const {
+  const TriangleMesh& s = mesh_.surface();
+  double longest = 0.0;
+  for (int e = 0; e < s.num_edges(); ++e) {
+    longest = std::max(
+        longest, (s.vertices().row(s.edges()(e, 0)) - s.vertices().row(s.edges()(e, 1))).norm());
+  }
+  return longest + params_.contact_proximity_m;
 }
 
 absl::Status HyperelasticBody::RestoreSolverState(double time_s,

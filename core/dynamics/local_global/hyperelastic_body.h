@@ -52,6 +52,15 @@ bool SameTargetTerms(const std::vector<VertexTargets>& a, const std::vector<Vert
 std::vector<PositionTarget> ToPositionTargets(const std::vector<VertexTargets>& targets,
                                               int32_t vertex_offset);
 
+// Contact of a body with itself (the World's self collision), Coulomb mu: body_contact.h's self
+// contact between surface primitives at least HyperelasticBody::SelfExclusionDistanceM() apart
+// in the rest shape.
+struct SelfContactSetting {
+  bool enabled = false;
+  double friction_coefficient = 0.0;
+  bool operator==(const SelfContactSetting&) const = default;
+};
+
 struct HyperelasticBodyParams {
   MaterialModel model = MaterialModel::kNeoHookean;
   MaterialParameters material;  // E [Pa], nu [1], rho [kg/m^3]
@@ -94,6 +103,13 @@ class HyperelasticBody final : public ParticleBody {
   // One row per vertex of `eliminated` (ascending): its driven end position, or where it is.
   Points3 EliminatedTargets(const std::vector<int>& eliminated) const;
   bool has_driven_vertices() const { return !driven_.empty(); }
+  // Self contact for the next steps (a change factors the system again at the next step).
+  void SetSelfContact(SelfContactSetting setting) { self_contact_ = setting; }
+  const SelfContactSetting& self_contact() const { return self_contact_; }
+  // Surface pairs closer than this in the rest shape never self-collide [m]: the longest rest
+  // surface edge plus the contact proximity, so that a vertex and the faces around it, or one
+  // cell away, never pair (body_contact.h).
+  double SelfExclusionDistanceM() const;
 
   // The solver's state that later steps depend on besides positions and velocities: its clock
   // [s] and the previous step's contacts and multipliers (the warm start). Restore sets them on
@@ -144,7 +160,8 @@ class HyperelasticBody final : public ParticleBody {
   std::vector<int> pinned_vertices_;
   // A solver for these eliminated vertices and target terms, with this one's warm start.
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> RebuildSolver(
-      const std::vector<int>& eliminated, const std::vector<VertexTargets>& targets) const;
+      const std::vector<int>& eliminated, const std::vector<VertexTargets>& targets,
+      const SelfContactSetting& self_contact) const;
   // Refactors the solver when EliminatedVertices() or the target terms differ from those it was
   // built with; otherwise moves the targets' points.
   absl::Status MatchSolverToConstraints();
@@ -153,7 +170,9 @@ class HyperelasticBody final : public ParticleBody {
   std::vector<int> solver_eliminated_;  // the pinned set solver_ was factored with, ascending
   std::vector<VertexTargets> world_targets_;
   std::vector<VertexTargets> solver_targets_;  // the target terms solver_ was factored with
-  std::vector<int32_t> driven_;                // SetDrivenVertices, for the next step
+  SelfContactSetting self_contact_;
+  SelfContactSetting solver_self_contact_;  // what solver_ was built with
+  std::vector<int32_t> driven_;             // SetDrivenVertices, for the next step
   Points3 driven_x_t1_m_;
   std::vector<HalfSpaceObstacle> half_spaces_;  // the last SetObstacles
   std::vector<TriangleMeshObstacle> mesh_obstacles_;
