@@ -1,6 +1,7 @@
 // Backend: the linear-algebra and batch-kernel operations that one local-global iteration needs,
 // behind one interface so the CPU (Eigen + TBB, core/sim/cpu_backend.h) and a later CUDA backend
-// (cuSPARSE SpMV/SpMM/SpGEMM/csr2csc/csrgeam, cuBLAS dot/axpy/scal) run the same solver code.
+// (cuSPARSE SpMV/SpMM/SpGEMM/csr2csc/csrgeam, cuBLAS dot/axpy/scal/gemm/syrk) run the same
+// solver code.
 //
 // Objects live in the backend and are named by small ids, so a GPU backend keeps them resident:
 //   sparse matrices: CSR, double values, int32 indices (rows x cols);
@@ -8,9 +9,12 @@
 //   cols = 3, one vertex per row, the layout of core's Points3).
 // Operations (op(A) is A or A^T):
 //   SpMV / SpMM  Y <- alpha op(A) X + beta Y          (X, Y dense blocks; SpMV is cols = 1)
-//   SpGEMM       C  = A B                             (new sparse matrix)
+//   SpGEMM       C  = A B                             (new sparse matrix, structural zeros kept)
 //   Transpose    C  = A^T                             (new sparse matrix, CSR of A^T)
 //   SpAdd        C  = alpha A + beta B                (new sparse matrix, union pattern)
+//   Gram         C <- A A^T                           (C a dense rows(A) x rows(A) block; on a
+//                                                      GPU csr2dense + syrk, or SpGEMM A A^T)
+//   Gemm         C <- alpha A B + beta C              (dense blocks; cuBLAS gemm)
 //   Dot          x . y   over all entries of two equally shaped dense blocks
 //   Axpy         y <- alpha x + y;  Scale  x <- alpha x
 //   ForEachElementRange  runs a per-element kernel (a local step) over [0, num_elements) in
@@ -74,7 +78,9 @@ class Backend {
   virtual absl::StatusOr<CsrMatrix> DownloadCsr(SparseId id) const = 0;
   virtual absl::Status ReleaseSparse(SparseId id) = 0;
 
-  // Dense blocks, zero-initialized; Upload/Download copy rows * cols row-major doubles.
+  // Dense blocks, zero-initialized, rows, cols >= 0 (an empty block is allowed, so that a
+  // product with no rows needs no special case); Upload/Download copy rows * cols row-major
+  // doubles.
   virtual absl::StatusOr<DenseId> CreateDense(int32_t rows, int32_t cols) = 0;
   virtual absl::Status UploadDense(DenseId id, absl::Span<const double> row_major) = 0;
   virtual absl::Status DownloadDense(DenseId id, absl::Span<double> row_major) const = 0;
@@ -90,6 +96,12 @@ class Backend {
   virtual absl::StatusOr<SparseId> SpGEMM(SparseId a, SparseId b) = 0;
   virtual absl::StatusOr<SparseId> Transpose(SparseId a) = 0;
   virtual absl::StatusOr<SparseId> SpAdd(double alpha, SparseId a, double beta, SparseId b) = 0;
+  // C <- A A^T, the Gram matrix of A's rows, into the existing rows(A) x rows(A) dense block c
+  // (every entry written; exactly symmetric).
+  virtual absl::Status Gram(SparseId a, DenseId c) = 0;
+  // C <- alpha A B + beta C on dense blocks (A: r x k, B: k x s, C: r x s, C distinct from A and
+  // B); beta = 0 does not read C.
+  virtual absl::Status Gemm(double alpha, DenseId a, DenseId b, double beta, DenseId c) = 0;
 
   virtual absl::StatusOr<double> Dot(DenseId x, DenseId y) const = 0;
   virtual absl::Status Axpy(double alpha, DenseId x, DenseId y) = 0;

@@ -1,10 +1,13 @@
 #include "core/sim/cpu_backend.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/sim/cpu_gram.h"
+#include "core/sim/cpu_sparse_product.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/parallel_reduce.h"
@@ -14,6 +17,9 @@ namespace {
 
 // Rows per task for sparse products: big enough that task overhead is small next to a row's work.
 constexpr int kRowGrain = 256;
+// Rows per task for dense products: fixed chunks, so a row's result never depends on the
+// thread count.
+constexpr Eigen::Index kDenseRowChunk = 64;
 // Entries per task for dense vector operations.
 constexpr int64_t kDenseGrain = 1 << 14;
 
@@ -134,7 +140,7 @@ absl::Status CpuBackend::ReleaseSparse(SparseId id) {
 }
 
 absl::StatusOr<DenseId> CpuBackend::CreateDense(int32_t rows, int32_t cols) {
-  if (rows < 0 || cols <= 0) {
+  if (rows < 0 || cols < 0) {
     return absl::InvalidArgumentError(absl::StrCat("shape: ", rows, " x ", cols, " is not valid"));
   }
   dense_.push_back(std::make_unique<DenseBlock>(DenseBlock::Zero(rows, cols)));
@@ -247,9 +253,10 @@ absl::StatusOr<SparseId> CpuBackend::SpGEMM(SparseId a_id, SparseId b_id) {
     return absl::InvalidArgumentError(absl::StrCat("a/b: inner dimensions ", (*a)->matrix.cols(),
                                                    " and ", (*b)->matrix.rows(), " differ"));
   }
-  // Eigen's conservative product keeps structural zeros (no pruning), like cuSPARSE SpGEMM.
-  RowMajorSparse c = (*a)->matrix * (*b)->matrix;
-  return Adopt(std::move(c));
+  // Gustavson, rows in parallel, structural zeros kept (cpu_sparse_product.h).
+  absl::StatusOr<RowMajorSparse> c = SparseProduct((*a)->matrix, (*b)->matrix);
+  if (!c.ok()) return c.status();
+  return Adopt(*std::move(c));
 }
 
 absl::StatusOr<SparseId> CpuBackend::Transpose(SparseId a_id) {
@@ -270,6 +277,85 @@ absl::StatusOr<SparseId> CpuBackend::SpAdd(double alpha, SparseId a_id, double b
   }
   RowMajorSparse c = alpha * (*a)->matrix + beta * (*b)->matrix;
   return Adopt(std::move(c));
+}
+
+absl::Status CpuBackend::Gram(SparseId a_id, DenseId c_id) {
+  auto a = GetSparse(a_id, "a");
+  if (!a.ok()) return a.status();
+  auto c = GetDense(c_id, "c");
+  if (!c.ok()) return c.status();
+  const RowMajorSparse& matrix = (*a)->matrix;
+  if ((*c)->rows() != matrix.rows() || (*c)->cols() != matrix.rows()) {
+    return absl::InvalidArgumentError(absl::StrCat("c: shape ", (*c)->rows(), "x", (*c)->cols(),
+                                                   ", expected rows(a) x rows(a) = ", matrix.rows(),
+                                                   "x", matrix.rows()));
+  }
+  DenseGramOfRows(matrix, **c);
+  return absl::OkStatus();
+}
+
+absl::Status CpuBackend::Gemm(double alpha, DenseId a_id, DenseId b_id, double beta, DenseId c_id) {
+  auto a_or = GetDense(a_id, "a");
+  if (!a_or.ok()) return a_or.status();
+  auto b_or = GetDense(b_id, "b");
+  if (!b_or.ok()) return b_or.status();
+  auto c_or = GetDense(c_id, "c");
+  if (!c_or.ok()) return c_or.status();
+  if (c_id.value == a_id.value || c_id.value == b_id.value) {
+    return absl::InvalidArgumentError("c: must differ from a and b");
+  }
+  const DenseBlock& a = **a_or;
+  const DenseBlock& b = **b_or;
+  DenseBlock& c = **c_or;
+  if (a.cols() != b.rows() || c.rows() != a.rows() || c.cols() != b.cols()) {
+    return absl::InvalidArgumentError(absl::StrCat("a/b/c: shapes ", a.rows(), "x", a.cols(), ", ",
+                                                   b.rows(), "x", b.cols(), " and ", c.rows(), "x",
+                                                   c.cols(), " do not match C = A B"));
+  }
+  // Each entry of C sums A's row against B's column in ascending order, one product at a time,
+  // as SpMM does, so the result has the same bits as SpMM on a CSR matrix that stores all of A's
+  // entries. Rows run in fixed chunks on threads: no dependence on the thread count.
+  const Eigen::Index inner = a.cols();
+  const Eigen::Index chunks = (a.rows() + kDenseRowChunk - 1) / kDenseRowChunk;
+  tbb::parallel_for(Eigen::Index{0}, chunks, [&](Eigen::Index chunk) {
+    const Eigen::Index begin = chunk * kDenseRowChunk;
+    const Eigen::Index end = std::min(begin + kDenseRowChunk, a.rows());
+    auto store = [&](Eigen::Index r, Eigen::Index d, double sum) {
+      c(r, d) = beta == 0.0 ? alpha * sum : alpha * sum + beta * c(r, d);
+    };
+    Eigen::Index r = begin;
+    if (b.cols() == 3) {
+      // The hot case (v = G u with u k x 3): four rows at once, columns 0 and 1 of each as one
+      // SIMD pair (lane-wise the same operations as scalar code, so the same bits).
+      for (; r + 4 <= end; r += 4) {
+        Eigen::Array2d s01[4] = {Eigen::Array2d::Zero(), Eigen::Array2d::Zero(),
+                                 Eigen::Array2d::Zero(), Eigen::Array2d::Zero()};
+        double s2[4] = {};
+        const double* rows[4] = {a.data() + r * inner, a.data() + (r + 1) * inner,
+                                 a.data() + (r + 2) * inner, a.data() + (r + 3) * inner};
+        for (Eigen::Index j = 0; j < inner; ++j) {
+          const double* bj = b.data() + 3 * j;
+          const Eigen::Array2d b01 = Eigen::Map<const Eigen::Array2d, Eigen::Unaligned>(bj);
+          for (int i = 0; i < 4; ++i) {
+            s01[i] += rows[i][j] * b01;
+            s2[i] += rows[i][j] * bj[2];
+          }
+        }
+        for (int i = 0; i < 4; ++i) {
+          store(r + i, 0, s01[i][0]);
+          store(r + i, 1, s01[i][1]);
+          store(r + i, 2, s2[i]);
+        }
+      }
+    }
+    Eigen::RowVectorXd acc(b.cols());
+    for (; r < end; ++r) {
+      acc.setZero();
+      for (Eigen::Index j = 0; j < inner; ++j) acc += a(r, j) * b.row(j);
+      for (Eigen::Index d = 0; d < b.cols(); ++d) store(r, d, acc[d]);
+    }
+  });
+  return absl::OkStatus();
 }
 
 absl::StatusOr<double> CpuBackend::Dot(DenseId x_id, DenseId y_id) const {

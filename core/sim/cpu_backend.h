@@ -1,8 +1,10 @@
 // CpuBackend: the Backend interface (core/sim/backend.h) on the CPU with Eigen sparse matrices
-// and TBB. Sparse-times-dense products run in parallel over rows, each row summed in storage
-// order, and Dot uses a fixed-order (deterministic) reduction, so results are bit-identical for
-// any thread count. op(A) = A^T products use a transpose built on first use and cached. One
-// caller at a time: the operations themselves run in parallel, the object is not thread-safe.
+// and TBB. Sparse-times-dense and sparse-times-sparse products run in parallel over rows, each
+// row summed in storage order, dense products (Gram, Gemm) in blocks whose bounds do not depend on
+// the thread count, and Dot uses a fixed-order (deterministic) reduction, so results are
+// bit-identical for any thread count. op(A) = A^T products use a transpose built on first use and
+// cached. One caller at a time: the operations themselves run in parallel, the object is not
+// thread-safe.
 #pragma once
 
 #include <Eigen/Core>
@@ -36,6 +38,9 @@ class CpuBackend final : public Backend {
   absl::StatusOr<SparseId> SpGEMM(SparseId a, SparseId b) override;
   absl::StatusOr<SparseId> Transpose(SparseId a) override;
   absl::StatusOr<SparseId> SpAdd(double alpha, SparseId a, double beta, SparseId b) override;
+  // Dense tiles of the rows in a locality order (cpu_gram.h).
+  absl::Status Gram(SparseId a, DenseId c) override;
+  absl::Status Gemm(double alpha, DenseId a, DenseId b, double beta, DenseId c) override;
 
   absl::StatusOr<double> Dot(DenseId x, DenseId y) const override;
   absl::Status Axpy(double alpha, DenseId x, DenseId y) override;

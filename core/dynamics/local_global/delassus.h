@@ -1,4 +1,4 @@
-// Delassus operator (Zeng et al. 2024, Sec. 5.3) by sparse products:
+// Delassus operator (Zeng et al. 2024, Sec. 5.3) through the touched vertices' block of Abar^{-1}:
 //
 //   W = H A^{-1} H^T,   A = Abar (x) I_3,   Abar^{-1} = R^T R,   R = S P  (sparse_inverse.h)
 //
@@ -12,13 +12,16 @@
 //
 //   G = (R E)^T (R E) = Abar^{-1}[V, V]   (k x k),   W = sum_d H_dV G H_dV^T,
 //
-// H_dV (m x k) the columns of H_d in V. The expensive product, G, is one k x k SpGEMM instead of
+// H_dV (m x k) the columns of H_d in V. The expensive product, G, is one k x k product instead of
 // the paper's three m x m ones (Z_d^T Z_d with Z_d = R H_d^T): 27x fewer output entries for
 // contacts on one vertex each (a face on a plane: k = m / 3), and at least 1.7x fewer in general.
-// All on the Backend: SpGEMM R E, a transpose, SpGEMM for G, then per coordinate SpGEMMs with
-// the small H_dV (<= 4 non-zeros a row) and sparse adds. The selections and the column split
-// happen on the host (contact assembly can build them directly on a GPU).
-// Errors: InvalidArgument when H has 3n != cols or R is not n x n.
+// G = Abar^{-1}[V, V] is dense on a connected body, so it is formed and kept as a dense block:
+// on the Backend, B = E^T R^T (SpGEMM with the selection: the k rows of R^T, i.e. columns of R,
+// each an elimination-tree path) and G = B B^T (Gram, dense tiles; on the CPU in a depth-first
+// order of those paths, cpu_gram.h). W itself is never formed: DelassusOperator applies
+// W = sum_d H_dV G H_dV^T in factored form. The selection happens on the host (contact assembly
+// can build it directly on a GPU).
+// Errors: InvalidArgument when H has 3n != cols or R^T does not have n rows.
 #pragma once
 
 #include <cstdint>
@@ -33,16 +36,13 @@ namespace contactsim::core {
 struct TouchedVertexInverse {
   std::vector<int32_t> vertices;  // V, ascending
   std::vector<int32_t> index_of;  // size n: the index in V, -1 for a vertex H does not touch
-  SparseId g{-1};                 // k x k on the backend, owned by the caller
+  DenseId g{-1};                  // k x k dense block on the backend, owned by the caller
 };
 
-// r: R = S P on `backend` (n x n). h: m x 3n. Errors as ComputeDelassus.
-absl::StatusOr<TouchedVertexInverse> ComputeTouchedVertexInverse(Backend& backend, SparseId r,
-                                                                 int32_t n, const CsrMatrix& h);
-
-// r: R = S P uploaded to `backend` (n x n). h: m x 3n. Returns W (m x m, symmetric, CSR) as a
-// new backend matrix owned by the caller.
-absl::StatusOr<SparseId> ComputeDelassus(Backend& backend, SparseId r, int32_t n,
-                                         const CsrMatrix& h);
+// r_transpose: R^T = (S P)^T on `backend` (n x n, SparseInverseGlobalStep::r_transpose()).
+// h: m x 3n.
+absl::StatusOr<TouchedVertexInverse> ComputeTouchedVertexInverse(Backend& backend,
+                                                                 SparseId r_transpose, int32_t n,
+                                                                 const CsrMatrix& h);
 
 }  // namespace contactsim::core

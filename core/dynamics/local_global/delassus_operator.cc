@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/dynamics/local_global/delassus.h"
@@ -58,36 +59,29 @@ void Multiply(const CsrMatrix& a, const Eigen::VectorXd& x, Eigen::VectorXd* y) 
   }
 }
 
-// G(a, b) of a CSR matrix with sorted rows (0 where not stored).
-double Entry(const CsrMatrix& g, int32_t a, int32_t b) {
-  const auto begin = g.col_indices.begin() + g.row_offsets[a];
-  const auto end = g.col_indices.begin() + g.row_offsets[a + 1];
-  const auto it = std::lower_bound(begin, end, b);
-  return it != end && *it == b ? g.values[it - g.col_indices.begin()] : 0.0;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DelassusOperator>> DelassusOperator::Create(Backend& backend,
-                                                                           SparseId r, int32_t n,
+                                                                           SparseId r_transpose,
+                                                                           int32_t n,
                                                                            const CsrMatrix& h) {
-  absl::StatusOr<TouchedVertexInverse> touched = ComputeTouchedVertexInverse(backend, r, n, h);
+  absl::StatusOr<TouchedVertexInverse> touched =
+      ComputeTouchedVertexInverse(backend, r_transpose, n, h);
   if (!touched.ok()) return touched.status();
   auto op = std::unique_ptr<DelassusOperator>(new DelassusOperator(backend));
-  op->g_ = touched->g;  // released by the operator from here on
   const int32_t k = static_cast<int32_t>(touched->vertices.size());
-  for (DenseId* id : {&op->u_, &op->v_}) {
-    absl::StatusOr<DenseId> created = backend.CreateDense(k, 3);
-    if (!created.ok()) return created.status();
-    *id = *created;
+  std::vector<double> g(static_cast<size_t>(k) * k);
+  absl::Status downloaded = backend.DownloadDense(touched->g, absl::MakeSpan(g));
+  if (!downloaded.ok()) {
+    backend.ReleaseDense(touched->g).IgnoreError();
+    return downloaded;
   }
+  if (absl::Status s = op->CreateBlocks(touched->g, g, k); !s.ok()) return s;
   op->h_v_ = RestrictToTouched(h, *touched);
   op->h_v_t_ = Transposed(op->h_v_);
 
   // diag(W)_i = sum over the entries (3a + d, p), (3b + d, q) of row i of H_V, with equal d, of
   // p q G(a, b).
-  absl::StatusOr<CsrMatrix> g = backend.DownloadCsr(op->g_);
-  if (!g.ok()) return g.status();
   const CsrMatrix& hv = op->h_v_;
   op->diagonal_ = Eigen::VectorXd::Zero(hv.rows);
   for (int32_t i = 0; i < hv.rows; ++i) {
@@ -95,7 +89,8 @@ absl::StatusOr<std::unique_ptr<DelassusOperator>> DelassusOperator::Create(Backe
       for (int32_t q = hv.row_offsets[i]; q < hv.row_offsets[i + 1]; ++q) {
         const int32_t cp = hv.col_indices[p], cq = hv.col_indices[q];
         if (cp % 3 != cq % 3) continue;
-        op->diagonal_[i] += hv.values[p] * hv.values[q] * Entry(*g, cp / 3, cq / 3);
+        op->diagonal_[i] +=
+            hv.values[p] * hv.values[q] * g[static_cast<size_t>(cp / 3) * k + cq / 3];
       }
     }
   }
@@ -104,11 +99,53 @@ absl::StatusOr<std::unique_ptr<DelassusOperator>> DelassusOperator::Create(Backe
   return op;
 }
 
+absl::Status DelassusOperator::CreateBlocks(DenseId g, const std::vector<double>& g_host,
+                                            int32_t k) {
+  // A block ends before row a when no earlier row has an entry at or after column a.
+  std::vector<int32_t> starts;
+  int32_t reach = -1;
+  for (int32_t a = 0; a < k; ++a) {
+    if (a > reach) starts.push_back(a);
+    const double* row = g_host.data() + static_cast<size_t>(a) * k;
+    int32_t last = k - 1;
+    while (last > a && row[last] == 0.0) --last;
+    reach = std::max(reach, last);
+  }
+  starts.push_back(k);
+  const bool one_block = starts.size() == 2;
+  // Several blocks (or none): they are copied from the host's G, the full one is not needed.
+  if (!one_block) backend_.ReleaseDense(g).IgnoreError();
+  for (size_t b = 0; b + 1 < starts.size(); ++b) {
+    blocks_.push_back({starts[b], starts[b + 1] - starts[b]});
+    Block& block = blocks_.back();  // owned (released) from here on, whatever fails below
+    if (one_block) {
+      block.g = g;
+    } else {
+      absl::StatusOr<DenseId> created = backend_.CreateDense(block.size, block.size);
+      if (!created.ok()) return created.status();
+      block.g = *created;
+      std::vector<double> part(static_cast<size_t>(block.size) * block.size);
+      for (int32_t a = 0; a < block.size; ++a) {
+        const double* row = g_host.data() + static_cast<size_t>(block.start + a) * k + block.start;
+        std::copy(row, row + block.size, part.begin() + static_cast<size_t>(a) * block.size);
+      }
+      if (absl::Status s = backend_.UploadDense(block.g, part); !s.ok()) return s;
+    }
+    for (DenseId* id : {&block.u, &block.v}) {
+      absl::StatusOr<DenseId> created = backend_.CreateDense(block.size, 3);
+      if (!created.ok()) return created.status();
+      *id = *created;
+    }
+  }
+  return absl::OkStatus();
+}
+
 DelassusOperator::~DelassusOperator() {
   // Release cannot fail for ids this operator created.
-  if (g_.value >= 0) backend_.ReleaseSparse(g_).IgnoreError();
-  for (DenseId id : {u_, v_}) {
-    if (id.value >= 0) backend_.ReleaseDense(id).IgnoreError();
+  for (const Block& block : blocks_) {
+    for (DenseId id : {block.g, block.u, block.v}) {
+      if (id.value >= 0) backend_.ReleaseDense(id).IgnoreError();
+    }
   }
 }
 
@@ -117,16 +154,19 @@ absl::Status DelassusOperator::Apply(const Eigen::VectorXd& x, Eigen::VectorXd* 
     return absl::InvalidArgumentError(
         absl::StrCat("x: has ", x.size(), " entries, expected ", h_v_.rows));
   }
-  // u = H_V^T x is the k x 3 block of per-vertex vectors, row-major.
+  // u = H_V^T x is the k x 3 block of per-vertex vectors, row-major; v = G u block by block.
   Multiply(h_v_t_, x, &u_host_);
-  if (absl::Status s = backend_.UploadDense(u_, {u_host_.data(), size_t(u_host_.size())});
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = backend_.SpMM(1.0, g_, Op::kNone, u_, 0.0, v_); !s.ok()) return s;
-  if (absl::Status s = backend_.DownloadDense(v_, {v_host_.data(), size_t(v_host_.size())});
-      !s.ok()) {
-    return s;
+  for (const Block& block : blocks_) {
+    const size_t offset = 3 * static_cast<size_t>(block.start);
+    const size_t size = 3 * static_cast<size_t>(block.size);
+    if (absl::Status s = backend_.UploadDense(block.u, {u_host_.data() + offset, size}); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = backend_.Gemm(1.0, block.g, block.u, 0.0, block.v); !s.ok()) return s;
+    if (absl::Status s = backend_.DownloadDense(block.v, {v_host_.data() + offset, size});
+        !s.ok()) {
+      return s;
+    }
   }
   Multiply(h_v_, v_host_, y);
   return absl::OkStatus();

@@ -556,8 +556,8 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
     }
     clock.Lap(&times.contact_assembly_ms);
     if (contacts.num_contacts() > 0) {
-      auto created = NonsmoothContactSolver::Create(*backend_, sparse_inverse_step_->r(), num_free,
-                                                    contacts, h_, options_.contact);
+      auto created = NonsmoothContactSolver::Create(*backend_, sparse_inverse_step_->r_transpose(),
+                                                    num_free, contacts, h_, options_.contact);
       if (!created.ok()) return created.status();
       contact_solver = *std::move(created);
       clock.Lap(&times.schur_ms);

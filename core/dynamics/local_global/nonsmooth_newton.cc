@@ -18,8 +18,8 @@ constexpr double kIndicatorFloor = 1e-12;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<NonsmoothContactSolver>> NonsmoothContactSolver::Create(
-    Backend& backend, SparseId r, int32_t num_free, const ContactSet& contacts, double time_step_s,
-    const NonsmoothNewtonOptions& options) {
+    Backend& backend, SparseId r_transpose, int32_t num_free, const ContactSet& contacts,
+    double time_step_s, const NonsmoothNewtonOptions& options) {
   if (!(std::isfinite(time_step_s) && time_step_s > 0.0)) {
     return absl::InvalidArgumentError("time_step_s: must be finite and > 0");
   }
@@ -50,7 +50,7 @@ absl::StatusOr<std::unique_ptr<NonsmoothContactSolver>> NonsmoothContactSolver::
       new NonsmoothContactSolver(contacts, time_step_s, options));
   const int32_t rows = contacts.h.rows;
   absl::StatusOr<std::unique_ptr<DelassusOperator>> w =
-      DelassusOperator::Create(backend, r, num_free, contacts.h);
+      DelassusOperator::Create(backend, r_transpose, num_free, contacts.h);
   if (!w.ok()) return w.status();
   solver->w_ = *std::move(w);
   solver->w_diagonal_ = solver->w_->diagonal();

@@ -30,8 +30,8 @@
 // the row scaling by s_i, and the decoupled rows' dlambda enters the others' right-hand side
 // instead of being dropped. Both tangent rows of a contact use one r_f, the larger of their two
 // Eq. 28 values, so the isotropic cone stays isotropic.
-// W products run through DelassusOperator (the G product on the Backend, SpMM); the per-contact
-// NCP evaluation runs on the host.
+// W products run through DelassusOperator (the G product on the Backend, a dense Gemm); the
+// per-contact NCP evaluation runs on the host.
 #pragma once
 
 #include <Eigen/Core>
@@ -80,11 +80,11 @@ struct NewtonContactStats {
 
 class NonsmoothContactSolver {
  public:
-  // Forms W = H A^{-1} H^T (DelassusOperator) on `backend` from R = S P (n_free x n_free,
+  // Forms W = H A^{-1} H^T (DelassusOperator) on `backend` from R^T = (S P)^T (n_free x n_free,
   // sparse_inverse.h) and the Eq. 28 preconditioners; time_step_s = h > 0. The backend must outlive
   // the solver.
   static absl::StatusOr<std::unique_ptr<NonsmoothContactSolver>> Create(
-      Backend& backend, SparseId r, int32_t num_free, const ContactSet& contacts,
+      Backend& backend, SparseId r_transpose, int32_t num_free, const ContactSet& contacts,
       double time_step_s, const NonsmoothNewtonOptions& options);
   ~NonsmoothContactSolver();
   NonsmoothContactSolver(const NonsmoothContactSolver&) = delete;

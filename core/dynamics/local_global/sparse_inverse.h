@@ -66,8 +66,9 @@ class SparseInverseGlobalStep {
 
   // q <- R^T R b; b and q are distinct n x cols dense blocks of the same backend.
   absl::Status Solve(DenseId b, DenseId q);
-  // R = S P on the backend (owned here), e.g. for the Delassus operator (delassus.h).
-  SparseId r() const { return r_; }
+  // R^T on the backend (owned here), e.g. for the Delassus operator (delassus.h), whose rows are
+  // the columns of R (elimination-tree paths).
+  SparseId r_transpose() const { return rt_; }
 
  private:
   SparseInverseGlobalStep(Backend* backend, SparseId r, SparseId rt, DenseId tmp)

@@ -18,6 +18,7 @@
 #include "core/sim/cpu_backend.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "oneapi/tbb/global_control.h"
 #include "tests/core/dynamics/local_global/test_meshes.h"
 
 namespace contactsim::core {
@@ -56,7 +57,100 @@ CsrMatrix RandomContactJacobian(int n, int contacts, bool against_obstacle, std:
   return ToCsr(h);
 }
 
-TEST(DelassusTest, SparseProductsMatchDenseHAinvHt) {
+// W assembled column by column from the factored operator: column i is W e_i.
+Eigen::MatrixXd OperatorMatrix(DelassusOperator& op) {
+  Eigen::MatrixXd w(op.rows(), op.rows());
+  for (int32_t i = 0; i < op.rows(); ++i) {
+    Eigen::VectorXd column;
+    EXPECT_TRUE(op.Apply(Eigen::VectorXd::Unit(op.rows(), i), &column).ok());
+    w.col(i) = column;
+  }
+  return w;
+}
+
+// H with one normal-like row per vertex in `vertices` (weight 1 on its x dof) and `empty_rows`
+// rows with no entries first.
+CsrMatrix VertexRows(int n, const std::vector<int32_t>& vertices, int empty_rows) {
+  CsrMatrix h;
+  h.rows = static_cast<int32_t>(vertices.size()) + empty_rows;
+  h.cols = 3 * n;
+  h.row_offsets.assign(empty_rows + 1, 0);
+  for (int32_t v : vertices) {
+    h.col_indices.push_back(3 * v);
+    h.values.push_back(1.0);
+    h.row_offsets.push_back(static_cast<int32_t>(h.values.size()));
+  }
+  return h;
+}
+
+TEST(DelassusTest, TouchedVertexInverseIsTheBlockOfTheDenseInverse) {
+  auto sys = AssembleSystemMatrix(lg_test::TetBar(), lg_test::StiffTetParams());
+  ASSERT_TRUE(sys.ok()) << sys.status();
+  const int n = static_cast<int>(sys->a_bar.rows());
+  auto f = OrderedCholesky::Compute(sys->a_bar, FillOrdering::kNestedDissection);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto s = SparseInverseFactor::Compute(*f);
+  ASSERT_TRUE(s.ok()) << s.status();
+  const Eigen::MatrixXd a_bar_inverse =
+      lg_test::Dense(sys->a_bar).ldlt().solve(Eigen::MatrixXd::Identity(n, n));
+  const double scale = a_bar_inverse.cwiseAbs().maxCoeff();
+  std::mt19937 rng(7);
+  std::vector<int32_t> many(n);
+  for (int v = 0; v < n; ++v) many[v] = v;
+  std::shuffle(many.begin(), many.end(), rng);
+  many.resize(150);  // > 2 Gram tiles, in no particular order
+  for (const std::vector<int32_t>& vertices :
+       {std::vector<int32_t>{}, std::vector<int32_t>{17}, std::vector<int32_t>{n - 1, 0}, many}) {
+    SCOPED_TRACE(::testing::Message() << vertices.size() << " touched vertices");
+    const CsrMatrix h = VertexRows(n, vertices, 2);
+    auto g_bits = [&](int threads) {
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+      CpuBackend backend;
+      const SparseId rt = backend.UploadCsr(ToCsr(s->r_transpose())).value();
+      auto touched = ComputeTouchedVertexInverse(backend, rt, n, h);
+      EXPECT_TRUE(touched.ok()) << touched.status();
+      return std::pair(*touched, CpuBackend::DenseBlock(*backend.dense(touched->g)));
+    };
+    const auto [touched, g] = g_bits(1);
+    std::vector<int32_t> sorted = vertices;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(touched.vertices, sorted);
+    ASSERT_EQ(g.rows(), static_cast<Eigen::Index>(sorted.size()));
+    ASSERT_EQ(g.cols(), static_cast<Eigen::Index>(sorted.size()));
+    for (size_t a = 0; a < sorted.size(); ++a) {
+      EXPECT_EQ(touched.index_of[sorted[a]], static_cast<int32_t>(a));
+      for (size_t b = 0; b < sorted.size(); ++b) {
+        EXPECT_NEAR(g(a, b), a_bar_inverse(sorted[a], sorted[b]), 1e-10 * scale);
+        EXPECT_EQ(g(a, b), g(b, a));
+      }
+    }
+    // Same bits on all threads.
+    EXPECT_TRUE(g_bits(4).second == g);
+  }
+}
+
+TEST(DelassusTest, NoTouchedVertexGivesZeroW) {
+  auto sys = AssembleSystemMatrix(lg_test::TetBar(), lg_test::StiffTetParams());
+  ASSERT_TRUE(sys.ok()) << sys.status();
+  const int n = static_cast<int>(sys->a_bar.rows());
+  auto f = OrderedCholesky::Compute(sys->a_bar, FillOrdering::kNestedDissection);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto s = SparseInverseFactor::Compute(*f);
+  ASSERT_TRUE(s.ok()) << s.status();
+  CpuBackend backend;
+  auto rt = backend.UploadCsr(ToCsr(s->r_transpose()));
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  auto op = DelassusOperator::Create(backend, *rt, n, VertexRows(n, {}, 3));
+  ASSERT_TRUE(op.ok()) << op.status();
+  EXPECT_EQ((*op)->num_touched_vertices(), 0);
+  EXPECT_EQ((*op)->num_diagonal_blocks(), 0);
+  EXPECT_EQ((*op)->diagonal(), Eigen::VectorXd::Zero(3));
+  Eigen::VectorXd y;
+  ASSERT_TRUE((*op)->Apply(Eigen::VectorXd::Ones(3), &y).ok());
+  EXPECT_EQ(y, Eigen::VectorXd::Zero(3));
+}
+
+TEST(DelassusTest, FactoredOperatorMatchesDenseHAinvHt) {
   std::mt19937 rng(11);
   for (auto [cloth, against_obstacle] :
        {std::pair{false, false}, std::pair{true, false}, std::pair{false, true}}) {
@@ -71,12 +165,12 @@ TEST(DelassusTest, SparseProductsMatchDenseHAinvHt) {
     auto s = SparseInverseFactor::Compute(*f);
     ASSERT_TRUE(s.ok()) << s.status();
     CpuBackend backend;
-    auto r = backend.UploadCsr(ToCsr(s->r()));
-    ASSERT_TRUE(r.ok()) << r.status();
+    auto rt = backend.UploadCsr(ToCsr(s->r_transpose()));
+    ASSERT_TRUE(rt.ok()) << rt.status();
     const CsrMatrix h = RandomContactJacobian(n, 8, against_obstacle, rng);
-    auto w_id = ComputeDelassus(backend, *r, n, h);
-    ASSERT_TRUE(w_id.ok()) << w_id.status();
-    const Eigen::MatrixXd w = Eigen::MatrixXd(*backend.sparse(*w_id));
+    auto op = DelassusOperator::Create(backend, *rt, n, h);
+    ASSERT_TRUE(op.ok()) << op.status();
+    const Eigen::MatrixXd w = OperatorMatrix(**op);
 
     // Dense reference on the full 3n x 3n A = Abar (x) I_3 (interleaved dofs 3 v + d).
     const Eigen::MatrixXd a_bar = lg_test::Dense(sys->a_bar);
@@ -99,12 +193,11 @@ TEST(DelassusTest, SparseProductsMatchDenseHAinvHt) {
     EXPECT_LE((w - reference).cwiseAbs().maxCoeff(), 1e-10 * reference.cwiseAbs().maxCoeff());
     EXPECT_LE((w - w.transpose()).cwiseAbs().maxCoeff(), 1e-12 * reference.cwiseAbs().maxCoeff());
 
-    // The factored operator the Newton iterations use: the same products and diagonal, to the
-    // same accuracy (|W x| <= max|W| |x|_1 bounds the scale of each product).
-    auto op = DelassusOperator::Create(backend, *r, n, h);
-    ASSERT_TRUE(op.ok()) << op.status();
+    // The diagonal and products with other vectors, to the same accuracy (|W x| <= max|W| |x|_1
+    // bounds the scale of each product).
     EXPECT_EQ((*op)->rows(), 24);
     EXPECT_LE((*op)->num_touched_vertices(), against_obstacle ? 8 : 32);
+    EXPECT_EQ((*op)->num_diagonal_blocks(), 1);  // one body
     EXPECT_LE(((*op)->diagonal() - reference.diagonal()).cwiseAbs().maxCoeff(),
               1e-10 * reference.cwiseAbs().maxCoeff());
     std::normal_distribution<double> normal(0.0, 1.0);
@@ -122,8 +215,8 @@ TEST(DelassusTest, SparseProductsMatchDenseHAinvHt) {
 
 // Real body-body contacts (body_contact.h) between two stacked cubes in one system: Abar block
 // diagonal (two bodies), each row spread over both bodies' vertices (vertex-triangle: 1, -b_i;
-// edge-edge: 1-s, s, -(1-u), -u). The explicit W and the factored operator must equal the dense
-// H A^{-1} H^T, as for the random rows above.
+// edge-edge: 1-s, s, -(1-u), -u). The factored operator (W from its products, the diagonal) must
+// equal the dense H A^{-1} H^T, as for the random rows above, applying G by one block per body.
 TEST(DelassusTest, BodyBodyContactsMatchDenseHAinvHt) {
   const TetMesh lower = MakeTetBox(Vec3(0.05, 0.05, 0.05), 2, 2, 2).value();
   const Mat3 turn = Eigen::AngleAxisd(0.5, Vec3::UnitZ()).toRotationMatrix();
@@ -163,11 +256,13 @@ TEST(DelassusTest, BodyBodyContactsMatchDenseHAinvHt) {
   auto s = SparseInverseFactor::Compute(*f);
   ASSERT_TRUE(s.ok()) << s.status();
   CpuBackend backend;
-  auto r = backend.UploadCsr(ToCsr(s->r()));
-  ASSERT_TRUE(r.ok()) << r.status();
-  auto w_id = ComputeDelassus(backend, *r, n, h);
-  ASSERT_TRUE(w_id.ok()) << w_id.status();
-  const Eigen::MatrixXd w = Eigen::MatrixXd(*backend.sparse(*w_id));
+  auto rt = backend.UploadCsr(ToCsr(s->r_transpose()));
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  auto op = DelassusOperator::Create(backend, *rt, n, h);
+  ASSERT_TRUE(op.ok()) << op.status();
+  // Two bodies: G is applied by its two diagonal blocks.
+  EXPECT_EQ((*op)->num_diagonal_blocks(), 2);
+  const Eigen::MatrixXd w = OperatorMatrix(**op);
 
   const Eigen::MatrixXd a_bar = lg_test::Dense(sys->a_bar);
   Eigen::MatrixXd a = Eigen::MatrixXd::Zero(3 * n, 3 * n);
@@ -185,8 +280,6 @@ TEST(DelassusTest, BodyBodyContactsMatchDenseHAinvHt) {
   const Eigen::MatrixXd reference = hd * a.ldlt().solve(hd.transpose());
   const double scale = reference.cwiseAbs().maxCoeff();
   EXPECT_LE((w - reference).cwiseAbs().maxCoeff(), 1e-10 * scale);
-  auto op = DelassusOperator::Create(backend, *r, n, h);
-  ASSERT_TRUE(op.ok()) << op.status();
   EXPECT_LE(((*op)->diagonal() - reference.diagonal()).cwiseAbs().maxCoeff(), 1e-10 * scale);
   std::mt19937 rng(5);
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -195,7 +288,6 @@ TEST(DelassusTest, BodyBodyContactsMatchDenseHAinvHt) {
   Eigen::VectorXd y;
   ASSERT_TRUE((*op)->Apply(xv, &y).ok());
   EXPECT_LE((y - reference * xv).cwiseAbs().maxCoeff(), 1e-10 * scale * xv.lpNorm<1>());
-  ASSERT_TRUE(backend.ReleaseSparse(*w_id).ok());
 }
 
 TEST(DelassusTest, WrongShapeIsInvalidArgument) {
@@ -204,9 +296,11 @@ TEST(DelassusTest, WrongShapeIsInvalidArgument) {
   h.rows = 3;
   h.cols = 10;  // not 3n
   h.row_offsets = {0, 0, 0, 0};
-  auto w = ComputeDelassus(backend, SparseId{0}, 4, h);
-  EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(w.status().message(), ::testing::HasSubstr("h:"));
+  auto g = ComputeTouchedVertexInverse(backend, SparseId{0}, 4, h);
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(g.status().message(), ::testing::HasSubstr("h:"));
+  auto op = DelassusOperator::Create(backend, SparseId{0}, 4, h);
+  EXPECT_EQ(op.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(JacobiGlobalStepTest, OneIterationReducesResidualAndEnergyError) {

@@ -32,9 +32,9 @@ class NonsmoothNewtonTest : public ::testing::TestWithParam<NcpFunction> {
     ASSERT_TRUE(cholesky.ok()) << cholesky.status();
     auto factor = SparseInverseFactor::Compute(*cholesky);
     ASSERT_TRUE(factor.ok()) << factor.status();
-    auto r = backend_.UploadCsr(ToCsr(factor->r()));
+    auto r = backend_.UploadCsr(ToCsr(factor->r_transpose()));
     ASSERT_TRUE(r.ok());
-    r_ = *r;
+    r_transpose_ = *r;
   }
 
   // One contact of vertex 0 on the ground z = 0 with friction mu.
@@ -50,13 +50,13 @@ class NonsmoothNewtonTest : public ::testing::TestWithParam<NcpFunction> {
     options.newton_iterations = 30;
     options.normal_compliance_ratio = normal_ratio;
     options.friction_compliance_ratio = friction_ratio;
-    auto solver = NonsmoothContactSolver::Create(backend_, r_, 2, *contacts, kH, options);
+    auto solver = NonsmoothContactSolver::Create(backend_, r_transpose_, 2, *contacts, kH, options);
     EXPECT_TRUE(solver.ok()) << solver.status();
     return *std::move(solver);
   }
 
   CpuBackend backend_;
-  SparseId r_;
+  SparseId r_transpose_;
 };
 
 TEST_P(NonsmoothNewtonTest, DelassusDiagonalAndPreconditioner) {
@@ -145,7 +145,7 @@ TEST_P(NonsmoothNewtonTest, RegularisingComplianceSoftensRowsByTheRatio) {
   ContactSet empty;
   empty.h.cols = 6;
   empty.h.row_offsets = {0};
-  auto bad = NonsmoothContactSolver::Create(backend_, r_, 2, empty, kH, options);
+  auto bad = NonsmoothContactSolver::Create(backend_, r_transpose_, 2, empty, kH, options);
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(bad.status().message().rfind("options.", 0), 0u) << bad.status();
 }
@@ -156,7 +156,7 @@ TEST_P(NonsmoothNewtonTest, RejectsBadOptions) {
   ContactSet empty;
   empty.h.cols = 6;
   empty.h.row_offsets = {0};
-  auto solver = NonsmoothContactSolver::Create(backend_, r_, 2, empty, kH, options);
+  auto solver = NonsmoothContactSolver::Create(backend_, r_transpose_, 2, empty, kH, options);
   EXPECT_EQ(solver.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(solver.status().message().rfind("options.", 0), 0u) << solver.status();
 }
