@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "core/dynamics/local_global/scenes/linear_pull.h"
+#include "core/dynamics/local_global/scenes/pulled_box.h"
 #include "core/geometry/generators.h"
 
 namespace contactsim::core {
@@ -61,15 +61,9 @@ absl::StatusOr<PullThroughGapScene> BuildPullThroughGap(const PullThroughGapPara
   }
   auto material = MakeMaterial(p.model, p.material);
   if (!material.ok()) return material.status();
-  auto box = MakeTetBox(Vec3(0.5 * p.length_m, 0.5 * p.width_m, 0.5 * p.height_m), p.cells_x,
-                        p.cells_y, p.cells_z);
-  if (!box.ok()) return box.status();
-  // Front face at x = 0, resting on z = 0.
-  Points3 vertices = box->vertices();
-  vertices.col(0).array() -= 0.5 * p.length_m;
-  vertices.col(2).array() += 0.5 * p.height_m;
-  auto mesh = TetMesh::Create(vertices, box->tets());
+  auto mesh = PulledBox(p.length_m, p.width_m, p.height_m, p.cells_x, p.cells_y, p.cells_z);
   if (!mesh.ok()) return mesh.status();
+  const Points3 vertices = mesh->vertices();
 
   PullThroughGapScene scene(*std::move(mesh));
   for (int i = 0; i < vertices.rows(); ++i) {

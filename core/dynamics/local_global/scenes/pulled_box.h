@@ -1,0 +1,43 @@
+// What the pull-through scenes share (Zeng et al. 2024, Sec. 7): the pulled tet box, lying on the
+// floor z = 0 with its front face at x = 0 and centred on y = 0, and its "grab and pull" handle, a
+// compliant position target on the grabbed vertices whose points start where the vertices are and
+// move distance_m along +x at constant speed until end_s, then hold.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/common/eigen_types.h"
+#include "core/dynamics/local_global/constraint_terms.h"
+#include "core/geometry/generators.h"
+#include "core/geometry/tet_mesh.h"
+
+namespace contactsim::core {
+
+// A length x width x height box of cells_x x cells_y x cells_z cells (MakeTetBox's tets).
+inline absl::StatusOr<TetMesh> PulledBox(double length_m, double width_m, double height_m,
+                                         int cells_x, int cells_y, int cells_z) {
+  auto box =
+      MakeTetBox(Vec3(0.5 * length_m, 0.5 * width_m, 0.5 * height_m), cells_x, cells_y, cells_z);
+  if (!box.ok()) return box.status();
+  Points3 vertices = box->vertices();
+  vertices.col(0).array() -= 0.5 * length_m;
+  vertices.col(2).array() += 0.5 * height_m;
+  return TetMesh::Create(vertices, box->tets());
+}
+
+inline PositionTarget LinearPull(const Points3& vertices_m, const std::vector<int32_t>& grabbed,
+                                 double end_s, double distance_m, double compliance_m_per_n) {
+  PositionTarget pull;
+  pull.vertices = grabbed;
+  pull.anchors_m.resize(static_cast<Eigen::Index>(grabbed.size()), 3);
+  for (size_t i = 0; i < grabbed.size(); ++i) {
+    pull.anchors_m.row(static_cast<Eigen::Index>(i)) = vertices_m.row(grabbed[i]);
+  }
+  pull.path = {{0.0, end_s}, {Vec3::Zero(), Vec3(distance_m, 0.0, 0.0)}};
+  pull.compliance_m_per_n = compliance_m_per_n;
+  return pull;
+}
+
+}  // namespace contactsim::core
