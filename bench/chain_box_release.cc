@@ -110,6 +110,8 @@ int Main(int argc, char** argv) {
   app.add_option("--box-depth", params.box_depth_fraction,
                  "the box's centre below the anchor, in chain lengths");
   app.add_option("--links", options.count, "links, the first static")->check(CLI::Range(2, 64));
+  app.add_option("--tube-radius", params.tube_radius_m, "the links' tube radius r [m] (R = 0.5 m)")
+      ->check(CLI::Range(0.01, 0.3));
   app.add_option("--resolution", options.resolution, "mesh resolution in (0, 1]");
   app.add_option("--steps", steps, "steps with gravity")->check(CLI::PositiveNumber);
   app.add_option("--weightless-steps", weightless_steps, "steps with gravity cancelled")

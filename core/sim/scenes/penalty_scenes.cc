@@ -51,8 +51,8 @@ absl::StatusOr<PenaltyScene> MakePenaltyScene(std::string_view name,
 absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options,
                                             const ChainSceneParams& params) {
   RETURN_IF_ERROR(CheckOptions(options));
-  constexpr double kMajor = 0.5;  // link ring radius R [m]
-  constexpr double kMinor = 0.1;  // link tube radius r [m]
+  constexpr double kMajor = 0.5;               // link ring radius R [m]
+  const double kMinor = params.tube_radius_m;  // link tube radius r [m]
   // k: a link interface carries up to ~100 vertex-face pairs at once, so the interface's
   // stiffness is ~100 k; explicit stepping needs 100 k dt^2 / m_eff <~ 1 with m_eff ~ m / 3 =
   // 33 kg (rim point of a ring), i.e. k <~ 800 N/m. Measured at dt 0.02 s: k >= 3e3 N/m

@@ -93,6 +93,7 @@ struct ChainSceneParams {
   // (box_depth_fraction - 0.1) L - 0.05 m below the anchor.
   double box_depth_fraction = 0.75;
   double link_density_kg_per_m3 = 1000.0;  // 98.7 kg per link at 1000
+  double tube_radius_m = 0.1;              // r, the links' tube radius (ring radius R 0.5 m)
 };
 absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options,
                                             const ChainSceneParams& params = {});
