@@ -195,8 +195,8 @@ TEST_F(ClientTest, EverySceneFileParsesAndLoads) {
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     EXPECT_EQ(static_cast<int>(loaded->bodies.size()), scene->bodies_size());
   }
-  // blob, box, bucket, chain, push_box, rings, soft_rollers, stick, tori_cloth
-  EXPECT_EQ(files, 9);
+  // blob, box, bucket, chain, push_box, rings, soft_lift, soft_rollers, stick, tori_cloth
+  EXPECT_EQ(files, 10);
 }
 
 // The local_global scene through the service: the rollers' friction draws the soft ball through a
@@ -232,6 +232,76 @@ TEST_F(ClientTest, SoftRollersDrawTheBallThroughTheGap) {
   ASSERT_TRUE(passed.ok()) << passed.status();
   EXPECT_LT(mean_z(passed->bodies(0)), -0.2);
   for (const v1::StepDiagnostics& d : passed->diagnostics()) EXPECT_FALSE(d.diverged());
+}
+
+// The soft-lift scene through the API: a controller drives the kinematic hand, which holds the
+// upper soft cube by an attachment. Pressing the hand down 1 cm (the cubes start 3 mm apart)
+// squeezes the upper cube onto the lower one: the report has contacts between the two
+// hyperelastic bodies (one system) pushing the upper one up. Lifting the hand 10 cm raises the
+// upper cube with it (its top face keeps the hand's offsets to 1e-9 m, as the attachment
+// drives it) and away from the lower one (no contact left, more than 5 cm apart), while the
+// lower cube stays on the ground (no vertex below -1 mm, the solver's contact rows hold to
+// round-off) and nothing diverges (the hand's work is in the energy reference).
+TEST_F(ClientTest, SoftLiftPressesAndLiftsTheHeldCube) {
+  absl::StatusOr<v1::SceneFile> scene = ReadSceneFile(ScenePath("soft_lift"));
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  absl::StatusOr<LoadedScene> loaded = LoadScene(*connection_, *scene, "lift");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const SessionHandle session =
+      connection_->Session(loaded->session.session_id, loaded->session.controller_token);
+  const int32_t lower = loaded->bodies[0].body_id();
+  const int32_t upper = loaded->bodies[1].body_id();
+  const int32_t hand = loaded->bodies[2].body_id();
+  auto move_hand = [&](double z_m, int steps) {
+    v1::StepControls controls;
+    v1::BodyControl* control = controls.add_bodies();
+    control->set_body_id(hand);
+    control->mutable_kinematic_target()->mutable_position_m()->set_z(z_m);
+    control->mutable_kinematic_target()->mutable_orientation()->set_w(1.0);
+    return session.Step(steps, controls);
+  };
+  auto z_range = [](const v1::BodyState& body, bool lowest) {
+    double z = lowest ? 1e9 : -1e9;
+    for (int i = 2; i < body.positions_m_size(); i += 3) {
+      z = lowest ? std::min(z, body.positions_m(i)) : std::max(z, body.positions_m(i));
+    }
+    return z;
+  };
+  auto state_of = [](const v1::StepResponse& r, int32_t id) -> const v1::BodyState& {
+    for (const v1::BodyState& b : r.bodies()) {
+      if (b.body_id() == id) return b;
+    }
+    ADD_FAILURE() << "no body " << id;
+    return r.bodies(0);
+  };
+  absl::StatusOr<v1::StepResponse> pressed = move_hand(0.204, 30);  // 1 cm down over 0.3 s
+  ASSERT_TRUE(pressed.ok()) << pressed.status();
+  double up_on_upper = 0.0;
+  int between = 0;
+  for (const v1::ContactRecord& record : pressed->contacts().contacts()) {
+    const bool ab = record.body_a() == upper && record.body_b() == lower;
+    const bool ba = record.body_a() == lower && record.body_b() == upper;
+    if (!ab && !ba) continue;
+    ++between;
+    up_on_upper += ab ? record.normal_impulse_ns().z() : -record.normal_impulse_ns().z();
+  }
+  EXPECT_GT(between, 0);
+  EXPECT_GT(up_on_upper, 0.0);
+
+  absl::StatusOr<v1::StepResponse> lifted = move_hand(0.304, 50);  // 10 cm up over 0.5 s
+  ASSERT_TRUE(lifted.ok()) << lifted.status();
+  for (const v1::ContactRecord& record : lifted->contacts().contacts()) {
+    EXPECT_FALSE((record.body_a() == upper && record.body_b() == lower) ||
+                 (record.body_a() == lower && record.body_b() == upper));
+  }
+  const v1::BodyState& hand_state = state_of(*lifted, hand);
+  const v1::BodyState& upper_state = state_of(*lifted, upper);
+  EXPECT_NEAR(hand_state.p_wb_m().z(), 0.304, 1e-9);
+  // The attached top face sits 1 mm under the hand's bottom (0.304 - 0.01 - 0.001).
+  for (int v = 18; v < 27; ++v) EXPECT_NEAR(upper_state.positions_m(3 * v + 2), 0.293, 1e-9);
+  EXPECT_GT(z_range(upper_state, true), z_range(state_of(*lifted, lower), false) + 0.05);
+  EXPECT_GT(z_range(state_of(*lifted, lower), true), -1e-3);
+  for (const v1::StepDiagnostics& d : lifted->diagnostics()) EXPECT_FALSE(d.diverged());
 }
 
 // The demo's promise: a push moves the box along x, and viscous friction stops it afterwards.
