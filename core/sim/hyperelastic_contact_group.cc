@@ -78,6 +78,8 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
       LocalGlobalSolver::Create(meshes, params.time_step_s, options);
   if (!solver.ok()) return solver.status();
+  // The members' own factors are not used while the group steps them (their S is not held twice).
+  for (HyperelasticBody* body : bodies) body->ReleaseSolverFactors();
   return std::unique_ptr<HyperelasticContactGroup>(new HyperelasticContactGroup(
       std::move(ids), std::move(bodies), std::move(eliminated_sets), std::move(target_sets),
       std::move(self_contact_sets), *std::move(solver)));

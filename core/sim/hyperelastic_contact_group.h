@@ -5,10 +5,11 @@
 // per body; body_contact.h: vertex-triangle and edge-edge contacts between different bodies);
 // member b's vertices follow those of members 0..b-1.
 //
-// The group owns that solver; the members keep their own (a member steps alone again when the
-// group dissolves). Building the group factors every member's block once more (the precompute of
-// HyperelasticBody::Create, summed over the members), so the pipeline keeps a group for as long as
-// its member list does not change.
+// The group owns that solver; the members keep theirs for their energies and elastic forces,
+// with its factorization freed (HyperelasticBody::ReleaseSolverFactors: S is not held twice) and
+// factored again when a member steps alone. Building the group factors every member's block (the
+// precompute of HyperelasticBody::Create, summed over the members), so the pipeline keeps a group
+// for as long as its member list does not change.
 //
 // The members must share the solver settings that a single system has once: time step,
 // local-global iterations, contact proximity and the non-smooth Newton options (a World built by

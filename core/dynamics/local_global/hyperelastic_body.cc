@@ -140,8 +140,8 @@ std::vector<int> HyperelasticBody::EliminatedVertices() const {
 
 absl::Status HyperelasticBody::MatchSolverToConstraints() {
   std::vector<int> eliminated = EliminatedVertices();
-  if (eliminated == solver_eliminated_ && SameTargetTerms(world_targets_, solver_targets_) &&
-      self_contact_ == solver_self_contact_) {
+  if (solver_->factored() && eliminated == solver_eliminated_ &&
+      SameTargetTerms(world_targets_, solver_targets_) && self_contact_ == solver_self_contact_) {
     for (size_t i = 0; i < world_targets_.size(); ++i) {
       if (absl::Status s =
               solver_->SetTargetAnchors(static_cast<int>(i), world_targets_[i].targets_m);

@@ -103,6 +103,10 @@ class HyperelasticBody final : public ParticleBody {
   // One row per vertex of `eliminated` (ascending): its driven end position, or where it is.
   Points3 EliminatedTargets(const std::vector<int>& eliminated) const;
   bool has_driven_vertices() const { return !driven_.empty(); }
+  // A contact group steps this body with its own system: the body's factorization is freed until
+  // it steps alone again (then factored anew, the cost of Create).
+  void ReleaseSolverFactors() { solver_->ReleaseFactors(); }
+  bool solver_factored() const { return solver_->factored(); }
   // Self contact for the next steps (a change factors the system again at the next step).
   void SetSelfContact(SelfContactSetting setting) { self_contact_ = setting; }
   const SelfContactSetting& self_contact() const { return self_contact_; }

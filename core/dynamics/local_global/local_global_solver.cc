@@ -489,8 +489,18 @@ absl::Status LocalGlobalSolver::SetContactMemory(std::vector<VertexContact> cont
   return absl::OkStatus();
 }
 
+void LocalGlobalSolver::ReleaseFactors() {
+  sparse_inverse_step_.reset();  // its backend copies first, then the factors they came from
+  jacobi_step_.reset();
+  inverse_factor_.reset();
+  cholesky_.reset();
+}
+
 absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* state,
                                      const Points3* pinned_targets_m, LocalGlobalStepStats* stats) {
+  if (!factored()) {
+    return absl::FailedPreconditionError("solver: its factors were released (ReleaseFactors)");
+  }
   if (state == nullptr) return absl::InvalidArgumentError("state is null");
   const auto frame_start = std::chrono::steady_clock::now();
   PhaseClock clock;

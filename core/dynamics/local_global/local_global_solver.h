@@ -220,6 +220,11 @@ class LocalGlobalSolver {
   // The elastic forces on the vertices, -dE/dx = -sum_e V_e D_e^T vec(P(F_e)) (minus the cloth's
   // bending Q x) [N], n x 3, pinned vertices included (what their holder must take up).
   Points3 ElasticForces(const Points3& x_m) const;
+  // Frees the factorization (the Cholesky factor, S and its copy on the backend) of a solver kept
+  // only for its energies and elastic forces (a body that a contact group steps); Step then
+  // answers FailedPrecondition.
+  void ReleaseFactors();
+  bool factored() const { return cholesky_.has_value(); }
   // The predictor y of a state and the incremental potential g(x) it defines [J].
   Points3 Predictor(const LocalGlobalState& state, const Points3& f_ext_n) const;
   double IncrementalPotential(const Points3& x_m, const Points3& predictor_m,

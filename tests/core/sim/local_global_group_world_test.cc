@@ -152,6 +152,9 @@ TEST(LocalGlobalGroupWorldTest, StackedCubesCarryEachOthersWeight) {
   }
   ASSERT_EQ(report.body_totals.size(), 2u);
   EXPECT_FALSE(world.diverged());
+  // The group's system steps them: their own factorizations are freed (S not held twice).
+  EXPECT_FALSE(lower.solver_factored());
+  EXPECT_FALSE(upper.solver_factored());
 }
 
 // Control: with the upper cube's collision disabled it steps alone and falls through the lower
@@ -218,6 +221,8 @@ TEST(LocalGlobalGroupWorldTest, GroupFollowsBodiesAddedAndRemoved) {
   ASSERT_TRUE(world.RemoveBody(stack.upper).ok());
   ASSERT_TRUE(world.Step(10).ok());
   EXPECT_EQ(world.last_contact_report().body_totals.size(), 1u);
+  // Alone again: factored anew (its factors were freed while grouped).
+  EXPECT_TRUE(Hyperelastic(world, stack.lower).solver_factored());
   const double lower_top = Hyperelastic(world, stack.lower).positions_t0().col(2).maxCoeff();
   const int32_t again = world.AddBody(Cube(Vec3(0.0, 0.0, lower_top + 0.051))).value();
   ASSERT_TRUE(world.Step(60).ok());

@@ -80,6 +80,16 @@ TEST(LocalGlobalSolverTest, ElasticForcesAreMinusTheEnergyGradient) {
     std::cout << "largest force " << scale << " N, worst difference " << worst << " N\n";
     // Internal forces: they sum to zero (translation invariance of E).
     EXPECT_LT(forces.colwise().sum().norm(), 1e-9 * scale);
+    // Without its factors (a body a contact group steps) the solver still gives the same forces
+    // and energy, and refuses to step.
+    const double energy = solver->ElasticEnergy(x);
+    solver->ReleaseFactors();
+    EXPECT_FALSE(solver->factored());
+    EXPECT_TRUE(solver->ElasticForces(x) == forces);
+    EXPECT_EQ(solver->ElasticEnergy(x), energy);
+    LocalGlobalState state{x, Zero(mesh.num_vertices())};
+    EXPECT_EQ(solver->Step(Zero(mesh.num_vertices()), &state).code(),
+              absl::StatusCode::kFailedPrecondition);
   }
 }
 
