@@ -14,6 +14,7 @@ except ImportError as error:
     raise ImportError(f"{error} (ctest needs the targets contactsim_python and "
                       "contactsim-server built)") from error
 import grpc
+from contactsim.v1 import scene_pb2
 from server_process import ServerProcess
 
 G_M_PER_S2 = 9.81
@@ -239,6 +240,77 @@ class ClientTest(unittest.TestCase):
         self.assertFalse(fired, "the stream did not end when the session closed")
         self.assertIsNotNone(first.topology)
         self.assertLessEqual(len(rest), 1)
+
+    def hanging_hyperelastic_cube(self, z_bottom_m):
+        """A local_global session without a plane: a 0.1 m Neo-Hookean cube of 5 tets (1 kg, E
+        100 kPa), its bottom at z_bottom_m; returns (session, body id, top vertex indices)."""
+        session = self.client.create_session("python-local-global", dt_s=0.01,
+                                             pipeline="local_global")
+        self.addCleanup(self.close_quietly, session)
+        a = 2 * HALF_M
+        corners = [(x * a, y * a, z_bottom_m + z * a) for z in (0, 1) for y in (0, 1)
+                   for x in (0, 1)]
+        tets = [(1, 2, 4, 7), (0, 1, 2, 4), (3, 1, 7, 2), (5, 1, 4, 7), (6, 2, 7, 4)]
+
+        def volume6(t):
+            p = [corners[i] for i in t]
+            u, v, w = ([p[k][c] - p[0][c] for c in range(3)] for k in (1, 2, 3))
+            return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+                    u[2] * (v[0] * w[1] - v[1] * w[0]))
+
+        tets = [t if volume6(t) > 0 else (t[1], t[0], t[2], t[3]) for t in tets]
+        material = scene_pb2.HyperelasticMaterial(
+            model=scene_pb2.HYPERELASTIC_MODEL_NEO_HOOKEAN,
+            youngs_modulus_pa=1e5, poisson_ratio=0.3, density_kg_per_m3=DENSITY_KG_PER_M3)
+        cube = session.add_body(contactsim.TetMesh(corners, tets), "hyperelastic",
+                                material=material)
+        self.assertAlmostEqual(cube.mass_kg, MASS_KG, places=9)
+        return session, cube.body_id, [4, 5, 6, 7]
+
+    @staticmethod
+    def mean_z(state):
+        return sum(p[2] for p in state.vertex_positions_m) / len(state.vertex_positions_m)
+
+    def test_local_global_attachment_carries_and_releases_a_hyperelastic_cube(self):
+        # Attached by its top face to a kinematic hand, the cube hangs (free fall would take it
+        # 0.44 m down in 0.3 s; the stretch of 1 kg on 100 kPa is below 1 mm), follows the hand
+        # 10 cm up with its top face exactly (the held vertices are driven to the hand's pose),
+        # and falls once the attachment is removed.
+        session, cube, top = self.hanging_hyperelastic_cube(0.5)
+        hand = session.add_box((0.08, 0.08, 0.01), position_m=(0.05, 0.05, 0.611),
+                               kind="kinematic").body_id
+        constraint = session.add_attachment(cube, top, hand)
+        start = session.step(1).bodies[cube]
+        held = session.step(30).bodies[cube]
+        self.assertAlmostEqual(self.mean_z(held), self.mean_z(start), delta=1e-3)
+        lifted = session.step(20, kinematic={
+            hand: contactsim.KinematicControl(position_m=(0.05, 0.05, 0.711))}).bodies[cube]
+        for v in top:
+            self.assertAlmostEqual(lifted.vertex_positions_m[v][2], 0.7, delta=1e-9)
+        session.remove_constraint(constraint)
+        fallen = session.step(20).bodies[cube]
+        self.assertLess(self.mean_z(fallen), self.mean_z(lifted) - 0.05)
+        with self.assertRaises(contactsim.ContactSimError):
+            session.remove_constraint(constraint)  # gone: NOT_FOUND
+
+    def test_local_global_position_targets_hold_and_move_a_hyperelastic_cube(self):
+        # Four springs of k = 1e3 N/m on the top face (implicit in local_global) carry the cube:
+        # at rest their forces add up to m g (the elastic forces sum to zero; 1e-3 relative
+        # allows the last of the oscillation implicit Euler damps). Targets moved 5 cm up in one
+        # call take the cube with them (within 5 mm after 0.5 s).
+        session, cube, top = self.hanging_hyperelastic_cube(0.5)
+        k = 1e3
+        state = session.step(1).bodies[cube]
+        targets = [tuple(state.vertex_positions_m[v]) for v in top]
+        constraint = session.add_position_target(cube, top, targets, k)
+        state = session.step(100).bodies[cube]
+        spring_z = sum(k * (targets[i][2] - state.vertex_positions_m[v][2])
+                       for i, v in enumerate(top))
+        self.assertAlmostEqual(spring_z, MASS_KG * G_M_PER_S2, delta=1e-3 * MASS_KG * G_M_PER_S2)
+        before = self.mean_z(state)
+        raised = [(x, y, z + 0.05) for (x, y, z) in targets]
+        state = session.step(50, constraint_targets={constraint: raised}).bodies[cube]
+        self.assertAlmostEqual(self.mean_z(state), before + 0.05, delta=5e-3)
 
     def test_snapshot_restore_replays_the_same_bits(self):
         session, box = self.resting_box_session()

@@ -200,12 +200,53 @@ class Session:
         self._call("RemoveBody", simulation_pb2.RemoveBodyRequest(session_id=self.id,
                                                                   body_id=int(body_id)))
 
-    def step(self, n=1, *, forces=None, torques=None, kinematic=None, vertex_forces=None):
+    def _add_constraint(self, spec):
+        response = self._call("AddConstraint", simulation_pb2.AddConstraintRequest(
+            session_id=self.id, constraint=spec))
+        return response.constraint_id
+
+    def add_pin(self, body_id, vertices):
+        """Holds vertices of a deformable body where they are; returns the constraint id."""
+        spec = scene_pb2.ConstraintSpec()
+        spec.pin.body_id = int(body_id)
+        spec.pin.vertices.extend(int(v) for v in vertices)
+        return self._add_constraint(spec)
+
+    def add_attachment(self, body_id, vertices, target_body_id):
+        """Makes vertices of a deformable body follow a rigid (or, with local_global, static or
+        kinematic) body at the offsets they have in its frame now; returns the constraint id."""
+        spec = scene_pb2.ConstraintSpec()
+        spec.attachment.body_id = int(body_id)
+        spec.attachment.vertices.extend(int(v) for v in vertices)
+        spec.attachment.target_body_id = int(target_body_id)
+        return self._add_constraint(spec)
+
+    def add_position_target(self, body_id, vertices, targets_m, stiffness_n_per_m):
+        """Pulls each listed vertex to its (x, y, z) target [m] with a spring of stiffness
+        stiffness_n_per_m [N/m] (penalty: explicit and critically damped; local_global: implicit);
+        move the targets with step(constraint_targets=...). Returns the constraint id."""
+        spec = scene_pb2.ConstraintSpec()
+        spec.position_target.body_id = int(body_id)
+        spec.position_target.vertices.extend(int(v) for v in vertices)
+        for target in targets_m:
+            spec.position_target.targets_m.extend(float(c) for c in target)
+        spec.position_target.stiffness_n_per_m = float(stiffness_n_per_m)
+        return self._add_constraint(spec)
+
+    def remove_constraint(self, constraint_id):
+        """Removes a constraint, releasing the vertices it held."""
+        self._call("RemoveConstraint", simulation_pb2.RemoveConstraintRequest(
+            session_id=self.id, constraint_id=int(constraint_id)))
+
+    def step(self, n=1, *, forces=None, torques=None, kinematic=None, vertex_forces=None,
+             constraint_targets=None):
         """Advances n steps holding the controls, and returns a StepResult.
 
         forces, torques: {body_id: (x, y, z)} at the centre of mass of dynamic rigid bodies [N],
         [N*m]; kinematic: {body_id: KinematicControl}; vertex_forces: {body_id: (vertices,
-        forces)} with one (x, y, z) [N] per listed vertex of a deformable."""
+        forces)} with one (x, y, z) [N] per listed vertex of a deformable; constraint_targets:
+        {constraint_id: targets} with one (x, y, z) [m] per vertex of a position target, set
+        before the first step and kept until moved again."""
         request = simulation_pb2.StepRequest(session_id=self.id, n_steps=int(n))
         controls = {}
 
@@ -235,6 +276,10 @@ class Session:
             message.vertices.extend(int(v) for v in vertices)
             for force in vertex_force_list:
                 message.forces_n.extend(float(c) for c in force)
+        for constraint_id, targets in (constraint_targets or {}).items():
+            message = request.controls.constraint_targets.add(constraint_id=int(constraint_id))
+            for target in targets:
+                message.targets_m.extend(float(c) for c in target)
         response = self._call("Step", request)
         return StepResult(
             step_count=response.step_count,

@@ -55,7 +55,7 @@ class BodyState:
     otherwise). Deformables: every vertex."""
 
     body_id: int
-    kind: str  # "RIGID", "STATIC", "KINEMATIC", "CLOTH", "FEM"
+    kind: str  # "RIGID", "STATIC", "KINEMATIC", "CLOTH", "FEM", "HYPERELASTIC"
     position_m: Vec3
     orientation: Quat
     linear_velocity_m_per_s: Vec3
