@@ -81,13 +81,12 @@ absl::StatusOr<PullThroughGapScene> BuildPullThroughGap(const PullThroughGapPara
   options.obstacles = scene.obstacles;
   options.constraints.targets.push_back(LinearPull(vertices, scene.grabbed, scene.pull_end_s,
                                                    p.pull_distance_m, p.compliance_m_per_n));
-  auto solver = LocalGlobalSolver::Create(scene.mesh, *material, p.time_step_s, options);
-  if (!solver.ok()) return solver.status();
-  scene.solver = *std::move(solver);
-  scene.bar_mass_kg = scene.solver->lumped_mass_kg().sum();
-  scene.gravity_n = Points3::Zero(vertices.rows(), 3);
-  scene.gravity_n.col(2) = -9.81 * scene.solver->lumped_mass_kg();
-  scene.state = {vertices, Points3::Zero(vertices.rows(), 3), 0.0};
+  auto body = MakePulledBodySolver(scene.mesh, *material, p.time_step_s, options);
+  if (!body.ok()) return body.status();
+  scene.solver = std::move(body->solver);
+  scene.bar_mass_kg = body->mass_kg;
+  scene.gravity_n = std::move(body->gravity_n);
+  scene.state = std::move(body->state);
   return scene;
 }
 

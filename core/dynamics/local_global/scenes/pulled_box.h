@@ -5,11 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/common/eigen_types.h"
 #include "core/dynamics/local_global/constraint_terms.h"
+#include "core/dynamics/local_global/local_global_solver.h"
 #include "core/geometry/generators.h"
 #include "core/geometry/tet_mesh.h"
 
@@ -38,6 +41,30 @@ inline PositionTarget LinearPull(const Points3& vertices_m, const std::vector<in
   pull.path = {{0.0, end_s}, {Vec3::Zero(), Vec3(distance_m, 0.0, 0.0)}};
   pull.compliance_m_per_n = compliance_m_per_n;
   return pull;
+}
+
+// The pulled body's solver, its mass [kg], gravity per vertex [N] and its state at rest at t = 0.
+struct PulledBodySolver {
+  std::unique_ptr<LocalGlobalSolver> solver;
+  double mass_kg = 0.0;
+  Points3 gravity_n;
+  LocalGlobalState state;
+};
+
+inline absl::StatusOr<PulledBodySolver> MakePulledBodySolver(const TetMesh& mesh,
+                                                             const Material& material,
+                                                             double time_step_s,
+                                                             const LocalGlobalOptions& options) {
+  auto solver = LocalGlobalSolver::Create(mesh, material, time_step_s, options);
+  if (!solver.ok()) return solver.status();
+  PulledBodySolver out;
+  out.solver = *std::move(solver);
+  const Eigen::VectorXd& mass = out.solver->lumped_mass_kg();
+  out.mass_kg = mass.sum();
+  out.gravity_n = Points3::Zero(mesh.num_vertices(), 3);
+  out.gravity_n.col(2) = -9.81 * mass;
+  out.state = {mesh.vertices(), Points3::Zero(mesh.num_vertices(), 3), 0.0};
+  return out;
 }
 
 }  // namespace contactsim::core

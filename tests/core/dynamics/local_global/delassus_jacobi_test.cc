@@ -27,6 +27,16 @@ namespace {
 // H for `contacts` vertex-triangle contacts: rows (normal, tangent 1, tangent 2) of each act on
 // 4 vertices with weights (1, -b0, -b1, -b2) (b barycentric), as a proximity query gives them;
 // with `against_obstacle`, on the first vertex alone (weight 1), as a contact with a static mesh.
+// R^T = (S P)^T of Abar's sparse inverse factor (nested dissection), as CSR for the backend.
+absl::StatusOr<CsrMatrix> RTransposeOf(
+    const Eigen::SparseMatrix<double, Eigen::ColMajor, int32_t>& a_bar) {
+  auto f = OrderedCholesky::Compute(a_bar, FillOrdering::kNestedDissection);
+  if (!f.ok()) return f.status();
+  auto s = SparseInverseFactor::Compute(*f);
+  if (!s.ok()) return s.status();
+  return ToCsr(s->r_transpose());
+}
+
 CsrMatrix RandomContactJacobian(int n, int contacts, bool against_obstacle, std::mt19937& rng) {
   std::uniform_int_distribution<int> vertex(0, n - 1);
   std::uniform_real_distribution<double> uni(0.05, 1.0);
@@ -87,10 +97,8 @@ TEST(DelassusTest, TouchedVertexInverseIsTheBlockOfTheDenseInverse) {
   auto sys = AssembleSystemMatrix(lg_test::TetBar(), lg_test::StiffTetParams());
   ASSERT_TRUE(sys.ok()) << sys.status();
   const int n = static_cast<int>(sys->a_bar.rows());
-  auto f = OrderedCholesky::Compute(sys->a_bar, FillOrdering::kNestedDissection);
-  ASSERT_TRUE(f.ok()) << f.status();
-  auto s = SparseInverseFactor::Compute(*f);
-  ASSERT_TRUE(s.ok()) << s.status();
+  const absl::StatusOr<CsrMatrix> r_t = RTransposeOf(sys->a_bar);
+  ASSERT_TRUE(r_t.ok()) << r_t.status();
   const Eigen::MatrixXd a_bar_inverse =
       lg_test::Dense(sys->a_bar).ldlt().solve(Eigen::MatrixXd::Identity(n, n));
   const double scale = a_bar_inverse.cwiseAbs().maxCoeff();
@@ -106,7 +114,7 @@ TEST(DelassusTest, TouchedVertexInverseIsTheBlockOfTheDenseInverse) {
     auto g_bits = [&](int threads) {
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
       CpuBackend backend;
-      const SparseId rt = backend.UploadCsr(ToCsr(s->r_transpose())).value();
+      const SparseId rt = backend.UploadCsr(*r_t).value();
       auto touched = ComputeTouchedVertexInverse(backend, rt, n, h);
       EXPECT_TRUE(touched.ok()) << touched.status();
       return std::pair(*touched, CpuBackend::DenseBlock(*backend.dense(touched->g)));
@@ -133,12 +141,10 @@ TEST(DelassusTest, NoTouchedVertexGivesZeroW) {
   auto sys = AssembleSystemMatrix(lg_test::TetBar(), lg_test::StiffTetParams());
   ASSERT_TRUE(sys.ok()) << sys.status();
   const int n = static_cast<int>(sys->a_bar.rows());
-  auto f = OrderedCholesky::Compute(sys->a_bar, FillOrdering::kNestedDissection);
-  ASSERT_TRUE(f.ok()) << f.status();
-  auto s = SparseInverseFactor::Compute(*f);
-  ASSERT_TRUE(s.ok()) << s.status();
+  const absl::StatusOr<CsrMatrix> r_t = RTransposeOf(sys->a_bar);
+  ASSERT_TRUE(r_t.ok()) << r_t.status();
   CpuBackend backend;
-  auto rt = backend.UploadCsr(ToCsr(s->r_transpose()));
+  auto rt = backend.UploadCsr(*r_t);
   ASSERT_TRUE(rt.ok()) << rt.status();
   auto op = DelassusOperator::Create(backend, *rt, n, VertexRows(n, {}, 3));
   ASSERT_TRUE(op.ok()) << op.status();
@@ -160,12 +166,10 @@ TEST(DelassusTest, FactoredOperatorMatchesDenseHAinvHt) {
                      : AssembleSystemMatrix(lg_test::TetBar(), lg_test::StiffTetParams());
     ASSERT_TRUE(sys.ok()) << sys.status();
     const int n = static_cast<int>(sys->a_bar.rows());
-    auto f = OrderedCholesky::Compute(sys->a_bar, FillOrdering::kNestedDissection);
-    ASSERT_TRUE(f.ok()) << f.status();
-    auto s = SparseInverseFactor::Compute(*f);
-    ASSERT_TRUE(s.ok()) << s.status();
+    const absl::StatusOr<CsrMatrix> r_t = RTransposeOf(sys->a_bar);
+    ASSERT_TRUE(r_t.ok()) << r_t.status();
     CpuBackend backend;
-    auto rt = backend.UploadCsr(ToCsr(s->r_transpose()));
+    auto rt = backend.UploadCsr(*r_t);
     ASSERT_TRUE(rt.ok()) << rt.status();
     const CsrMatrix h = RandomContactJacobian(n, 8, against_obstacle, rng);
     auto op = DelassusOperator::Create(backend, *rt, n, h);
@@ -251,12 +255,10 @@ TEST(DelassusTest, BodyBodyContactsMatchDenseHAinvHt) {
 
   auto sys = AssembleSystemMatrix(both, lg_test::StiffTetParams());
   ASSERT_TRUE(sys.ok()) << sys.status();
-  auto f = OrderedCholesky::Compute(sys->a_bar, FillOrdering::kNestedDissection);
-  ASSERT_TRUE(f.ok()) << f.status();
-  auto s = SparseInverseFactor::Compute(*f);
-  ASSERT_TRUE(s.ok()) << s.status();
+  const absl::StatusOr<CsrMatrix> r_t = RTransposeOf(sys->a_bar);
+  ASSERT_TRUE(r_t.ok()) << r_t.status();
   CpuBackend backend;
-  auto rt = backend.UploadCsr(ToCsr(s->r_transpose()));
+  auto rt = backend.UploadCsr(*r_t);
   ASSERT_TRUE(rt.ok()) << rt.status();
   auto op = DelassusOperator::Create(backend, *rt, n, h);
   ASSERT_TRUE(op.ok()) << op.status();
