@@ -8,11 +8,15 @@
 // link's depth in the box (the largest distance of a link vertex inside the box's axis-aligned
 // bounds; negative: the gap to it) at the end of both phases, and with --pairs the box contacts
 // of every link still inside: kind, features, normal on the link, tracked depth and impulse, and
-// the sum of the box's force on the link against the other links' force on it.
+// the sum of the box's force on the link against the other links' force on it. --damping C also
+// applies -C m v and -C I w to every link in the weightless phase, so the links come to rest
+// there: a link still inside is then held, not bouncing. --box-half-width and
+// --box-min-half-height change the box, --scale every length of the scene.
 //
 //   chain_box_release                                      6 links, resolution 0.5, CPF, 1e3 N/m
 //   chain_box_release --stiffness 3e3 --box-depth 0.75 --pairs
 //   chain_box_release --model dpf-dcd --weightless-steps 50
+//   chain_box_release --damping 3 --box-half-width 0.9 --box-min-half-height 0.6 --pairs
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -101,6 +105,7 @@ int Main(int argc, char** argv) {
   int steps = 150;
   int weightless_steps = 100;
   bool pairs = false;
+  double damping_per_s = 0.0;
   app.add_option("--model", model, "cpf, dpf, dpf-ccd or dpf-dcd")
       ->check(CLI::IsMember({"cpf", "dpf", "dpf-ccd", "dpf-dcd"}));
   app.add_option("--stiffness", options.stiffness_n_per_m, "penalty k [N/m]")
@@ -109,15 +114,34 @@ int Main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--box-depth", params.box_depth_fraction,
                  "the box's centre below the anchor, in chain lengths");
+  app.add_option("--box-half-width", params.box_half_width_m,
+                 "the box's half size across the swing plane [m]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--box-min-half-height", params.box_min_half_height_m,
+                 "the box's half height is at least this [m]")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--links", options.count, "links, the first static")->check(CLI::Range(2, 64));
-  app.add_option("--tube-radius", params.tube_radius_m, "the links' tube radius r [m] (R = 0.5 m)")
-      ->check(CLI::Range(0.01, 0.3));
+  app.add_option("--tube-radius", params.tube_radius_m,
+                 "the links' tube radius r [m] at --scale 1 (R = 0.5 m)")
+      ->check(CLI::PositiveNumber);
+  double scale = 1.0;
+  app.add_option("--scale", scale,
+                 "multiplies every length of the scene (R, r, the box's width and height) [1]")
+      ->check(CLI::PositiveNumber);
   app.add_option("--resolution", options.resolution, "mesh resolution in (0, 1]");
   app.add_option("--steps", steps, "steps with gravity")->check(CLI::PositiveNumber);
   app.add_option("--weightless-steps", weightless_steps, "steps with gravity cancelled")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--damping", damping_per_s,
+                 "weightless phase: also damp every link's motion, force -c m v and torque -c I w, "
+                 "at this rate c [1/s]")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--pairs", pairs, "list the box contacts of the links left in the box");
   CLI11_PARSE(app, argc, argv);
+  params.major_radius_m *= scale;
+  params.tube_radius_m *= scale;
+  params.box_half_width_m *= scale;
+  params.box_min_half_height_m *= scale;
   options.contact_model = model == "cpf"       ? core::ContactModel::kCpf
                           : model == "dpf"     ? core::ContactModel::kDpf
                           : model == "dpf-ccd" ? core::ContactModel::kDpfCcdNormal
@@ -144,7 +168,15 @@ int Main(int argc, char** argv) {
     if (weightless) {
       for (size_t i = 1; i < links.size(); ++i) {
         auto* link = static_cast<core::RigidBody*>(world.body(links[i]));
-        if (absl::Status s = link->ApplyForce(-link->mass_kg() * world.settings().gravity_m_per_s2);
+        const core::RigidBodyState& state = link->state();
+        if (absl::Status s =
+                link->ApplyForce(-link->mass_kg() * (world.settings().gravity_m_per_s2 +
+                                                     damping_per_s * state.v_WB_m_per_s));
+            !s.ok()) {
+          return s;
+        }
+        if (absl::Status s =
+                link->ApplyTorque(-damping_per_s * (link->InertiaWorld() * state.w_WB_rad_per_s));
             !s.ok()) {
           return s;
         }

@@ -22,6 +22,13 @@
 //   TrackedDcdDpf: DCD + DPF on the same trajectories, for the ratio.
 // Tracked pairs: each penetrating pair one step later, moving on with the same velocities
 // (x_t0' = x_t1, x_t1' = 2 x_t1 - x_t0), kept when that step still penetrates (an interval).
+// The discrete baseline as the penalty pipeline's kDpfProximity runs it, where no pair is given:
+//   VertexInLinkDcdDpf: one penetrating vertex against the chain benchmark's link (a torus, R
+//           0.5 m, r 0.1 m; arg: 40 x 15 segments, 1,200 triangles, full size, or 20 x 8, the
+//           tests' resolution 0.5): the closest point on the link's surface by BVH branch and
+//           bound, the inside test by its pseudo-normal (VertexPenetrates, discrete_penetration.h)
+//           and the impulse dt k delta n shared by the closest point's weights. Vertices: random
+//           points inside the tube at depths uniform in (0, r / 2].
 // Pairs: the narrow-phase benchmark's colliding broad-phase pairs (bench/ccd_pair_sets.h) that
 // both methods see penetrating: CCD reports a contact with a penetration interval, and the
 // features still overlap at the end of the step (DPF depth > 0). Counter `pairs`: how many.
@@ -31,6 +38,8 @@
 #include <benchmark/benchmark.h>
 
 #include <array>
+#include <cmath>
+#include <random>
 #include <span>
 #include <vector>
 
@@ -39,9 +48,11 @@
 #include "core/collision/ccd/edge_edge.h"
 #include "core/collision/ccd/penetration_intervals.h"
 #include "core/collision/ccd/vertex_face.h"
+#include "core/collision/discrete_penetration.h"
 #include "core/collision/proximity.h"
 #include "core/contact/penalty/cpf.h"
 #include "core/contact/penalty/dpf.h"
+#include "core/geometry/generators.h"
 #include "core/sim/tracked_pair.h"
 
 namespace contactsim::bench {
@@ -236,6 +247,57 @@ void RunPairs(benchmark::State& state, bool vertex_face, Method method) {
   state.counters["pairs"] = static_cast<double>(pairs.size());
 }
 
+// A link of the chain benchmark with its face BVH, and penetrating query points.
+struct LinkQueries {
+  core::TriangleMesh mesh;
+  core::Bvh bvh;
+  std::vector<core::Vec3> points;
+};
+
+LinkQueries MakeLinkQueries(int major_segments, int minor_segments) {
+  constexpr double kMajor = 0.5, kMinor = 0.1;
+  LinkQueries link{.mesh = core::MakeTorus(kMajor, kMinor, major_segments, minor_segments).value(),
+                   .bvh = core::Bvh(core::BvhOptions{}),
+                   .points = {}};
+  std::vector<core::Aabb> boxes;
+  core::BuildFaceBoxes(link.mesh, link.mesh.vertices(), &boxes);
+  link.bvh.Update(boxes);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> angle(0.0, 2.0 * M_PI), depth(0.0, 0.5 * kMinor);
+  while (link.points.size() < static_cast<size_t>(kCandidatePairs)) {
+    const double u = angle(rng), v = angle(rng);
+    const double rho = kMinor - depth(rng);  // distance from the tube's centre line
+    const core::Vec3 p((kMajor + rho * std::cos(v)) * std::cos(u),
+                       (kMajor + rho * std::cos(v)) * std::sin(u), rho * std::sin(v));
+    // Keep the points the discrete query sees inside the faceted tube.
+    const core::DiscreteSurface surface{&link.mesh, &link.mesh.vertices(), &link.bvh};
+    core::VertexPenetration hit;
+    if (core::VertexPenetrates(p, surface, {}, &hit)) link.points.push_back(p);
+  }
+  return link;
+}
+
+void BM_VertexInLink_DcdDpf(benchmark::State& state) {
+  const LinkQueries link =
+      MakeLinkQueries(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  const core::DiscreteSurface surface{&link.mesh, &link.mesh.vertices(), &link.bvh};
+  const core::DiscretePenetrationOptions options;
+  size_t i = 0;
+  for (auto _ : state) {
+    core::VertexPenetration hit;
+    core::VertexImpulses impulses{};
+    if (core::VertexPenetrates(link.points[i], surface, options, &hit)) {
+      const core::Vec3 impulse =
+          kParams.dt_s * kParams.stiffness_n_per_m * hit.depth_m * hit.normal;
+      impulses[0] = impulse;
+      for (int k = 0; k < 3; ++k) impulses[k + 1] = -hit.closest.weights[k] * impulse;
+    }
+    benchmark::DoNotOptimize(impulses);
+    i = i + 1 == link.points.size() ? 0 : i + 1;
+  }
+  state.counters["triangles"] = link.mesh.num_faces();
+}
+
 void BM_VertexFace_CcdCpf(benchmark::State& s) { RunPairs(s, true, Method::kCcdCpf); }
 void BM_VertexFace_DcdDpf(benchmark::State& s) { RunPairs(s, true, Method::kDcdDpf); }
 void BM_EdgeEdge_CcdCpf(benchmark::State& s) { RunPairs(s, false, Method::kCcdCpf); }
@@ -277,6 +339,7 @@ BENCHMARK(BM_VertexFace_TrackedCpf);
 BENCHMARK(BM_VertexFace_TrackedDcdDpf);
 BENCHMARK(BM_EdgeEdge_TrackedCpf);
 BENCHMARK(BM_EdgeEdge_TrackedDcdDpf);
+BENCHMARK(BM_VertexInLink_DcdDpf)->Args({40, 15})->Args({20, 8});
 
 }  // namespace
 }  // namespace contactsim::bench

@@ -80,6 +80,9 @@ struct RunResult {
   double max_penetration_m = 0.0;
   int max_active_pairs = 0;
   double mean_active_pairs = 0.0;
+  // Of the tracked VF/EE pair-steps, the share that were new contacts (found by CCD in that
+  // step); the rest were pairs tracked from an earlier step (penalty_pair_bench prices both).
+  double new_pair_share = 0.0;
   std::string stopped;            // why the run ended early; empty when it finished
   std::string containment = "-";  // deformable scenes: "ok" or what passed through where
   std::vector<Sample> samples;
@@ -131,6 +134,7 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
   const Clock::time_point start = Clock::now();
   Clock::time_point last_report = start;
   double active_sum = 0.0;
+  int64_t new_pair_steps = 0, pair_steps = 0;
   // Deformable scenes: nothing may pass through the container or cloth; checked every
   // kCheckEvery steps and after the last, outside the timed stepping.
   constexpr int kCheckEvery = 10;
@@ -159,6 +163,8 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
     result.max_penetration_m = std::max(result.max_penetration_m, sample.max_penetration_m);
     result.max_active_pairs = std::max(result.max_active_pairs, sample.active_pairs);
     active_sum += sample.active_pairs;
+    new_pair_steps += d.new_pairs;
+    pair_steps += d.active_pairs;
     if ((i + 1) % kCheckEvery == 0 && !check()) {
       result.stopped = "passed through";
       break;
@@ -176,6 +182,7 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
   result.steps = static_cast<int>(result.samples.size());
   result.sim_time_s = world.time_s();
   result.mean_active_pairs = result.steps > 0 ? active_sum / result.steps : 0.0;
+  result.new_pair_share = pair_steps > 0 ? static_cast<double>(new_pair_steps) / pair_steps : 0.0;
   size_t first_contact = 0;
   while (first_contact < result.samples.size() && !(result.samples[first_contact].force_n > 0.0)) {
     ++first_contact;
@@ -324,11 +331,11 @@ int Main(int argc, char** argv) {
     std::printf(
         "summary scene=%s model=%s threads=%d triangles=%d steps=%d wall_s=%.3f "
         "ms_per_step=%.3f steps_per_s=%.2f roughness=%.4f variation_per_s=%.4f "
-        "late_roughness=%.4f late_variation_per_s=%.4f\n",
+        "late_roughness=%.4f late_variation_per_s=%.4f new_pair_share=%.4f\n",
         scene.c_str(), r.model.c_str(), threads_used, triangles, r.steps, r.wall_s,
         r.steps > 0 ? 1e3 * r.wall_s / r.steps : 0.0, r.wall_s > 0.0 ? r.steps / r.wall_s : 0.0,
         r.contact_smoothness.roughness, r.contact_smoothness.variation_per_s,
-        r.late_smoothness.roughness, r.late_smoothness.variation_per_s);
+        r.late_smoothness.roughness, r.late_smoothness.variation_per_s, r.new_pair_share);
   }
   std::printf("\nCSV per model in %s (step, time_s, force_n, active_pairs, max_penetration_m)\n",
               out_dir.c_str());

@@ -133,7 +133,6 @@ TEST(DeformableScenesTest, SmallBlobStaysInTheBowl) {
 }
 
 TEST(DeformableScenesTest, SmallToriStayOnTheCloth) {
-  using G = ToriClothGeometry;
   PenaltyScene scene = Build("tori_cloth", 0.25, 2);
   const int32_t cloth = scene.force_against.at(0);
   double lowest_below_m = -std::numeric_limits<double>::infinity();

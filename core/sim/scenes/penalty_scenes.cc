@@ -48,11 +48,39 @@ absl::StatusOr<PenaltyScene> MakePenaltyScene(std::string_view name,
       "scene: unknown name '%s' (chain, stick, rings, box, blob, tori_cloth, bucket)", name));
 }
 
+// InvalidArgument naming the first ChainSceneParams field out of range.
+absl::Status CheckChainParams(const ChainSceneParams& params) {
+  const auto positive = [](const char* field, double value) {
+    if (std::isfinite(value) && value > 0.0) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: must be finite and > 0, got %g", field, value));
+  };
+  RETURN_IF_ERROR(positive("major_radius_m", params.major_radius_m));
+  RETURN_IF_ERROR(positive("tube_radius_m", params.tube_radius_m));
+  if (!(params.tube_radius_m < params.major_radius_m)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tube_radius_m: must be < major_radius_m (%g), got %g",
+                        params.major_radius_m, params.tube_radius_m));
+  }
+  RETURN_IF_ERROR(positive("box_half_width_m", params.box_half_width_m));
+  RETURN_IF_ERROR(positive("link_density_kg_per_m3", params.link_density_kg_per_m3));
+  if (!std::isfinite(params.box_depth_fraction)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("box_depth_fraction: must be finite, got %g", params.box_depth_fraction));
+  }
+  if (!(std::isfinite(params.box_min_half_height_m) && params.box_min_half_height_m >= 0.0)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "box_min_half_height_m: must be finite and >= 0, got %g", params.box_min_half_height_m));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options,
                                             const ChainSceneParams& params) {
   RETURN_IF_ERROR(CheckOptions(options));
-  constexpr double kMajor = 0.5;               // link ring radius R [m]
-  const double kMinor = params.tube_radius_m;  // link tube radius r [m]
+  RETURN_IF_ERROR(CheckChainParams(params));
+  const double kMajor = params.major_radius_m;  // link ring radius R [m]
+  const double kMinor = params.tube_radius_m;   // link tube radius r [m]
   // k: a link interface carries up to ~100 vertex-face pairs at once, so the interface's
   // stiffness is ~100 k; explicit stepping needs 100 k dt^2 / m_eff <~ 1 with m_eff ~ m / 3 =
   // 33 kg (rim point of a ring), i.e. k <~ 800 N/m. Measured at dt 0.02 s: k >= 3e3 N/m
@@ -90,7 +118,8 @@ absl::StatusOr<PenaltyScene> MakeChainScene(const PenaltySceneOptions& options,
   }
   // The box in the swing's path: below the anchor, a third of the chain's length out.
   const double length = (links - 1) * spacing;
-  const Vec3 half(0.25 * length, params.box_half_width_m, 0.1 * length + 0.05);
+  const Vec3 half(0.25 * length, params.box_half_width_m,
+                  std::max(0.1 * length + 0.05, params.box_min_half_height_m));
   ASSIGN_OR_RETURN(TriangleMesh box, MakeBox(half));
   ASSIGN_OR_RETURN(int32_t box_id,
                    AddStatic(scene.world, box, Mat3::Identity(),
