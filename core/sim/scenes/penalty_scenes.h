@@ -91,8 +91,8 @@ struct ChainSceneParams {
   double box_half_width_m = 0.3;  // the box's half size across the swing plane (y) [m]
   // The box's half height is max(0.1 L + 0.05 m, this) [m].
   double box_min_half_height_m = 0.0;
-  // The box's centre below the anchor, as a fraction of the chain's length L [1]; its top is at
-  // (box_depth_fraction - 0.1) L - 0.05 m below the anchor.
+  // The box's centre below the anchor, as a fraction of the chain's length L [1]; its top is its
+  // half height above that ((box_depth_fraction - 0.1) L - 0.05 m below the anchor by default).
   double box_depth_fraction = 0.75;
   double link_density_kg_per_m3 = 1000.0;  // 98.7 kg per link at 1000
   double tube_radius_m = 0.1;              // r, the links' tube radius [m], < R
