@@ -24,13 +24,21 @@ constexpr double kNewtonRelativeAccuracy = 4.0 * kMachineEpsilon;
 // order, instead of evaluating f there and stepping again until the step vanishes: quadratic
 // convergence makes that the last step that matters, and saves one or two of the three to five
 // evaluations a root usually takes.
+//
+// Inside the loop f and f' are evaluated in Estrin's form, (c0 + c1 x) + (c2 + c3 x) x^2: each
+// Newton step waits on them, and this chain is two operations shorter than Horner's rule. Its
+// rounding error obeys the same bound (at most five roundings per term, Evaluate's gamma_6), so
+// the values, and hence the polished roots, differ from Horner's by rounding noise only.
 double SolveBracketed(const CubicPolynomial& f, double l, double r, double f_l, double f_r) {
+  const double c0 = f.c[0], c1 = f.c[1], c2 = f.c[2], c3 = f.c[3];
+  const double twice_c2 = 2.0 * c2, thrice_c3 = 3.0 * c3;
   const double secant = l + (r - l) * (f_l / (f_l - f_r));
   double x = secant > l && secant < r ? secant : 0.5 * (l + r);
   double previous_step = r - l;
   double step = previous_step;
   for (int iteration = 0; iteration < 200; ++iteration) {
-    const double f_x = f.Evaluate(x);
+    const double x_squared = x * x;
+    const double f_x = (c0 + c1 * x) + (c2 + c3 * x) * x_squared;
     if (f_x == 0.0) return x;
     if ((f_x < 0.0) == (f_l < 0.0)) {
       l = x;
@@ -39,7 +47,7 @@ double SolveBracketed(const CubicPolynomial& f, double l, double r, double f_l, 
       r = x;
     }
     if (r - l <= 2.0 * kMachineEpsilon * std::max(std::abs(l), std::abs(r))) break;
-    const double slope = f.EvaluateDerivative(x);
+    const double slope = (c1 + twice_c2 * x) + thrice_c3 * x_squared;
     const double newton = slope != 0.0 ? x - f_x / slope : l - 1.0;
     const bool newton_ok =
         newton > l && newton < r && std::abs(f_x) * 2.0 < std::abs(previous_step * slope);
@@ -47,8 +55,7 @@ double SolveBracketed(const CubicPolynomial& f, double l, double r, double f_l, 
     if (newton_ok) {
       step = newton - x;
       if (step == 0.0) return x;
-      const double half_curvature =
-          std::abs(3.0 * f.c[3] * x + f.c[2]) + 3.0 * std::abs(f.c[3] * step);
+      const double half_curvature = std::abs(thrice_c3 * x + c2) + 3.0 * std::abs(c3 * step);
       if (half_curvature * step * step <=
           kNewtonRelativeAccuracy * std::abs(newton) * std::abs(slope)) {
         return newton;

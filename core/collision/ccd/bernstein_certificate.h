@@ -114,8 +114,11 @@ void SplitAtMidpoint(const BernsteinPiece<N>& piece, BernsteinPiece<N>* left,
 // CCD: the features separated); clear == nullptr gives up there instead of bisecting further.
 template <int N, typename Clear>
 bool CertifiedNoZero(const BernsteinPiece<N>& piece, int depth, const Clear* clear) {
-  if (CertifiedOneSign(piece)) return true;
+  // A piece that may vanish is not one-signed (its end values are among its coefficients), so
+  // without `clear` MayVanish alone settles it, most often the case (a root in the piece).
   const bool may_vanish = MayVanish(piece);
+  if (may_vanish && clear == nullptr) return false;
+  if (!may_vanish && CertifiedOneSign(piece)) return true;
   if (may_vanish || depth == 0) {
     if (clear != nullptr && (*clear)(piece.lo, piece.hi)) return true;
     if (depth == 0 || (may_vanish && clear == nullptr)) return false;

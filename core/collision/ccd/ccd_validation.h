@@ -5,25 +5,22 @@
 #include <cmath>
 
 #include "core/collision/ccd/ccd_types.h"
+#include "core/collision/ccd/rounding_bounds.h"
 
 namespace contactsim::core::internal {
 
 // Largest coordinate magnitude [m] the rounding bounds are certified for without overflow.
 inline constexpr double kMaxCcdCoordinate = 1e150;
 
-inline bool IsValidCcdInput(const PairTrajectory& trajectory, const CcdOptions& options) {
+// d and the tolerance in [0, kMaxCcdCoordinate), and every |x| <= kMaxCcdCoordinate, from the
+// query's coordinate scan (rounding_bounds.h): that holds exactly when the largest |x| does (an
+// infinite one is the largest) and none is NaN (a NaN makes the sum NaN).
+inline bool IsValidCcdInput(const CoordinateScan& scan, const CcdOptions& options) {
   const double d = options.min_separation_m;
   const double tolerance = options.tolerance_m;
   if (!(d >= 0.0 && d < kMaxCcdCoordinate)) return false;  // false for NaN too
   if (!(tolerance >= 0.0 && tolerance < kMaxCcdCoordinate)) return false;
-  for (int i = 0; i < 4; ++i) {
-    for (int k = 0; k < 3; ++k) {
-      // !(|x| <= bound) is also true for NaN.
-      if (!(std::abs(trajectory.x_t0[i][k]) <= kMaxCcdCoordinate)) return false;
-      if (!(std::abs(trajectory.x_t1[i][k]) <= kMaxCcdCoordinate)) return false;
-    }
-  }
-  return true;
+  return scan.max_abs <= kMaxCcdCoordinate && !std::isnan(scan.sum_abs);
 }
 
 inline CcdResult InvalidInputResult() {

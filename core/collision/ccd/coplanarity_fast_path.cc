@@ -56,10 +56,13 @@ bool SeparatedOverWindow(const Pair& pair, double lo, double hi) {
 bool CertifiedNoContactOnPrefix(const Pair& pair, const CubicPolynomial& f, double s,
                                 bool windows) {
   const BernsteinPiece<3> piece = BernsteinOnPrefix<3>(f.c, f.c_error, s);
+  // Without windows the clearing is known absent at compile time, so a piece that may vanish
+  // (the usual failure: a root inside, or an end value lost in rounding) returns at once.
+  if (!windows) return CertifiedNoZero(piece, kMaxBisectionDepth);
   const auto separated = [&pair](double lo, double hi) {
     return hi - lo <= kMaxFilterWindow && SeparatedOverWindow(pair, lo, hi);
   };
-  return CertifiedNoZero(piece, kMaxBisectionDepth, windows ? &separated : nullptr);
+  return CertifiedNoZero(piece, kMaxBisectionDepth, &separated);
 }
 
 bool CubicUsable(const CubicPolynomial& f) {
@@ -74,10 +77,9 @@ bool CubicUsable(const CubicPolynomial& f) {
 // `inside_at` decides whether the features genuinely touch at a root and gives the weights.
 template <typename InsideAt>
 FastPathResult Decide(const PairTrajectory& trajectory, bool vertex_face, double tolerance_m,
-                      const CubicPolynomial& f, InsideAt&& inside_at, CoplanarityRoots* keep) {
+                      double max_abs, const CubicPolynomial& f, InsideAt&& inside_at,
+                      CoplanarityRoots* keep) {
   FastPathResult result;
-  const std::array<double, 3> m = MaxAbsCoordinates(trajectory);
-  const double max_abs = std::max({m[0], m[1], m[2]});
   if (!(max_abs >= 1e-50 && max_abs <= 1e50) || !CubicUsable(f)) return result;
   const Pair pair{trajectory, vertex_face,
                   InflateBound(std::sqrt(3.0) * 2.0 * GammaBound(3) * 3.01 * max_abs)};
@@ -128,19 +130,29 @@ bool TouchingAt(const ClosestAtTime& closest, double tolerance_m, Vec3* weights)
 
 FastPathResult VertexFaceCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m,
                                              CoplanarityRoots* keep) {
-  const auto inside_at = [&](double t, Vec3* weights) {
-    return TouchingAt(VertexFaceProjectionAt(trajectory, t), tolerance_m, weights);
-  };
-  return Decide(trajectory, /*vertex_face=*/true, tolerance_m,
-                VertexFaceCoplanarityCubic(trajectory), inside_at, keep);
+  return VertexFaceCoplanarityFastPath(trajectory, tolerance_m, ScanCoordinates(trajectory), keep);
 }
 
 FastPathResult EdgeEdgeCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m,
                                            CoplanarityRoots* keep) {
+  return EdgeEdgeCoplanarityFastPath(trajectory, tolerance_m, ScanCoordinates(trajectory), keep);
+}
+
+FastPathResult VertexFaceCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m,
+                                             const CoordinateScan& scan, CoplanarityRoots* keep) {
+  const auto inside_at = [&](double t, Vec3* weights) {
+    return TouchingAt(VertexFaceProjectionAt(trajectory, t), tolerance_m, weights);
+  };
+  return Decide(trajectory, /*vertex_face=*/true, tolerance_m, scan.max_abs,
+                VertexFaceCoplanarityCubic(trajectory), inside_at, keep);
+}
+
+FastPathResult EdgeEdgeCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m,
+                                           const CoordinateScan& scan, CoplanarityRoots* keep) {
   const auto inside_at = [&](double t, Vec3* weights) {
     return TouchingAt(EdgeEdgeLineClosestAt(trajectory, t), tolerance_m, weights);
   };
-  return Decide(trajectory, /*vertex_face=*/false, tolerance_m,
+  return Decide(trajectory, /*vertex_face=*/false, tolerance_m, scan.max_abs,
                 EdgeEdgeCoplanarityCubic(trajectory), inside_at, keep);
 }
 

@@ -28,6 +28,7 @@
 #pragma once
 
 #include "core/collision/ccd/ccd_types.h"
+#include "core/collision/ccd/rounding_bounds.h"
 #include "core/math/cubic.h"
 
 namespace contactsim::core::internal {
@@ -66,5 +67,10 @@ FastPathResult VertexFaceCoplanarityFastPath(const PairTrajectory& trajectory, d
                                              CoplanarityRoots* keep = nullptr);
 FastPathResult EdgeEdgeCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m,
                                            CoplanarityRoots* keep = nullptr);
+// The same with the pair's coordinate scan (ScanCoordinates(trajectory)) already made.
+FastPathResult VertexFaceCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m,
+                                             const CoordinateScan& scan, CoplanarityRoots* keep);
+FastPathResult EdgeEdgeCoplanarityFastPath(const PairTrajectory& trajectory, double tolerance_m,
+                                           const CoordinateScan& scan, CoplanarityRoots* keep);
 
 }  // namespace contactsim::core::internal

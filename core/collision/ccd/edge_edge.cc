@@ -16,7 +16,9 @@ CcdResult internal::EdgeEdgeCcdKeepingRoots(const PairTrajectory& trajectory,
                                             const CcdOptions& options,
                                             CoplanarityRoots* coplanarity) {
   if (coplanarity != nullptr) coplanarity->found = false;
-  if (!internal::IsValidCcdInput(trajectory, options)) return internal::InvalidInputResult();
+  // One pass over the coordinates for the input check, the filter and the fast path.
+  const internal::CoordinateScan scan = internal::ScanCoordinates(trajectory);
+  if (!internal::IsValidCcdInput(scan, options)) return internal::InvalidInputResult();
   const double d = options.min_separation_m;
   const auto root_finder = [&] {
     return internal::InclusionTimeOfImpact(internal::InclusionPairKind::kEdgeEdge, trajectory,
@@ -25,7 +27,9 @@ CcdResult internal::EdgeEdgeCcdKeepingRoots(const PairTrajectory& trajectory,
   if (d > 0.0) {
     // All axes first: the separation fast path costs more than the in-plane axes and decides
     // fewer of the pairs they leave.
-    if (EdgeEdgeSeparatedOnFixedAxis(trajectory, d)) return CcdResult{};
+    if (internal::EdgeEdgeSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kAll, scan)) {
+      return CcdResult{};
+    }
     const internal::FastPathResult fast =
         internal::EdgeEdgeSeparationFastPath(trajectory, d, options.tolerance_m);
     if (fast.outcome != internal::FastPathOutcome::kUndecided) return internal::ToCcdResult(fast);
@@ -33,11 +37,15 @@ CcdResult internal::EdgeEdgeCcdKeepingRoots(const PairTrajectory& trajectory,
   }
   // Exact contact: the cheap axes, then the coplanarity fast path, which decides nearly every
   // pair they leave (colliding ones included), then the in-plane axes.
-  if (EdgeEdgeSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kPrimary)) return CcdResult{};
+  if (internal::EdgeEdgeSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kPrimary, scan)) {
+    return CcdResult{};
+  }
   const internal::FastPathResult fast =
-      internal::EdgeEdgeCoplanarityFastPath(trajectory, options.tolerance_m, coplanarity);
+      internal::EdgeEdgeCoplanarityFastPath(trajectory, options.tolerance_m, scan, coplanarity);
   if (fast.outcome != internal::FastPathOutcome::kUndecided) return internal::ToCcdResult(fast);
-  if (EdgeEdgeSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kInPlane)) return CcdResult{};
+  if (internal::EdgeEdgeSeparatedOnFixedAxis(trajectory, d, SeparatingAxes::kInPlane, scan)) {
+    return CcdResult{};
+  }
   return root_finder();
 }
 

@@ -44,4 +44,24 @@ inline std::array<double, 3> MaxAbsCoordinates(const PairTrajectory& trajectory)
   return m;
 }
 
+// One pass over the 24 input coordinates, shared by a query's input check (ccd_validation.h), its
+// separating-axis filter and its coplanarity fast path instead of one pass each.
+struct CoordinateScan {
+  double max_abs = 0.0;  // M: the largest |x_k| over the eight points (NaN skipped) [m]
+  double sum_abs = 0.0;  // the sum of every |x_k|: NaN when any coordinate is NaN [m]
+};
+
+inline CoordinateScan ScanCoordinates(const PairTrajectory& trajectory) {
+  CoordinateScan scan;
+  for (int i = 0; i < 4; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      const double a0 = std::abs(trajectory.x_t0[i][k]);
+      const double a1 = std::abs(trajectory.x_t1[i][k]);
+      scan.sum_abs += a0 + a1;
+      scan.max_abs = std::max(scan.max_abs, std::max(a0, a1));
+    }
+  }
+  return scan;
+}
+
 }  // namespace contactsim::core::internal

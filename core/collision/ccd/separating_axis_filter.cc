@@ -18,20 +18,17 @@ struct Points {
   bool usable = true;    // all coordinates finite and far from overflow
 };
 
-Points LoadPoints(const PairTrajectory& trajectory) {
+// NaN and inf propagate into the scan's sum, unlike into its max.
+Points LoadPoints(const PairTrajectory& trajectory, const internal::CoordinateScan& scan) {
   Points points;
-  double sum_abs = 0.0;  // NaN and inf propagate into the sum, unlike into a max
   for (int i = 0; i < 4; ++i) {
     for (int k = 0; k < 3; ++k) {
       points.x[0][i][k] = trajectory.x_t0[i][k];
       points.x[1][i][k] = trajectory.x_t1[i][k];
-      const double a0 = std::abs(points.x[0][i][k]);
-      const double a1 = std::abs(points.x[1][i][k]);
-      sum_abs += a0 + a1;
-      points.max_abs = std::max(points.max_abs, std::max(a0, a1));
     }
   }
-  points.usable = sum_abs < 1e150;
+  points.max_abs = scan.max_abs;
+  points.usable = scan.sum_abs < 1e150;
   return points;
 }
 
@@ -211,7 +208,20 @@ bool UsableInput(const Points& points, double min_separation_m) {
 
 bool VertexFaceSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m,
                                     SeparatingAxes axes) {
-  const Points points = LoadPoints(trajectory);
+  return internal::VertexFaceSeparatedOnFixedAxis(trajectory, min_separation_m, axes,
+                                                  internal::ScanCoordinates(trajectory));
+}
+
+bool EdgeEdgeSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m,
+                                  SeparatingAxes axes) {
+  return internal::EdgeEdgeSeparatedOnFixedAxis(trajectory, min_separation_m, axes,
+                                                internal::ScanCoordinates(trajectory));
+}
+
+bool internal::VertexFaceSeparatedOnFixedAxis(const PairTrajectory& trajectory,
+                                              double min_separation_m, SeparatingAxes axes,
+                                              const CoordinateScan& scan) {
+  const Points points = LoadPoints(trajectory, scan);
   if (!UsableInput(points, min_separation_m)) return false;
   const bool primary = axes != SeparatingAxes::kInPlane;
   if (primary && SeparatedAlongCoordinates<1>(points, min_separation_m)) return true;
@@ -221,9 +231,10 @@ bool VertexFaceSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min
          VertexFaceSeparatedOnInPlaneAxes(points, frames, min_separation_m);
 }
 
-bool EdgeEdgeSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m,
-                                  SeparatingAxes axes) {
-  const Points points = LoadPoints(trajectory);
+bool internal::EdgeEdgeSeparatedOnFixedAxis(const PairTrajectory& trajectory,
+                                            double min_separation_m, SeparatingAxes axes,
+                                            const CoordinateScan& scan) {
+  const Points points = LoadPoints(trajectory, scan);
   if (!UsableInput(points, min_separation_m)) return false;
   const bool primary = axes != SeparatingAxes::kInPlane;
   if (primary && SeparatedAlongCoordinates<2>(points, min_separation_m)) return true;

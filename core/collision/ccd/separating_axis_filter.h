@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "core/collision/ccd/ccd_types.h"
+#include "core/collision/ccd/rounding_bounds.h"
 
 namespace contactsim::core {
 
@@ -40,5 +41,16 @@ bool VertexFaceSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min
 // min_separation_m [m] for all t in [0, 1].
 bool EdgeEdgeSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m,
                                   SeparatingAxes axes = SeparatingAxes::kAll);
+
+namespace internal {
+
+// The same with the pair's coordinate scan (ScanCoordinates(trajectory)) already made, as the CCD
+// queries make it once for all their checks.
+bool VertexFaceSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m,
+                                    SeparatingAxes axes, const CoordinateScan& scan);
+bool EdgeEdgeSeparatedOnFixedAxis(const PairTrajectory& trajectory, double min_separation_m,
+                                  SeparatingAxes axes, const CoordinateScan& scan);
+
+}  // namespace internal
 
 }  // namespace contactsim::core

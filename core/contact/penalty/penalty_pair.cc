@@ -13,10 +13,15 @@ constexpr double kWeightSumTolerance = 1e-9;
 constexpr double kParameterTolerance = 1e-12;
 
 bool AllFinite(const PairTrajectory& trajectory) {
+  // x * 0 is 0 for a finite x and NaN otherwise: one test of the sum instead of a branch per
+  // coordinate.
+  double zero_if_finite = 0.0;
   for (int i = 0; i < 4; ++i) {
-    if (!trajectory.x_t0[i].allFinite() || !trajectory.x_t1[i].allFinite()) return false;
+    for (int k = 0; k < 3; ++k) {
+      zero_if_finite += trajectory.x_t0[i][k] * 0.0 + trajectory.x_t1[i][k] * 0.0;
+    }
   }
-  return true;
+  return zero_if_finite == 0.0;
 }
 
 Polynomial<Vec3, 1> Path(const PairTrajectory& trajectory, int i) {
@@ -31,6 +36,8 @@ void SetNormal(const PairTrajectory& trajectory, int i0, int i1, int j0, int j1,
   const Vec3 e1_t0 = trajectory.x_t0[j1] - trajectory.x_t0[j0];
   const Vec3 e1_t1 = trajectory.x_t1[j1] - trajectory.x_t1[j0];
   pair.normal = MakeContinuousNormal(e0_t0, e0_t1, e1_t0, e1_t1);
+  // Four norms, not one sqrt of a product of squared lengths: that product overflows for
+  // coordinates above ~1e77 m, well inside the range the CCD accepts (kMaxCcdCoordinate).
   pair.edge_scale_m2 = std::max(e0_t0.norm() * e1_t0.norm(), e0_t1.norm() * e1_t1.norm());
 }
 

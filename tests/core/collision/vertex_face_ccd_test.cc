@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/collision/ccd/ccd_penetration.h"
 #include "core/collision/ccd/inclusion_root_finder.h"
 #include "core/collision/ccd/vertex_face.h"
 #include "tests/core/collision/ccd_reference.h"
@@ -237,6 +238,19 @@ TEST(VertexFaceCcdInputTest, InvalidInputIsReportedAndConservative) {
   const CcdResult separated = VertexFaceCcd(valid);
   EXPECT_EQ(separated.status, CcdStatus::kOk);
   EXPECT_FALSE(separated.collides);
+}
+
+TEST(VertexFaceCcdInputTest, CoordinatesBeyondTheCertifiedRangeAreInvalid) {
+  // Finite but beyond kMaxCcdCoordinate (1e150 m), on either end of the step, or NaN at t = 0.
+  PairTrajectory trajectory = VertexMoving(Vec3(5.0, 5.0, 5.0), Vec3(6.0, 6.0, 6.0));
+  trajectory.x_t0[1].z() = 1e151;
+  EXPECT_EQ(VertexFaceCcd(trajectory).status, CcdStatus::kInvalidInput);
+  trajectory = VertexMoving(Vec3(5.0, 5.0, 5.0), Vec3(6.0, 6.0, 6.0));
+  trajectory.x_t1[3].x() = -1e200;
+  EXPECT_EQ(VertexFaceCcd(trajectory).status, CcdStatus::kInvalidInput);
+  trajectory = VertexMoving(Vec3(5.0, 5.0, 5.0), Vec3(6.0, 6.0, 6.0));
+  trajectory.x_t0[0].x() = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(VertexFaceCcdPenetration(trajectory).ccd.status, CcdStatus::kInvalidInput);
 }
 
 }  // namespace
