@@ -121,7 +121,7 @@ bool CertifiedNoZero(const BernsteinPiece<N>& piece, int depth, const Clear* cle
   if (!may_vanish && CertifiedOneSign(piece)) return true;
   if (may_vanish || depth == 0) {
     if (clear != nullptr && (*clear)(piece.lo, piece.hi)) return true;
-    if (depth == 0 || (may_vanish && clear == nullptr)) return false;
+    if (depth == 0) return false;  // clear == nullptr with may_vanish returned above
   }
   BernsteinPiece<N> left, right;
   SplitAtMidpoint(piece, &left, &right);
