@@ -16,7 +16,7 @@
 #include "server/convert/mesh_convert.h"
 #include "server/service/server.h"
 #include "spdlog/spdlog.h"
-#include "tests/common/box_scene_request.h"
+#include "scenes/requests/box_scene_request.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Pipeline: the stepping scheme of one World (DESIGN.md Sec. 1). A World owns one Pipeline; each
+// Pipeline: the stepping scheme of one World (docs/architecture.md). A World owns one Pipeline; each
 // Step advances all bodies by one time step dt [s] from t_n to t_n + dt, resolving contacts the
 // pipeline's way, and describes what it did in a ContactReport and a StepDiagnostics.
 //

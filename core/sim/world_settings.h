@@ -47,7 +47,7 @@ enum class ContactModel : uint8_t {
   kDpfProximity = 4,
 };
 
-// The stepping scheme of a World (DESIGN.md Sec. 1): explicit penalty contact (Tang et al.
+// The stepping scheme of a World (docs/architecture.md): explicit penalty contact (Tang et al.
 // 2012, penalty_pipeline.h) or implicit hyperelastic local-global steps with non-smooth Newton
 // frictional contact (Zeng et al. 2024, local_global_pipeline.h).
 enum class PipelineKind : uint8_t {
@@ -112,7 +112,5 @@ struct WorldSettings {
 absl::Status ValidateWorldSettings(const WorldSettings& settings);
 
 const char* ContactModelName(ContactModel model);
-// "penalty" or "local_global": the names the service uses.
-const char* PipelineName(PipelineKind pipeline);
 
 }  // namespace contactsim::core

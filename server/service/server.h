@@ -17,7 +17,7 @@
 #include "server/service/server_tls.h"
 #include "server/service/simulation_service.h"
 #include "server/service/stream_dispatcher.h"
-#include "server/session/limits.h"
+#include "server/common/limits.h"
 #include "server/session/session_manager.h"
 #include "server/session/worker_pool.h"
 

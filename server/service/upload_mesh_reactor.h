@@ -17,7 +17,7 @@
 #include "contactsim/v1/simulation.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "server/convert/mesh_upload.h"
-#include "server/session/limits.h"
+#include "server/common/limits.h"
 #include "server/session/session.h"
 
 namespace contactsim::server {

@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/dynamics/local_global/scenes/squeeze_through_rollers.h"
+#include "scenes/local_global/squeeze_through_rollers.h"
 #include "gtest/gtest.h"
 
 namespace contactsim::core {

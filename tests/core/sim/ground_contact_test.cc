@@ -1,4 +1,4 @@
-// Physics of the penalty pipeline against ground planes (core/sim/penalty_pipeline.h): a box
+// Physics of the penalty pipeline against ground planes (core/sim/penalty/penalty_pipeline.h): a box
 // resting on the ground at the analytic penetration depth, and the thesis friction model on an
 // inclined plane (sticking below the static coefficient, sliding with the Coulomb acceleration
 // above it).

@@ -1,4 +1,4 @@
-// The local_global pipeline behind World (core/sim/local_global_pipeline.h): hyperelastic bodies
+// The local_global pipeline behind World (core/sim/local_global/local_global_pipeline.h): hyperelastic bodies
 // on ground planes, static and kinematic bodies; the contact report; snapshots; refusals.
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/generators.h"
 #include "core/sim/world.h"
-#include "core/sim/world_serialization.h"
+#include "core/sim/serialization/world_serialization.h"
 
 namespace contactsim::core {
 namespace {

@@ -19,8 +19,8 @@
 #include <cmath>
 #include <iostream>
 
-#include "core/dynamics/local_global/scenes/cloth_on_knives.h"
-#include "core/dynamics/local_global/scenes/cloth_on_sharp_corner.h"
+#include "scenes/local_global/cloth_on_knives.h"
+#include "scenes/local_global/cloth_on_sharp_corner.h"
 #include "gtest/gtest.h"
 
 namespace contactsim::core {
