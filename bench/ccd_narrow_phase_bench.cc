@@ -17,11 +17,11 @@
 #include <cmath>
 #include <vector>
 
-#include "scenes/testbeds/ccd_pair_sets.h"
 #include "core/collision/ccd/edge_edge.h"
 #include "core/collision/ccd/inclusion_root_finder.h"
 #include "core/collision/ccd/separating_axis_filter.h"
 #include "core/collision/ccd/vertex_face.h"
+#include "scenes/testbeds/ccd_pair_sets.h"
 
 namespace contactsim::bench {
 namespace {

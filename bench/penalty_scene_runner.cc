@@ -40,11 +40,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "scenes/penalty/force_smoothness.h"
-#include "scenes/penalty/penalty_scenes.h"
 #include "core/sim/world.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
+#include "scenes/penalty/force_smoothness.h"
+#include "scenes/penalty/penalty_scenes.h"
 
 namespace contactsim::bench {
 namespace {

@@ -1,5 +1,5 @@
-// World: the bodies, ground planes and settings of one simulation, stepped by its pipeline (the
-// penalty pipeline, penalty_pipeline.h), with time t_n = n dt [s] after n steps.
+// World: the bodies, ground planes and settings of one simulation, stepped by its pipeline (one
+// of pipeline_table.h: penalty/, local_global/), with time t_n = n dt [s] after n steps.
 //
 // Content: bodies (any Body: rigid, cloth, FEM) with a World-assigned id (0, 1, ... never
 // reused), an optional unique name and collision flags; static ground planes {x : n . x = h}

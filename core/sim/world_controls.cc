@@ -78,8 +78,8 @@ absl::Status World::ValidateControls(const StepControls& controls) const {
       const int32_t v = forces.vertices[k];
       if (v < 0 || v >= target->num_vertices()) {
         return absl::InvalidArgumentError(absl::StrCat(field, ".vertices[", k, "]: vertex ", v,
-                                                       " out of range [0, ",
-                                                       target->num_vertices(), ")"));
+                                                       " out of range [0, ", target->num_vertices(),
+                                                       ")"));
       }
     }
   }

@@ -1,5 +1,7 @@
-// WorldSettings: the parameters of a World stepped by the penalty pipeline (Tang et al. 2012,
-// Sec. 3.2-3.5), and their validation.
+// WorldSettings: the parameters of a World — its step, gravity and divergence checks, which
+// pipeline steps it (pipeline_table.h) and that pipeline's own settings (the penalty pipeline's
+// contact model, stiffness and friction, Tang et al. 2012, Sec. 3.2-3.5; the local_global
+// solver's options) — and their validation.
 //
 // One step of length dt [s] moves every vertex on the straight line x(t) = (1 - t) x_t0 + t x_t1,
 // t in [0, 1] (body.h). A penetrating feature pair with depth delta [m] and unit normal n feels

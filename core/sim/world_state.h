@@ -36,9 +36,9 @@ struct BodyStateCopy {
   int32_t body_id = 0;
   BodyType type = BodyType::kRigid;
   RigidBodyKind rigid_kind = RigidBodyKind::kDynamic;  // for kRigid
-  std::optional<RigidBodyState> rigid;  // pose and velocities of a rigid body
-  Points3 positions_m;                  // every vertex, world [m]
-  Points3 velocities_m_per_s;           // every vertex, world [m/s]
+  std::optional<RigidBodyState> rigid;                 // pose and velocities of a rigid body
+  Points3 positions_m;                                 // every vertex, world [m]
+  Points3 velocities_m_per_s;                          // every vertex, world [m/s]
 };
 
 struct WorldState {

@@ -43,7 +43,8 @@ absl::Status FromGrpc(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
   const int code = static_cast<int>(status.error_code());
   if (code < 0 || code > static_cast<int>(absl::StatusCode::kUnauthenticated)) {
-    return absl::UnknownError(absl::StrCat("grpc status code ", code, ": ", status.error_message()));
+    return absl::UnknownError(
+        absl::StrCat("grpc status code ", code, ": ", status.error_message()));
   }
   return absl::Status(static_cast<absl::StatusCode>(code), status.error_message());
 }

@@ -29,7 +29,8 @@ absl::StatusOr<v1::SceneFile> ParseSceneFile(std::string_view text,
 absl::StatusOr<v1::SceneFile> ReadSceneFile(const std::string& path);
 
 // Prepares each call's context: the deadline, and the token's metadata when `token` is not empty.
-using PrepareContextFn = std::function<void(grpc::ClientContext& context, const std::string& token)>;
+using PrepareContextFn =
+    std::function<void(grpc::ClientContext& context, const std::string& token)>;
 
 // The created session's id and tokens (as CreateSessionResponse has them).
 struct SceneSession {

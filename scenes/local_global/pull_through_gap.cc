@@ -5,8 +5,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "scenes/local_global/pulled_box.h"
 #include "core/geometry/generators.h"
+#include "scenes/local_global/pulled_box.h"
 
 namespace contactsim::core {
 namespace {

@@ -10,8 +10,8 @@
 #include "absl/status/statusor.h"
 #include "core/common/eigen_types.h"
 #include "core/geometry/triangle_mesh.h"
-#include "scenes/penalty/penalty_scenes.h"
 #include "core/sim/world.h"
+#include "scenes/penalty/penalty_scenes.h"
 
 namespace contactsim::core::scene_internal {
 

@@ -27,8 +27,8 @@ struct FrameDelivery {
 // One frame's content; `topology` is sent when not null (the first frame of a stream, or the
 // first after a content change), `contacts` may be null (a frame after an edit, not a step).
 struct FrameContent {
-  const core::WorldState* state = nullptr;              // required
-  const core::StepDiagnostics* diagnostics = nullptr;   // required (default after an edit)
+  const core::WorldState* state = nullptr;             // required
+  const core::StepDiagnostics* diagnostics = nullptr;  // required (default after an edit)
   const core::ContactReport* contacts = nullptr;
   const core::WorldTopology* topology = nullptr;
 };

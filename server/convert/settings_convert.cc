@@ -193,7 +193,7 @@ v1::WorldSettings ToProto(const core::WorldSettings& settings) {
 }
 
 absl::StatusOr<core::GroundPlane> GroundPlaneFromProto(const v1::GroundPlane& message,
-                                                std::string_view field) {
+                                                       std::string_view field) {
   core::GroundPlane plane;
   ASSIGN_OR_RETURN(plane.normal, FiniteVec3FromProto(message.normal(), Field(field, "normal")));
   if (plane.normal.norm() == 0.0) {

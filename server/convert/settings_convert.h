@@ -19,7 +19,7 @@ v1::WorldSettings ToProto(const core::WorldSettings& settings);
 
 // A plane to add (its id is the World's to assign; 0 here).
 absl::StatusOr<core::GroundPlane> GroundPlaneFromProto(const v1::GroundPlane& message,
-                                                std::string_view field);
+                                                       std::string_view field);
 v1::GroundPlane ToProto(const core::GroundPlane& plane);
 
 }  // namespace contactsim::server

@@ -6,8 +6,8 @@
 #include "absl/status/statusor.h"
 #include "contactsim/v1/simulation.pb.h"
 #include "core/contact/contact_report.h"
-#include "core/sim/step_diagnostics.h"
 #include "core/sim/step_controls.h"
+#include "core/sim/step_diagnostics.h"
 #include "core/sim/world_state.h"
 
 namespace contactsim::server {

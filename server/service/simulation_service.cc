@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
+#include "core/sim/pipeline_table.h"
 #include "core/sim/world.h"
 #include "server/convert/body_convert.h"
 #include "server/convert/constraint_convert.h"
@@ -14,7 +15,6 @@
 #include "server/convert/settings_convert.h"
 #include "server/convert/step_convert.h"
 #include "server/convert/value_convert.h"
-#include "core/sim/pipeline_table.h"
 #include "server/service/state_stream.h"
 #include "server/service/summary_proto.h"
 #include "server/service/upload_mesh_reactor.h"
@@ -36,7 +36,6 @@ class FinishedReactor final : public Base {
   explicit FinishedReactor(const absl::Status& status) { this->Finish(ToGrpcStatus(status)); }
   void OnDone() override { delete this; }
 };
-
 
 }  // namespace
 

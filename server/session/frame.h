@@ -20,7 +20,7 @@ struct Frame {
   double time_s = 0.0;
   int64_t step_count = 0;
   std::shared_ptr<const Topology> topology;
-  std::shared_ptr<const core::WorldState> state;     // every body, ascending id
+  std::shared_ptr<const core::WorldState> state;        // every body, ascending id
   std::shared_ptr<const core::ContactReport> contacts;  // of the last step; null after an edit
   core::StepDiagnostics diagnostics;
 };

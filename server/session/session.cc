@@ -269,10 +269,9 @@ absl::Status Session::Restore(std::string_view blob) {
   // Decoded and checked before the lock: a refused blob never touches the session.
   ASSIGN_OR_RETURN(DecodedSnapshot decoded, DecodeSnapshotBlob(blob));
   if (decoded.world.settings().pipeline != pipeline_) {
-    return absl::InvalidArgumentError(absl::StrCat("snapshot: taken with the '", decoded.pipeline,
-                                                   "' pipeline; this session runs '",
-                                                   std::string(core::PipelineName(pipeline_)),
-                                                   "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "snapshot: taken with the '", decoded.pipeline, "' pipeline; this session runs '",
+        std::string(core::PipelineName(pipeline_)), "'"));
   }
   RETURN_IF_ERROR(CheckSnapshotLimits(decoded.world, limits_));
   std::lock_guard lock(mu_);

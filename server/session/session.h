@@ -1,4 +1,4 @@
-// Session: one simulated World (penalty pipeline) with its tokens and its state (active or
+// Session: one simulated World (any pipeline) with its tokens and its state (active or
 // failed). The service runs the session's work (steps, edits, snapshots) as tasks on the
 // session's Strand, one at a time in arrival order, while different sessions run in parallel on
 // the server's WorkerPool. Every operation also takes the session's mutex, which guards reads
@@ -29,16 +29,16 @@
 #include "core/contact/contact_report.h"
 #include "core/dynamics/body.h"
 #include "core/sim/constraints.h"
-#include "core/sim/step_diagnostics.h"
 #include "core/sim/pipeline_table.h"
 #include "core/sim/step_controls.h"
+#include "core/sim/step_diagnostics.h"
 #include "core/sim/world.h"
 #include "core/sim/world_state.h"
 #include "server/auth/token.h"
-#include "server/session/frame_bus.h"
 #include "server/common/limits.h"
-#include "server/session/strand.h"
 #include "server/common/uploaded_mesh.h"
+#include "server/session/frame_bus.h"
+#include "server/session/strand.h"
 
 namespace contactsim::server {
 
@@ -144,7 +144,7 @@ class Session {
   absl::Status Restore(std::string_view blob);
 
  private:
-  absl::Status CheckActive() const;                                   // requires mu_
+  absl::Status CheckActive() const;  // requires mu_
   // Requires mu_. `content_changed` renews the topology first. After a step, `state` and
   // `contacts` are that step's copies (else the state is copied here) and `diagnostics` its
   // entry.

@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "core/sim/pipeline_table.h"
 #include "core/sim/serialization/byte_reader.h"
 #include "core/sim/serialization/byte_writer.h"
-#include "core/sim/pipeline_table.h"
 #include "core/sim/serialization/world_serialization.h"
 
 namespace contactsim::server {

@@ -3,8 +3,8 @@
 // and in another server process or after a restart.
 //
 //   "CSIMSNAP" (8 bytes) | blob version u32 (2) | pipeline name (u32 length, bytes) |
-//   the World in core's world serialization (core/sim/serialization/world_serialization.h: its own magic,
-//   format version, sections and checksum)
+//   the World in core's world serialization (core/sim/serialization/world_serialization.h: its own
+//   magic, format version, sections and checksum)
 //
 // little-endian. The pipeline name is the only session content the server keeps outside the
 // World that restoring needs (tokens, the session id and name stay with the session). Version 1

@@ -16,9 +16,9 @@
 
 #include "core/dynamics/particle_body.h"
 #include "core/dynamics/rigid_body.h"
-#include "scenes/penalty/penalty_scenes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scenes/penalty/penalty_scenes.h"
 #include "server/service/startup_scenes.h"
 #include "tests/clients/client_fixture.h"
 

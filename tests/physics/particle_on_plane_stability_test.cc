@@ -26,8 +26,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "scenes/testbeds/particle_on_plane.h"
 #include "gtest/gtest.h"
+#include "scenes/testbeds/particle_on_plane.h"
 
 namespace contactsim::core {
 namespace {

@@ -56,8 +56,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "scenes/testbeds/particle_on_plane.h"
 #include "gtest/gtest.h"
+#include "scenes/testbeds/particle_on_plane.h"
 
 namespace contactsim::core {
 namespace {

@@ -1,5 +1,5 @@
-// LocalGlobalPipeline: the World's implicit hyperelastic pipeline (docs/architecture.md; Zeng et al.
-// 2024). Per step of length dt [s]:
+// LocalGlobalPipeline: the World's implicit hyperelastic pipeline (docs/architecture.md; Zeng et
+// al. 2024). Per step of length dt [s]:
 //   1. the obstacles at the step start: every ground plane {n . x >= h} as a half-space, every
 //      colliding static or kinematic rigid body as a triangle mesh at its current pose, moving at
 //      its velocities v_WB and w_WB (about p_WB) over the step (mesh_contact.h: the rotation to

@@ -11,9 +11,9 @@
 #include "core/geometry/generators.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "scenes/requests/box_scene_request.h"
 #include "server/convert/mesh_convert.h"
 #include "server/service/server.h"
-#include "scenes/requests/box_scene_request.h"
 
 namespace contactsim::server::servertest {
 
