@@ -133,8 +133,8 @@
 #include "core/collision/continuous_broad_phase.h"
 #include "core/contact/contact_report.h"
 #include "core/contact/penalty/penalty_types.h"
-#include "core/sim/pipeline.h"
 #include "core/sim/penalty/tracked_pair.h"
+#include "core/sim/pipeline.h"
 #include "core/sim/world_settings.h"
 
 namespace contactsim::core {
