@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "bench/ccd_bench_scenes.h"
 #include "core/collision/ccd_sweep.h"
+#include "core/common/status_macros.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
 
@@ -56,7 +57,7 @@ absl::StatusOr<RunTotals> RunScene(CcdScene& scene, int threads, const BenchFlag
   for (int i = 0; i < flags.warmup + flags.steps; ++i) {
     scene.SetStep(first + i);
     const std::vector<core::CollisionBody> views = scene.Views();
-    if (absl::Status status = sweep.Run(views, options, &result); !status.ok()) return status;
+    RETURN_IF_ERROR(sweep.Run(views, options, &result));
     if (i < flags.warmup) continue;
     const core::CcdSweepStats& s = result.stats;
     ++totals.steps;

@@ -71,6 +71,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "bench/median_time.h"
+#include "core/common/status_macros.h"
 #include "core/dynamics/fem/material.h"
 #include "core/dynamics/local_global/implicit_euler_newton.h"
 #include "core/dynamics/local_global/local_global_solver.h"
@@ -510,7 +511,7 @@ absl::StatusOr<SceneRun> MakeClothObstacleScene(const std::string& name) {
   }
   SceneRun run = ContactSceneRun(*drop, t0);
   for (int f = 1; f <= g_cloth_settle_frames; ++f) {
-    if (absl::Status s = run.solver->Step(run.f_ext_n, &run.start); !s.ok()) return s;
+    RETURN_IF_ERROR(run.solver->Step(run.f_ext_n, &run.start));
     if (f % 10 == 0) std::fprintf(stderr, "  [%s] settle frame %d\n", name.c_str(), f);
   }
   run.start.time_s = 0.0;
@@ -790,7 +791,7 @@ absl::Status RunConvergence(const std::string& name, int warmup_frames, int jaco
     LocalGlobalState start = warm->start;
     for (int f = 1; f <= warmup_frames; ++f) {
       const Points3 targets = warm->pinned_targets(f);
-      if (absl::Status s = warm->solver->Step(warm->f_ext_n, &start, &targets); !s.ok()) return s;
+      RETURN_IF_ERROR(warm->solver->Step(warm->f_ext_n, &start, &targets));
     }
     const Points3 targets = warm->pinned_targets(warmup_frames + 1);
     const Points3 predictor = warm->solver->Predictor(start, warm->f_ext_n);
@@ -820,7 +821,7 @@ absl::Status RunConvergence(const std::string& name, int warmup_frames, int jaco
       if (!observed.ok()) return observed.status();
       LocalGlobalState state = start;
       std::fprintf(stderr, "  %s: %d iterations\n", KindName(kind), iterations);
-      if (absl::Status s = (*observed)->Step(warm->f_ext_n, &state, &targets); !s.ok()) return s;
+      RETURN_IF_ERROR((*observed)->Step(warm->f_ext_n, &state, &targets));
     }
     std::fprintf(stderr, "  Newton reference\n");
     const auto t0 = Clock::now();

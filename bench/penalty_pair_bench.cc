@@ -71,7 +71,7 @@ core::Vec3 Cpf(bool vertex_face, const PairTrajectory& x, const core::CcdResult&
   const core::CpfResult result =
       vertex_face ? core::CpfVertexFace(x, hit.weights, spans, kParams)
                   : core::CpfEdgeEdge(x, hit.weights[0], hit.weights[1], spans, kParams);
-  return result.impulse_on_p_Ns;
+  return result.impulse_on_p_n_s;
 }
 
 core::CcdPenetration CcdPenetration(bool vertex_face, const PairTrajectory& x) {
@@ -139,7 +139,7 @@ core::Vec3 TrackedCpf(bool vertex_face, const TrackedPair& pair) {
   const core::CpfResult result =
       vertex_face ? core::CpfVertexFace(pair.x, w, spans, kParams, fallback)
                   : core::CpfEdgeEdge(pair.x, w[0], w[1], spans, kParams, fallback);
-  return result.impulse_on_p_Ns;
+  return result.impulse_on_p_n_s;
 }
 
 // The penetrating pairs one step on, where they still penetrate.

@@ -40,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/common/status_macros.h"
 #include "core/sim/world.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
@@ -107,8 +108,8 @@ double ContactForce(const core::ContactReport& report, const std::unordered_set<
   };
   core::Vec3 sum = core::Vec3::Zero();
   for (const core::ContactRecord& c : report.contacts) {
-    if (bodies.contains(c.body_a) && counts(c.body_b)) sum += c.normal_impulse_Ns;
-    if (bodies.contains(c.body_b) && counts(c.body_a)) sum -= c.normal_impulse_Ns;
+    if (bodies.contains(c.body_a) && counts(c.body_b)) sum += c.normal_impulse_n_s;
+    if (bodies.contains(c.body_b) && counts(c.body_a)) sum -= c.normal_impulse_n_s;
   }
   return sum.norm() / dt_s;
 }
@@ -118,15 +119,14 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
                                    int* triangles) {
   core::PenaltySceneOptions options = base;
   options.contact_model = choice.model;
-  absl::StatusOr<core::PenaltyScene> scene = core::MakePenaltyScene(scene_name, options);
-  if (!scene.ok()) return scene.status();
-  core::World& world = scene->world;
-  *triangles = scene->num_triangles;
-  const std::unordered_set<int32_t> force_bodies(scene->force_bodies.begin(),
-                                                 scene->force_bodies.end());
-  const std::unordered_set<int32_t> force_against(scene->force_against.begin(),
-                                                  scene->force_against.end());
-  std::printf("[%s] %s\n", choice.flag, scene->description.c_str());
+  ASSIGN_OR_RETURN(core::PenaltyScene scene, core::MakePenaltyScene(scene_name, options));
+  core::World& world = scene.world;
+  *triangles = scene.num_triangles;
+  const std::unordered_set<int32_t> force_bodies(scene.force_bodies.begin(),
+                                                 scene.force_bodies.end());
+  const std::unordered_set<int32_t> force_against(scene.force_against.begin(),
+                                                  scene.force_against.end());
+  std::printf("[%s] %s\n", choice.flag, scene.description.c_str());
   RunResult result;
   result.model = choice.flag;
   result.samples.reserve(steps);
@@ -140,9 +140,9 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
   constexpr int kCheckEvery = 10;
   double check_s = 0.0;
   const auto check = [&]() {
-    if (!scene->check_containment) return true;
+    if (!scene.check_containment) return true;
     const Clock::time_point check_start = Clock::now();
-    const absl::Status status = scene->check_containment(world);
+    const absl::Status status = scene.check_containment(world);
     check_s += std::chrono::duration<double>(Clock::now() - check_start).count();
     result.containment = status.ok() ? "ok" : std::string(status.message());
     return status.ok();

@@ -74,10 +74,10 @@ void PrintBoxPairs(const core::World& world, const std::vector<int32_t>& links, 
       const double sign = c.body_a == link ? 1.0 : -1.0;
       const int32_t other = c.body_a == link ? c.body_b : c.body_a;
       if (other != box_id) {
-        from_links += sign * c.normal_impulse_Ns / dt;
+        from_links += sign * c.normal_impulse_n_s / dt;
         continue;
       }
-      from_box += sign * c.normal_impulse_Ns / dt;
+      from_box += sign * c.normal_impulse_n_s / dt;
       const Vec3 n = sign * c.normal_W;
       std::printf(
           "  %s link feature %d, box feature %d: normal on link (%+.2f %+.2f %+.2f), "
@@ -85,7 +85,7 @@ void PrintBoxPairs(const core::World& world, const std::vector<int32_t>& links, 
           c.kind == core::ContactFeatureKind::kVertexFace ? "VF" : "EE",
           c.body_a == link ? c.feature_a : c.feature_b,
           c.body_a == link ? c.feature_b : c.feature_a, n.x(), n.y(), n.z(), c.depth_m,
-          c.normal_impulse_Ns.norm());
+          c.normal_impulse_n_s.norm());
     }
     std::printf(
         "  force from the box (%.1f %.1f %.1f) N, from the other links (%.1f %.1f %.1f) N\n",

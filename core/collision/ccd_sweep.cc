@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/collision/ccd/ccd_penetration.h"
 #include "core/common/parallel_for.h"
+#include "core/common/status_macros.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 
@@ -82,7 +83,7 @@ absl::Status CcdSweep::Run(absl::Span<const CollisionBody> bodies, const CcdOpti
   const Clock::time_point start = Clock::now();
   result->hits.clear();
   result->stats = CcdSweepStats();
-  if (absl::Status status = ValidateOptions(options); !status.ok()) return status;
+  RETURN_IF_ERROR(ValidateOptions(options));
   if (absl::Status status =
           broad_phase_.FindCandidates(bodies, options.min_separation_m, &candidates_);
       !status.ok()) {

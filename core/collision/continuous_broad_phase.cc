@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/common/parallel_for.h"
+#include "core/common/status_macros.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/enumerable_thread_specific.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -198,7 +199,7 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
   out->vertex_face.clear();
   out->edge_edge.clear();
   out->stats = BroadPhaseStats();
-  if (absl::Status status = ValidateBodies(bodies, min_separation_m); !status.ok()) return status;
+  RETURN_IF_ERROR(ValidateBodies(bodies, min_separation_m));
   if (!AnyPairPossible(bodies)) {
     // Nothing can be a candidate (a lone body, or only static ones): no boxes, no trees. The
     // cached trees stay as they are; a later call refits or rebuilds them from its positions.

@@ -11,8 +11,8 @@ namespace {
 
 // Adds impulse j acting at p_WC to the body's totals.
 void AddImpulse(const Vec3& p_WC, const Vec3& p_WBo, const Vec3& j, BodyContactTotals& totals) {
-  totals.impulse_Ns += j;
-  totals.angular_impulse_Nms += (p_WC - p_WBo).cross(j);
+  totals.impulse_n_s += j;
+  totals.angular_impulse_n_m_s += (p_WC - p_WBo).cross(j);
   ++totals.contact_count;
 }
 
@@ -45,7 +45,7 @@ absl::StatusOr<std::vector<BodyContactTotals>> AccumulateBodyTotals(
   };
   for (std::size_t r = 0; r < contacts.size(); ++r) {
     const ContactRecord& c = contacts[r];
-    const Vec3 j = c.normal_impulse_Ns + c.friction_impulse_Ns;
+    const Vec3 j = c.normal_impulse_n_s + c.friction_impulse_n_s;
     if (c.body_a != kStaticEnvironmentBodyId) {
       const absl::StatusOr<std::size_t> a = find(c.body_a, r, "body_a");
       if (!a.ok()) return a.status();

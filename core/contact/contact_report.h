@@ -39,15 +39,15 @@ struct ContactRecord {
   Vec3 p_WC = Vec3::Zero();      // contact point in world [m] (where J_n + J_f act)
   Vec3 normal_W = Vec3::Zero();  // unit contact normal, from B towards A
   double depth_m = 0.0;          // penetration depth at the end of the step [m]
-  Vec3 normal_impulse_Ns = Vec3::Zero();             // J_n on A over the step [N s]
-  Vec3 friction_impulse_Ns = Vec3::Zero();           // J_f on A over the step [N s]
+  Vec3 normal_impulse_n_s = Vec3::Zero();            // J_n on A over the step [N s]
+  Vec3 friction_impulse_n_s = Vec3::Zero();          // J_f on A over the step [N s]
   FrictionMode friction_mode = FrictionMode::kNone;  // stick / slip
 };
 
 struct BodyContactTotals {
   int32_t body_id = kStaticEnvironmentBodyId;
-  Vec3 impulse_Ns = Vec3::Zero();           // J_i [N s]
-  Vec3 angular_impulse_Nms = Vec3::Zero();  // H_i about the body origin [N m s]
+  Vec3 impulse_n_s = Vec3::Zero();            // J_i [N s]
+  Vec3 angular_impulse_n_m_s = Vec3::Zero();  // H_i about the body origin [N m s]
   int32_t contact_count = 0;  // records that involve the body (a self-contact counts twice)
 };
 

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core {
 namespace {
@@ -61,7 +62,7 @@ absl::StatusOr<MassProperties> FromMoments(const Moments& m, const Vec3& origin,
 
 absl::StatusOr<MassProperties> ComputeMassProperties(const TriangleMesh& mesh,
                                                      double density_kg_per_m3) {
-  if (absl::Status s = CheckDensity(density_kg_per_m3); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckDensity(density_kg_per_m3));
   if (!mesh.is_closed()) {
     return absl::FailedPreconditionError(
         "mass properties need a closed, consistently oriented surface; this mesh is open");
@@ -85,7 +86,7 @@ absl::StatusOr<MassProperties> ComputeMassProperties(const TriangleMesh& mesh,
 
 absl::StatusOr<MassProperties> ComputeMassProperties(const TetMesh& mesh,
                                                      double density_kg_per_m3) {
-  if (absl::Status s = CheckDensity(density_kg_per_m3); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckDensity(density_kg_per_m3));
   const Points3& x = mesh.vertices();
   const IndexQuads& tets = mesh.tets();
   Vec3 origin = Vec3::Zero();

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/linalg/cpu_gram.h"
 #include "core/linalg/cpu_sparse_product.h"
 #include "oneapi/tbb/blocked_range.h"
@@ -110,7 +111,7 @@ SparseId CpuBackend::Adopt(RowMajorSparse matrix) {
 }
 
 absl::StatusOr<SparseId> CpuBackend::UploadCsr(const CsrMatrix& m) {
-  if (absl::Status s = ValidateCsr(m); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateCsr(m));
   RowMajorSparse a(m.rows, m.cols);
   a.resizeNonZeros(static_cast<Eigen::Index>(m.values.size()));
   std::memcpy(a.outerIndexPtr(), m.row_offsets.data(), m.row_offsets.size() * sizeof(int32_t));
@@ -254,9 +255,8 @@ absl::StatusOr<SparseId> CpuBackend::SpGEMM(SparseId a_id, SparseId b_id) {
                                                    " and ", (*b)->matrix.rows(), " differ"));
   }
   // Gustavson, rows in parallel, structural zeros kept (cpu_sparse_product.h).
-  absl::StatusOr<RowMajorSparse> c = SparseProduct((*a)->matrix, (*b)->matrix);
-  if (!c.ok()) return c.status();
-  return Adopt(*std::move(c));
+  ASSIGN_OR_RETURN(RowMajorSparse c, SparseProduct((*a)->matrix, (*b)->matrix));
+  return Adopt(std::move(c));
 }
 
 absl::StatusOr<SparseId> CpuBackend::Transpose(SparseId a_id) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/dynamics/corotational_fem.h"
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/mass_spring_cloth.h"
@@ -49,10 +50,9 @@ absl::Status FillBodyTotals(std::span<const SimBody> bodies, ContactReport* repo
   for (const SimBody& sim_body : bodies) {
     origins.push_back(BodyOrigin{sim_body.id, BodyOriginOf(*sim_body.body)});
   }
-  absl::StatusOr<std::vector<BodyContactTotals>> totals =
-      AccumulateBodyTotals(report->contacts, origins);
-  if (!totals.ok()) return totals.status();
-  report->body_totals = *std::move(totals);
+  ASSIGN_OR_RETURN(std::vector<BodyContactTotals> totals,
+                   AccumulateBodyTotals(report->contacts, origins));
+  report->body_totals = std::move(totals);
   return absl::OkStatus();
 }
 
@@ -65,9 +65,8 @@ absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body) {
     return std::make_unique<CorotationalFem>(*b);
   }
   if (const auto* b = dynamic_cast<const HyperelasticBody*>(&body)) {
-    absl::StatusOr<std::unique_ptr<HyperelasticBody>> copy = b->Clone();
-    if (!copy.ok()) return copy.status();
-    return std::unique_ptr<Body>(*std::move(copy));
+    ASSIGN_OR_RETURN(std::unique_ptr<HyperelasticBody> copy, b->Clone());
+    return std::unique_ptr<Body>(std::move(copy));
   }
   return absl::UnimplementedError(absl::StrCat("CloneBody: body type ",
                                                static_cast<int>(body.type()),

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/sim/body_utils.h"
 #include "core/sim/divergence_check.h"
 #include "core/sim/pipeline_table.h"
@@ -16,9 +17,8 @@ absl::StatusOr<std::vector<SimBody>> CloneBodies(const std::vector<SimBody>& bod
   std::vector<SimBody> copies;
   copies.reserve(bodies.size());
   for (const SimBody& sim_body : bodies) {
-    absl::StatusOr<std::unique_ptr<Body>> body = CloneBody(*sim_body.body);
-    if (!body.ok()) return body.status();
-    copies.push_back(SimBody{sim_body.id, sim_body.name, sim_body.collision, *std::move(body),
+    ASSIGN_OR_RETURN(std::unique_ptr<Body> body, CloneBody(*sim_body.body));
+    copies.push_back(SimBody{sim_body.id, sim_body.name, sim_body.collision, std::move(body),
                              sim_body.surface_vertices});
   }
   return copies;
@@ -39,7 +39,7 @@ World& World::operator=(World&&) noexcept = default;
 World::~World() = default;
 
 absl::StatusOr<World> World::Create(const WorldSettings& settings) {
-  if (absl::Status s = ValidateWorldSettings(settings); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateWorldSettings(settings));
   return World(settings);
 }
 
@@ -58,7 +58,7 @@ absl::StatusOr<int32_t> World::AddBody(std::unique_ptr<Body> body, BodyOptions o
   if (body->positions_t0() != body->positions_t1()) {
     return absl::InvalidArgumentError("body: is part-way through a step (Predict without Correct)");
   }
-  if (absl::Status s = pipeline_->CheckBody(*body); !s.ok()) return s;
+  RETURN_IF_ERROR(pipeline_->CheckBody(*body));
   if (!options.name.empty() && FindBody(options.name).ok()) {
     return absl::AlreadyExistsError(
         absl::StrCat("name: a body named '", options.name, "' already exists"));
@@ -111,11 +111,8 @@ absl::StatusOr<int32_t> World::AddConstraint(ConstraintSpec spec) {
   if (index >= 0) {
     const int target =
         spec.kind == ConstraintKind::kAttachment ? BodyIndex(spec.target_body_id) : -1;
-    if (absl::Status s = pipeline_->CheckConstraint(spec, bodies_[index],
-                                                    target >= 0 ? &bodies_[target] : nullptr);
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(
+        pipeline_->CheckConstraint(spec, bodies_[index], target >= 0 ? &bodies_[target] : nullptr));
   }
   absl::StatusOr<int32_t> id = constraints_.Add(std::move(spec), bodies_, settings_.dt_s);
   if (id.ok()) energy_reference_j_.reset();
@@ -168,7 +165,7 @@ absl::Status World::Step(int num_steps, std::vector<StepDiagnostics>* diagnostic
     return absl::InvalidArgumentError(absl::StrCat("num_steps: must be >= 0, got ", num_steps));
   }
   for (int i = 0; i < num_steps; ++i) {
-    if (absl::Status s = StepOnce(diagnostics); !s.ok()) return s;
+    RETURN_IF_ERROR(StepOnce(diagnostics));
   }
   return absl::OkStatus();
 }
@@ -237,11 +234,10 @@ absl::StatusOr<WorldSnapshot> World::Snapshot() const {
     return absl::FailedPreconditionError(
         "the world has diverged; a snapshot of its state would not be worth restoring");
   }
-  absl::StatusOr<std::vector<SimBody>> bodies = CloneBodies(bodies_);
-  if (!bodies.ok()) return bodies.status();
+  ASSIGN_OR_RETURN(std::vector<SimBody> bodies, CloneBodies(bodies_));
   WorldSnapshot snapshot;
   snapshot.settings_ = settings_;
-  snapshot.bodies_ = *std::move(bodies);
+  snapshot.bodies_ = std::move(bodies);
   snapshot.planes_ = planes_;
   snapshot.constraints_ = constraints_;
   snapshot.pipeline_ = pipeline_->Clone();
@@ -256,10 +252,9 @@ absl::StatusOr<WorldSnapshot> World::Snapshot() const {
 }
 
 absl::Status World::Restore(const WorldSnapshot& snapshot) {
-  absl::StatusOr<std::vector<SimBody>> bodies = CloneBodies(snapshot.bodies_);
-  if (!bodies.ok()) return bodies.status();
+  ASSIGN_OR_RETURN(std::vector<SimBody> bodies, CloneBodies(snapshot.bodies_));
   settings_ = snapshot.settings_;
-  bodies_ = *std::move(bodies);
+  bodies_ = std::move(bodies);
   planes_ = snapshot.planes_;
   constraints_ = snapshot.constraints_;
   pipeline_ = snapshot.pipeline_->Clone();

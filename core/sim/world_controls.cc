@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/check.h"
 #include "core/common/status_macros.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/sim/world.h"
@@ -106,7 +107,11 @@ absl::Status World::ValidateControls(const StepControls& controls) const {
 
 absl::Status World::ApplyControls(const StepControls& controls, bool first_step, int num_steps) {
   for (const BodyControlInput& control : controls.bodies) {
-    auto* rigid = static_cast<RigidBody*>(body(control.body_id));
+    Body* target = body(control.body_id);
+    // ValidateControls admitted only rigid bodies here; the body set cannot change within a call.
+    CONTACTSIM_CHECK(target != nullptr && target->type() == BodyType::kRigid,
+                     "a body control on a body ValidateControls did not admit");
+    auto* rigid = static_cast<RigidBody*>(target);
     if (control.force_n) RETURN_IF_ERROR(rigid->ApplyForce(*control.force_n));
     if (control.torque_n_m) RETURN_IF_ERROR(rigid->ApplyTorque(*control.torque_n_m));
     if (!first_step) continue;  // kinematic velocities persist over the call's steps
@@ -129,6 +134,7 @@ absl::Status World::ApplyControls(const StepControls& controls, bool first_step,
   }
   for (const VertexForcesInput& forces : controls.vertex_forces) {
     Body* target = body(forces.body_id);
+    CONTACTSIM_CHECK(target != nullptr, "vertex forces on a body ValidateControls did not admit");
     for (size_t k = 0; k < forces.vertices.size(); ++k) {
       RETURN_IF_ERROR(
           target->AddVertexForce(forces.vertices[k], forces.forces_n.row(k).transpose()));
@@ -158,8 +164,8 @@ absl::Status World::Step(int num_steps, const StepControls& controls, StepOutcom
     for (size_t i = 0; i < totals.size() && i < outcome->summed_totals.size(); ++i) {
       BodyContactTotals& sum = outcome->summed_totals[i];
       if (totals[i].body_id != sum.body_id) continue;
-      sum.impulse_Ns += totals[i].impulse_Ns;
-      sum.angular_impulse_Nms += totals[i].angular_impulse_Nms;
+      sum.impulse_n_s += totals[i].impulse_n_s;
+      sum.angular_impulse_n_m_s += totals[i].angular_impulse_n_m_s;
       sum.contact_count += totals[i].contact_count;
     }
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core {
 namespace {
@@ -26,7 +27,7 @@ absl::Status Prefixed(const char* prefix, const absl::Status& status) {
 }  // namespace
 
 absl::Status ValidateWorldSettings(const WorldSettings& settings) {
-  if (absl::Status s = Positive("dt_s", settings.dt_s); !s.ok()) return s;
+  RETURN_IF_ERROR(Positive("dt_s", settings.dt_s));
   if (!settings.gravity_m_per_s2.allFinite()) {
     return absl::InvalidArgumentError(
         absl::StrCat("gravity_m_per_s2: must be finite, got (", settings.gravity_m_per_s2.x(), ", ",
@@ -43,11 +44,9 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
       return absl::InvalidArgumentError(
           absl::StrCat("contact_model: unknown value ", static_cast<int>(settings.contact_model)));
   }
-  if (absl::Status s = Positive("stiffness_n_per_m", settings.stiffness_n_per_m); !s.ok()) return s;
-  if (absl::Status s = NonNegative("min_separation_m", settings.min_separation_m); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = Positive("ccd_tolerance_m", settings.ccd_tolerance_m); !s.ok()) return s;
+  RETURN_IF_ERROR(Positive("stiffness_n_per_m", settings.stiffness_n_per_m));
+  RETURN_IF_ERROR(NonNegative("min_separation_m", settings.min_separation_m));
+  RETURN_IF_ERROR(Positive("ccd_tolerance_m", settings.ccd_tolerance_m));
   if (settings.ccd_max_iterations <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("ccd_max_iterations: must be > 0, got ", settings.ccd_max_iterations));
@@ -74,11 +73,8 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
       }
       break;
     case FrictionModel::kViscous:
-      if (absl::Status s = Prefixed("friction.viscous.",
-                                    ValidateViscousFrictionParams(settings.friction.viscous));
-          !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(
+          Prefixed("friction.viscous.", ValidateViscousFrictionParams(settings.friction.viscous)));
       break;
     default:
       return absl::InvalidArgumentError(absl::StrCat("friction.model: unknown value ",
@@ -89,10 +85,7 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
     return absl::InvalidArgumentError(
         absl::StrCat("divergence.energy_growth_factor: must be > 1 (or +infinity), got ", factor));
   }
-  if (absl::Status s = Positive("divergence.energy_floor_j", settings.divergence.energy_floor_j);
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(Positive("divergence.energy_floor_j", settings.divergence.energy_floor_j));
   if (settings.pipeline != PipelineKind::kPenalty &&
       settings.pipeline != PipelineKind::kLocalGlobal) {
     return absl::InvalidArgumentError(
@@ -107,14 +100,8 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
     return absl::InvalidArgumentError(
         absl::StrCat("local_global.cr_iterations: must be >= 1, got ", lg.cr_iterations));
   }
-  if (absl::Status s = NonNegative("local_global.contact_proximity_m", lg.contact_proximity_m);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = NonNegative("local_global.friction_coefficient", lg.friction_coefficient);
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(NonNegative("local_global.contact_proximity_m", lg.contact_proximity_m));
+  RETURN_IF_ERROR(NonNegative("local_global.friction_coefficient", lg.friction_coefficient));
   return absl::OkStatus();
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/geometry/generators.h"
 #include "scenes/local_global/pulled_box.h"
 
@@ -43,7 +44,7 @@ absl::StatusOr<PullThroughGapScene> BuildPullThroughGap(const PullThroughGapPara
         std::pair{p.pull_distance_m, "pull_distance_m"},
         std::pair{p.compliance_m_per_n, "compliance_m_per_n"},
         std::pair{p.time_step_s, "time_step_s"}}) {
-    if (absl::Status s = CheckPositive(value, field); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckPositive(value, field));
   }
   if (p.cells_x < 1 || p.cells_y < 1 || p.cells_z < 1) {
     return absl::InvalidArgumentError("params.cells_x/y/z: must be >= 1");

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/geometry/generators.h"
 #include "scenes/local_global/pulled_box.h"
 
@@ -50,7 +51,7 @@ absl::Status Validate(const PullThroughObstaclesParams& p) {
         std::pair{p.compliance_m_per_n, "compliance_m_per_n"},
         std::pair{p.time_step_s, "time_step_s"},
         std::pair{p.contact_proximity_m, "contact_proximity_m"}}) {
-    if (absl::Status s = CheckPositive(value, field); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckPositive(value, field));
   }
   if (p.cells_x < 1 || p.cells_y < 1 || p.cells_z < 1) {
     return absl::InvalidArgumentError("params.cells_x/y/z: must be >= 1");
@@ -131,7 +132,7 @@ std::vector<TriangleMeshObstacle> GatePlates(const PullThroughObstaclesParams& p
 
 absl::StatusOr<PullThroughObstaclesScene> BuildPullThroughObstacles(
     const PullThroughObstaclesParams& p) {
-  if (absl::Status s = Validate(p); !s.ok()) return s;
+  RETURN_IF_ERROR(Validate(p));
   auto material = MakeMaterial(p.model, p.material);
   if (!material.ok()) return material.status();
   auto mesh = PulledBox(p.length_m, p.width_m, p.height_m, p.cells_x, p.cells_y, p.cells_z);

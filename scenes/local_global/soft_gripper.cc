@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/geometry/generators.h"
 
 namespace contactsim::core {
@@ -34,7 +35,7 @@ absl::Status Validate(const SoftGripperParams& p) {
       {p.rise_speed_mps, "rise_speed_mps"},
       {p.time_step_s, "time_step_s"}};
   for (const auto& [value, name] : positive) {
-    if (absl::Status s = CheckPositive(value, name); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckPositive(value, name));
   }
   if (p.object_cells < 1 || p.finger_cells_x < 1 || p.finger_cells_y < 1 || p.finger_cells_z < 1) {
     return absl::InvalidArgumentError("object_cells, finger_cells_*: must be >= 1");
@@ -70,7 +71,7 @@ Points3 SoftGripperScene::PinnedTargets(double time_s) const {
 }
 
 absl::StatusOr<SoftGripperScene> BuildSoftGripper(const SoftGripperParams& params) {
-  if (absl::Status s = Validate(params); !s.ok()) return s;
+  RETURN_IF_ERROR(Validate(params));
   auto object_material = MakeMaterial(MaterialModel::kArap, params.object_material);
   if (!object_material.ok()) return object_material.status();
   auto finger_material = MakeMaterial(MaterialModel::kArap, params.finger_material);

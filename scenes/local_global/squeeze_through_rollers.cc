@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/geometry/generators.h"
 
 namespace contactsim::core {
@@ -38,11 +39,11 @@ absl::Status CheckParams(const SqueezeThroughRollersParams& p) {
         std::pair{p.roller_length_m, "roller_length_m"}, std::pair{p.gap_m, "gap_m"},
         std::pair{p.time_step_s, "time_step_s"},
         std::pair{p.contact_proximity_m, "contact_proximity_m"}}) {
-    if (absl::Status s = CheckPositive(value, field); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckPositive(value, field));
   }
   for (const auto& [value, field] : {std::pair{p.friction_coefficient, "friction_coefficient"},
                                      std::pair{p.drop_clearance_m, "drop_clearance_m"}}) {
-    if (absl::Status s = CheckNonNegative(value, field); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckNonNegative(value, field));
   }
   if (!std::isfinite(p.roller_surface_speed_mps)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -106,7 +107,7 @@ Vec3 SqueezeThroughRollersScene::Centre(const Points3& x_m) const {
 
 absl::StatusOr<SqueezeThroughRollersScene> BuildSqueezeThroughRollers(
     const SqueezeThroughRollersParams& p) {
-  if (absl::Status s = CheckParams(p); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckParams(p));
   auto material = MakeMaterial(p.model, p.material);
   if (!material.ok()) return material.status();
   auto ball = MakeTetSphere(p.ball_radius_m, p.ball_resolution);

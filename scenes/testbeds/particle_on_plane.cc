@@ -23,7 +23,7 @@ const Vec3 kCornerC(0.0, 1.0, 0.0);
 // above it (normal -z), for the particle moving p_t0 -> p_t1 (DPF reads t = 1 only).
 struct Impulse {
   PenaltyStatus status = PenaltyStatus::kOk;
-  double z_Ns = 0.0;
+  double z_n_s = 0.0;
 };
 
 Impulse DpfImpulse(const Vec3& p_t0, const Vec3& p_t1, const PenaltyParams& params, bool flipped) {
@@ -32,13 +32,13 @@ Impulse DpfImpulse(const Vec3& p_t0, const Vec3& p_t1, const PenaltyParams& para
   const Vec3 weights = flipped ? Vec3(0.25, 0.5, 0.25) : Vec3(0.25, 0.25, 0.5);
   const PairTrajectory trajectory{{p_t0, kCornerA, b, c}, {p_t1, kCornerA, b, c}};
   const DpfResult r = DpfVertexFace(trajectory, weights, params);
-  return {r.status, r.impulses_Ns[0].z()};
+  return {r.status, r.impulses_n_s[0].z()};
 }
 
 Impulse CpfImpulse(const Vec3& p_t0, const Vec3& p_t1, const PenaltyParams& params, bool flipped) {
   const Vec3 normal(0.0, 0.0, flipped ? -1.0 : 1.0);
   const StaticPlaneResult r = CpfVertexStaticPlane(p_t0, p_t1, normal, 0.0, params);
-  return {r.status, r.impulse_Ns.z()};
+  return {r.status, r.impulse_n_s.z()};
 }
 
 Impulse HalfSpaceImpulse(PlaneContactModel model, const Vec3& p, const Vec3& p_t1,
@@ -104,15 +104,15 @@ ParticleStepResult StepParticleOnPlane(const ParticleOnPlane& setup, const Parti
   if (impulse.status == PenaltyStatus::kOk && setup.sides == PlaneSides::kTwoSided) {
     const Impulse above = HalfSpaceImpulse(setup.model, p, p_t1, params, /*flipped=*/true);
     impulse.status = above.status;
-    impulse.z_Ns += above.z_Ns;
+    impulse.z_n_s += above.z_n_s;
   }
   if (impulse.status != PenaltyStatus::kOk) {
     result.status = impulse.status;
     return result;
   }
-  const double v_next = v_star + impulse.z_Ns / setup.mass_kg;
+  const double v_next = v_star + impulse.z_n_s / setup.mass_kg;
   result.state = {state.z_m + dt * v_next, v_next};
-  result.impulse_Ns = impulse.z_Ns;
+  result.impulse_n_s = impulse.z_n_s;
   return result;
 }
 

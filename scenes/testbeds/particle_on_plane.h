@@ -80,8 +80,8 @@ struct ParticleStepResult {
   // kInvalidInput for a non-finite state or a non-finite or negative stiffness; the state is then
   // returned unchanged and the impulse is 0.
   PenaltyStatus status = PenaltyStatus::kOk;
-  ParticleState1d state;    // after the step
-  double impulse_Ns = 0.0;  // I, the contact impulse on the particle along +z over the step [N s]
+  ParticleState1d state;     // after the step
+  double impulse_n_s = 0.0;  // I, the contact impulse on the particle along +z over the step [N s]
 };
 
 // One step of `setup` (validated) from `state` with stiffness k = stiffness_n_per_m [N/m].

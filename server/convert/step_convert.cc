@@ -119,14 +119,14 @@ void FillProto(const core::ContactRecord& record, v1::ContactRecord* out) {
   FillProto(record.p_WC, out->mutable_p_wc_m());
   FillProto(record.normal_W, out->mutable_normal_w());
   out->set_depth_m(record.depth_m);
-  FillProto(record.normal_impulse_Ns, out->mutable_normal_impulse_ns());
-  FillProto(record.friction_impulse_Ns, out->mutable_friction_impulse_ns());
+  FillProto(record.normal_impulse_n_s, out->mutable_normal_impulse_ns());
+  FillProto(record.friction_impulse_n_s, out->mutable_friction_impulse_ns());
 }
 
 void FillProto(const core::BodyContactTotals& totals, v1::BodyContactTotals* out) {
   out->set_body_id(totals.body_id);
-  FillProto(totals.impulse_Ns, out->mutable_impulse_ns());
-  FillProto(totals.angular_impulse_Nms, out->mutable_angular_impulse_nms());
+  FillProto(totals.impulse_n_s, out->mutable_impulse_ns());
+  FillProto(totals.angular_impulse_n_m_s, out->mutable_angular_impulse_nms());
   out->set_contact_count(totals.contact_count);
 }
 

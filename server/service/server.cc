@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "server/metrics/rpc_interceptor.h"
@@ -40,9 +41,8 @@ ContactSimServer::~ContactSimServer() { Shutdown(std::chrono::milliseconds(0)); 
 
 absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
     const ServerOptions& options) {
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      MakeServerCredentials(options.tls);
-  if (!credentials.ok()) return credentials.status();
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
+                   MakeServerCredentials(options.tls));
   if (!options.tls.enabled() && !IsLoopbackListenAddress(options.listen_address)) {
     spdlog::warn(
         "listening on {} without TLS: session tokens and data cross the network in clear text "
@@ -53,7 +53,7 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen_address, *credentials, &server->port_);
+  builder.AddListeningPort(options.listen_address, credentials, &server->port_);
   builder.RegisterService(&server->service_);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(metrics::MakeRpcCountingInterceptor(&server->metrics_.rpcs));

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "grpcpp/security/server_credentials.h"
 
 namespace contactsim::server {
@@ -30,9 +31,8 @@ absl::StatusOr<std::string> ReadPemFile(const std::string& flag, const std::stri
 // matches PKCS#8, RSA and EC keys alike).
 absl::StatusOr<std::string> ReadPemBlock(const std::string& flag, const std::string& path,
                                          const std::string& marker, const std::string& kind) {
-  absl::StatusOr<std::string> pem = ReadPemFile(flag, path);
-  if (!pem.ok()) return pem.status();
-  if (pem->find("-----BEGIN ") == std::string::npos || pem->find(marker) == std::string::npos) {
+  ASSIGN_OR_RETURN(std::string pem, ReadPemFile(flag, path));
+  if (pem.find("-----BEGIN ") == std::string::npos || pem.find(marker) == std::string::npos) {
     return absl::InvalidArgumentError(
         absl::StrCat(flag, ": ", path, " holds no PEM ", kind, " (-----BEGIN ", marker, ")"));
   }
@@ -53,15 +53,14 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
     return absl::InvalidArgumentError(
         "--tls-cert: needs --tls-key (the certificate's private key)");
   }
-  absl::StatusOr<std::string> cert =
-      ReadPemBlock("--tls-cert", options.cert_file, "CERTIFICATE-----", "certificate");
-  if (!cert.ok()) return cert.status();
+  ASSIGN_OR_RETURN(std::string cert, ReadPemBlock("--tls-cert", options.cert_file,
+                                                  "CERTIFICATE-----", "certificate"));
   absl::StatusOr<std::string> key =
       ReadPemBlock("--tls-key", options.key_file, "PRIVATE KEY-----", "private key");
   if (!key.ok()) return key.status();
 
   grpc::SslServerCredentialsOptions ssl(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
-  ssl.pem_key_cert_pairs.push_back({std::move(*key), std::move(*cert)});
+  ssl.pem_key_cert_pairs.push_back({std::move(*key), std::move(cert)});
   if (options.mutual()) {
     absl::StatusOr<std::string> client_ca =
         ReadPemBlock("--tls-client-ca", options.client_ca_file, "CERTIFICATE-----", "certificate");

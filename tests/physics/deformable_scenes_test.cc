@@ -99,7 +99,7 @@ double StepAndCheck(PenaltyScene& scene, int steps, const Check& check) {
     if (!status.ok()) return max_force_n;
     double force = 0.0;
     for (const ContactRecord& c : scene.world.last_contact_report().contacts) {
-      force += c.normal_impulse_Ns.norm() / scene.world.settings().dt_s;
+      force += c.normal_impulse_n_s.norm() / scene.world.settings().dt_s;
     }
     max_force_n = std::max(max_force_n, force);
     if (!check(i)) return max_force_n;

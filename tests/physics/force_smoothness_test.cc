@@ -91,8 +91,8 @@ ForceSmoothness LateBoxForceSmoothness(ContactModel model) {
     if (!status.ok()) return {};
     Vec3 sum = Vec3::Zero();
     for (const ContactRecord& c : scene->world.last_contact_report().contacts) {
-      if (box.contains(c.body_a) && !box.contains(c.body_b)) sum += c.normal_impulse_Ns;
-      if (box.contains(c.body_b) && !box.contains(c.body_a)) sum -= c.normal_impulse_Ns;
+      if (box.contains(c.body_a) && !box.contains(c.body_b)) sum += c.normal_impulse_n_s;
+      if (box.contains(c.body_b) && !box.contains(c.body_a)) sum -= c.normal_impulse_n_s;
     }
     force.push_back(sum.norm() / dt);
   }

@@ -62,7 +62,7 @@ TEST(ParticleConservationTest, FreeFlightFollowsSymplecticEulersDiscreteTrajecto
     for (int n = 1; n <= kSteps; ++n) {
       const ParticleStepResult r = StepParticleOnPlane(setup, state, kStiffnessNPerM);
       ASSERT_EQ(r.status, PenaltyStatus::kOk);
-      EXPECT_EQ(r.impulse_Ns, 0.0);
+      EXPECT_EQ(r.impulse_n_s, 0.0);
       state = r.state;
       const double v_exact = kV0 - n * kDt * kGravityMPerS2;
       const double z_exact = kZ0 + n * kDt * kV0 - kDt * kDt * kGravityMPerS2 * n * (n + 1) / 2.0;
@@ -94,7 +94,7 @@ std::vector<double> FlightEnergies(PlaneContactModel model, double dt_s, double 
     const ParticleStepResult r = StepParticleOnPlane(setup, state, kStiffnessNPerM);
     EXPECT_EQ(r.status, PenaltyStatus::kOk);
     state = r.state;
-    if (r.impulse_Ns != 0.0) {
+    if (r.impulse_n_s != 0.0) {
       in_flight = false;
     } else if (!in_flight) {
       energies.push_back(FlightEnergy(state, dt_s));

@@ -253,7 +253,7 @@ TEST(ParticleOnPlaneStabilityTest, RejectsInvalidInput) {
   const ParticleStepResult negative_k = StepParticleOnPlane(setup, state, -1.0);
   EXPECT_EQ(negative_k.status, PenaltyStatus::kInvalidInput);
   EXPECT_EQ(negative_k.state.z_m, state.z_m);
-  EXPECT_EQ(negative_k.impulse_Ns, 0.0);
+  EXPECT_EQ(negative_k.impulse_n_s, 0.0);
   EXPECT_EQ(StepParticleOnPlane(setup, {std::nan(""), 0.0}, 1e4).status,
             PenaltyStatus::kInvalidInput);
 }

@@ -39,7 +39,7 @@ void ImpulseTally::Add(const v1::ContactReport& report) {
   }
 }
 
-double ImpulseTally::MaxMismatch_ns() const {
+double ImpulseTally::MaxMismatch_n_s() const {
   double worst = 0.0;
   for (const auto& [body, totals] : bodies_) {
     for (int k = 0; k < 3; ++k) {

@@ -27,7 +27,7 @@ class ImpulseTally {
   const std::map<int32_t, BodyImpulses>& bodies() const { return bodies_; }
   // The largest |(normal + friction) - reported| component over the bodies [N*s]: the per-pair
   // sums against the server's per-body totals (rounding only when every call took one step).
-  double MaxMismatch_ns() const;
+  double MaxMismatch_n_s() const;
 
  private:
   std::map<int32_t, BodyImpulses> bodies_;

@@ -320,7 +320,7 @@ int Run(const Options& options) {
                 normal, friction, body.mass_kg * kGravity_m_per_s2 * sim_s);
   }
   std::printf("  %-22s pair sums vs the server's body totals: max difference %.2e N*s\n", "check",
-              tally.MaxMismatch_ns());
+              tally.MaxMismatch_n_s());
   std::printf("  %-22s SIGTERM, exit code %d\n", "server stopped", *server_exit);
   std::printf("\nwrote\n  %s\n  %s\n  %s (plot)\n", csv.string().c_str(),
               impulses_csv.string().c_str(), svg.string().c_str());

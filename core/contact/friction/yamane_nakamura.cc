@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core {
 namespace {
@@ -36,7 +37,7 @@ absl::Status ValidateYamaneNakamuraParams(const YamaneNakamuraParams& params) {
        {std::pair{"spring_n_per_m", params.spring_n_per_m},
         std::pair{"damping_ns_per_m", params.damping_ns_per_m},
         std::pair{"mu_static", params.mu_static}, std::pair{"mu_dynamic", params.mu_dynamic}}) {
-    if (absl::Status status = CheckNonNegative(name, value); !status.ok()) return status;
+    RETURN_IF_ERROR(CheckNonNegative(name, value));
   }
   if (!std::isfinite(params.k_omega_s_per_m) || params.k_omega_s_per_m <= 0.0) {
     return absl::InvalidArgumentError(
@@ -51,11 +52,11 @@ double FrictionWeight(double speed_m_per_s, double k_omega_s_per_m) {
 
 FrictionResult YamaneNakamuraFriction(const FrictionContactState& state, const Vec3& p_W,
                                       const Vec3& v_slip_W, const Vec3& normal_W,
-                                      double normal_force_N, const YamaneNakamuraParams& params,
+                                      double normal_force_n, const YamaneNakamuraParams& params,
                                       double dt_s) {
   const double normal_norm = normal_W.norm();
   const Vec3 n = normal_norm > 0.0 ? Vec3(normal_W / normal_norm) : Vec3::Zero();
-  const double f_n = std::abs(normal_force_N);
+  const double f_n = std::abs(normal_force_n);
 
   FrictionResult result;
   // The first contact anchors the spring where the contact is.
@@ -67,19 +68,19 @@ FrictionResult YamaneNakamuraFriction(const FrictionContactState& state, const V
   result.state.has_reference = true;
   if (f_static.norm() <= params.mu_static * f_n) {
     result.mode = FrictionMode::kStick;
-    result.force_N = f_static;
+    result.force_n = f_static;
     result.state.p_ref_W = p_ref;
   } else {
     result.mode = FrictionMode::kSlip;
-    result.force_N =
+    result.force_n =
         -params.mu_dynamic * f_n * WeightOverSpeed(v_t.norm(), params.k_omega_s_per_m) * v_t;
     result.state.p_ref_W = p_W;
     if (params.reference_update == ReferenceUpdate::kMatchDynamicForce &&
         params.spring_n_per_m > 0.0) {
-      result.state.p_ref_W = p_W + result.force_N / params.spring_n_per_m;
+      result.state.p_ref_W = p_W + result.force_n / params.spring_n_per_m;
     }
   }
-  result.impulse_Ns = dt_s * result.force_N;
+  result.impulse_n_s = dt_s * result.force_n;
   return result;
 }
 

@@ -60,8 +60,8 @@ struct FrictionContactState {
 };
 
 struct FrictionResult {
-  Vec3 force_N = Vec3::Zero();     // f on the first body [N], tangent to the contact
-  Vec3 impulse_Ns = Vec3::Zero();  // dt f [N s]
+  Vec3 force_n = Vec3::Zero();      // f on the first body [N], tangent to the contact
+  Vec3 impulse_n_s = Vec3::Zero();  // dt f [N s]
   FrictionMode mode = FrictionMode::kNone;
   FrictionContactState state;  // state for the next step
 };
@@ -70,11 +70,11 @@ struct FrictionResult {
 double FrictionWeight(double speed_m_per_s, double k_omega_s_per_m);
 
 // One step of friction for one contact. normal_W need not be unit; a zero normal means no
-// tangent plane is known and the full vectors are used. normal_force_N is |f_n| (its sign is
+// tangent plane is known and the full vectors are used. normal_force_n is |f_n| (its sign is
 // ignored).
 FrictionResult YamaneNakamuraFriction(const FrictionContactState& state, const Vec3& p_W,
                                       const Vec3& v_slip_W, const Vec3& normal_W,
-                                      double normal_force_N, const YamaneNakamuraParams& params,
+                                      double normal_force_n, const YamaneNakamuraParams& params,
                                       double dt_s);
 
 }  // namespace contactsim::core

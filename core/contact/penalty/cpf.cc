@@ -60,13 +60,13 @@ Vec3 IntegrateAlong(const std::array<Vec3, 3>& n, const PenaltyPair& pair,
 void SetReportNormal(const PenaltyPair& pair, Vec3 n, CpfResult& result) {
   double norm = n.norm();
   if (norm == 0.0) {  // m vanishes exactly at t = 1
-    n = result.impulse_on_p_Ns;
+    n = result.impulse_on_p_n_s;
     norm = n.norm();
   }
   if (norm == 0.0) return;
   n *= 1.0 / norm;  // one division instead of three (an ulp apart)
-  const double orientation = result.impulse_on_p_Ns.squaredNorm() > 0.0
-                                 ? n.dot(result.impulse_on_p_Ns)
+  const double orientation = result.impulse_on_p_n_s.squaredNorm() > 0.0
+                                 ? n.dot(result.impulse_on_p_n_s)
                                  : n.dot(pair.p(0.0) - pair.q(0.0));
   if (orientation < 0.0) n = -n;
   result.normal_t1 = n;
@@ -98,8 +98,8 @@ CpfResult CpfFromPair(const std::optional<PenaltyPair>& pair,
     result.lk_m2 = normal.lk_m2;
     result.used_fallback_normal = normal.used_fallback;
   }
-  result.impulse_on_p_Ns = params.stiffness_n_per_m * params.dt_s * sum;
-  result.impulses_Ns = DistributeImpulse(*pair, result.impulse_on_p_Ns);
+  result.impulse_on_p_n_s = params.stiffness_n_per_m * params.dt_s * sum;
+  result.impulses_n_s = DistributeImpulse(*pair, result.impulse_on_p_n_s);
   SetReportNormal(*pair, normal_t1, result);
   return result;
 }

@@ -51,8 +51,8 @@ namespace contactsim::core {
 
 struct CpfResult {
   PenaltyStatus status = PenaltyStatus::kOk;
-  VertexImpulses impulses_Ns = ZeroImpulses();  // on {p, a, b, c} or {a, b, c, d} [N s]
-  Vec3 impulse_on_p_Ns = Vec3::Zero();          // I_p (EE: on the point of edge a-b) [N s]
+  VertexImpulses impulses_n_s = ZeroImpulses();  // on {p, a, b, c} or {a, b, c, d} [N s]
+  Vec3 impulse_on_p_n_s = Vec3::Zero();          // I_p (EE: on the point of edge a-b) [N s]
   // Unit normal at the end of the step, m(1) / |m(1)| (or the fallback), signed to point along
   // I_p (towards p's side); when I_p = 0, towards p(0) - q(0). For reports.
   Vec3 normal_t1 = Vec3::Zero();

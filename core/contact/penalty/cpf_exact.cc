@@ -47,11 +47,11 @@ CpfExactResult ExactFromPair(const std::optional<PenaltyPair>& pair,
       result.evaluations += piece.evaluations;
       result.converged = result.converged && piece.converged;
     }
-    result.error_estimate_Ns = params.stiffness_n_per_m * params.dt_s * error;
+    result.error_estimate_n_s = params.stiffness_n_per_m * params.dt_s * error;
   }
   CpfResult& cpf = result.cpf;
-  cpf.impulse_on_p_Ns = params.stiffness_n_per_m * params.dt_s * sum;
-  cpf.impulses_Ns = DistributeImpulse(*pair, cpf.impulse_on_p_Ns);
+  cpf.impulse_on_p_n_s = params.stiffness_n_per_m * params.dt_s * sum;
+  cpf.impulses_n_s = DistributeImpulse(*pair, cpf.impulse_on_p_n_s);
   cpf.lk_m2 = normal.lk_m2;
   cpf.used_fallback_normal = normal.used_fallback;
   SetCpfReportNormal(*pair, normal, cpf);

@@ -33,10 +33,10 @@ struct CpfExactOptions {
 };
 
 struct CpfExactResult {
-  CpfResult cpf;                   // impulses and report fields; lk_m2 is L_k for comparison
-  double error_estimate_Ns = 0.0;  // k dt times the summed quadrature error estimates [N s]
-  int32_t evaluations = 0;         // integrand evaluations
-  bool converged = true;           // false when some interval hit the quadrature's max_depth
+  CpfResult cpf;                    // impulses and report fields; lk_m2 is L_k for comparison
+  double error_estimate_n_s = 0.0;  // k dt times the summed quadrature error estimates [N s]
+  int32_t evaluations = 0;          // integrand evaluations
+  bool converged = true;            // false when some interval hit the quadrature's max_depth
 };
 
 CpfExactResult CpfExactVertexFace(const PairTrajectory& trajectory, const Vec3& weights,

@@ -22,8 +22,8 @@ DpfResult FromNormal(const PenaltyPair& pair, const Vec3& n, const PenaltyParams
   result.normal = n;
   result.depth_m = n.dot(pair.q(1.0) - pair.p(1.0));
   if (result.depth_m > 0.0) {
-    result.force_on_p_N = params.stiffness_n_per_m * result.depth_m * n;
-    result.impulses_Ns = DistributeImpulse(pair, params.dt_s * result.force_on_p_N);
+    result.force_on_p_n = params.stiffness_n_per_m * result.depth_m * n;
+    result.impulses_n_s = DistributeImpulse(pair, params.dt_s * result.force_on_p_n);
   }
   return result;
 }

@@ -28,9 +28,9 @@ namespace contactsim::core {
 
 struct DpfResult {
   PenaltyStatus status = PenaltyStatus::kOk;
-  VertexImpulses impulses_Ns = ZeroImpulses();  // on {p, a, b, c} or {a, b, c, d} [N s]
-  Vec3 force_on_p_N = Vec3::Zero();             // F [N]
-  Vec3 normal = Vec3::Zero();                   // n, unit
+  VertexImpulses impulses_n_s = ZeroImpulses();  // on {p, a, b, c} or {a, b, c, d} [N s]
+  Vec3 force_on_p_n = Vec3::Zero();              // F [N]
+  Vec3 normal = Vec3::Zero();                    // n, unit
   double depth_m = 0.0;  // delta = n . (q(1) - p(1)) [m]; <= 0 means not penetrating
   bool used_fallback_normal = false;
 };

@@ -32,7 +32,7 @@ StaticPlaneResult CpfVertexStaticPlane(const Vec3& p_t0, const Vec3& p_t1, const
   }
   result.penetrating = area > 0.0;
   if (!result.penetrating) result.interval = {};
-  result.impulse_Ns = params.stiffness_n_per_m * params.dt_s * area * n;
+  result.impulse_n_s = params.stiffness_n_per_m * params.dt_s * area * n;
   return result;
 }
 

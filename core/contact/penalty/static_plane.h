@@ -22,11 +22,11 @@ namespace contactsim::core {
 
 struct StaticPlaneResult {
   PenaltyStatus status = PenaltyStatus::kOk;
-  Vec3 impulse_Ns = Vec3::Zero();  // I on the vertex [N s]
-  Vec3 normal = Vec3::Zero();      // n, unit
-  double depth_t1_m = 0.0;         // delta_1 [m]; <= 0 when above the plane at the end
-  bool penetrating = false;        // delta > 0 somewhere in (0, 1)
-  TimeInterval interval;           // where delta > 0, when penetrating
+  Vec3 impulse_n_s = Vec3::Zero();  // I on the vertex [N s]
+  Vec3 normal = Vec3::Zero();       // n, unit
+  double depth_t1_m = 0.0;          // delta_1 [m]; <= 0 when above the plane at the end
+  bool penetrating = false;         // delta > 0 somewhere in (0, 1)
+  TimeInterval interval;            // where delta > 0, when penetrating
 };
 
 // plane_normal need not be unit (normalized here); zero or non-finite input is kInvalidInput.

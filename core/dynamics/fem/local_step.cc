@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/dynamics/fem/hyperelastic_energy.h"
 
 namespace contactsim::core {
@@ -184,8 +185,8 @@ absl::Status ValidateLocalStepBatch(const LocalStepBatch& batch) {
     return absl::InvalidArgumentError(
         absl::StrCat("projections has ", batch.projections.size(), " values, expected ", size * n));
   }
-  if (absl::Status s = CheckPositiveFinite(batch.volumes, "volumes"); !s.ok()) return s;
-  if (absl::Status s = CheckPositiveFinite(batch.weights, "weights"); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckPositiveFinite(batch.volumes, "volumes"));
+  RETURN_IF_ERROR(CheckPositiveFinite(batch.weights, "weights"));
   if (batch.options.max_newton_iterations < 1) {
     return absl::InvalidArgumentError("options.max_newton_iterations must be >= 1");
   }

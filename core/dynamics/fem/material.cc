@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core {
 
@@ -38,7 +39,7 @@ absl::Status ValidateMaterialParameters(const MaterialParameters& params) {
 }
 
 absl::StatusOr<Material> MakeMaterial(MaterialModel model, const MaterialParameters& params) {
-  if (absl::Status status = ValidateMaterialParameters(params); !status.ok()) return status;
+  RETURN_IF_ERROR(ValidateMaterialParameters(params));
   const double e = params.youngs_modulus;
   const double nu = params.poisson_ratio;
   Material material;

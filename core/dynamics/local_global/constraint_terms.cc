@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core {
 namespace {
@@ -131,17 +132,14 @@ absl::StatusOr<ConstraintTerms> ConstraintTerms::Create(const ConstraintTermsSpe
                                                      t.vertices.size(), " rows, got ",
                                                      t.anchors_m.rows()));
     }
-    if (absl::Status s = CheckTimes(t.path.times_s, t.path.offsets_m.size(), field + ".path");
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(CheckTimes(t.path.times_s, t.path.offsets_m.size(), field + ".path"));
     for (size_t k = 0; k < t.path.offsets_m.size(); ++k) {
       if (!t.path.offsets_m[k].allFinite()) {
         return absl::InvalidArgumentError(
             absl::StrCat(field, ".path.offsets_m[", k, "]: not finite"));
       }
     }
-    if (absl::Status s = CheckCompliance(t.compliance_m_per_n, field); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckCompliance(t.compliance_m_per_n, field));
   }
   for (size_t c = 0; c < spec.cables.size(); ++c) {
     const Cable& cable = spec.cables[c];
@@ -151,7 +149,7 @@ absl::StatusOr<ConstraintTerms> ConstraintTerms::Create(const ConstraintTermsSpe
     }
     for (size_t i = 0; i < cable.route.size(); ++i) {
       const std::string entry = absl::StrCat(field, ".route[", i, "]");
-      if (absl::Status s = CheckVertex(cable.route[i], num_vertices, entry); !s.ok()) return s;
+      RETURN_IF_ERROR(CheckVertex(cable.route[i], num_vertices, entry));
       if (i > 0 && cable.route[i] == cable.route[i - 1]) {
         return absl::InvalidArgumentError(entry + ": repeats the previous vertex");
       }
@@ -170,7 +168,7 @@ absl::StatusOr<ConstraintTerms> ConstraintTerms::Create(const ConstraintTermsSpe
             absl::StrCat(field, ".lengths_m[", k, "]: must be finite and >= 0"));
       }
     }
-    if (absl::Status s = CheckCompliance(cable.compliance_m_per_n, field); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckCompliance(cable.compliance_m_per_n, field));
     if (!(std::isfinite(cable.admm_weight_n_per_m) && cable.admm_weight_n_per_m >= 0.0)) {
       return absl::InvalidArgumentError(field + ".admm_weight_n_per_m: must be finite and >= 0");
     }

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core {
 
@@ -93,7 +94,7 @@ absl::StatusOr<ContactSet> DetectHalfSpaceContacts(const Points3& x_m,
     return absl::InvalidArgumentError(
         absl::StrCat("free_index: has ", free_index.size(), " entries, expected ", x_m.rows()));
   }
-  if (absl::Status s = ValidateObstacles(obstacles); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateObstacles(obstacles));
   ContactSet set;
   for (int32_t v = 0; v < static_cast<int32_t>(x_m.rows()); ++v) {
     if (free_index[v] < 0) continue;

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core {
 namespace {
@@ -46,16 +47,15 @@ absl::Status CheckShapes(int32_t n, const CsrMatrix& h) {
 absl::StatusOr<TouchedVertexInverse> ComputeTouchedVertexInverse(Backend& backend,
                                                                  SparseId r_transpose, int32_t n,
                                                                  const CsrMatrix& h) {
-  if (absl::Status shapes = CheckShapes(n, h); !shapes.ok()) return shapes;
+  RETURN_IF_ERROR(CheckShapes(n, h));
   TouchedVertexInverse touched;
   FindTouchedVertices(h, n, touched);
   const int32_t k = static_cast<int32_t>(touched.vertices.size());
-  absl::StatusOr<SparseId> e_t = backend.UploadCsr(SelectionTranspose(touched, n));
-  if (!e_t.ok()) return e_t.status();
+  ASSIGN_OR_RETURN(SparseId e_t, backend.UploadCsr(SelectionTranspose(touched, n)));
   // B = E^T R^T (k x n): row j is column V_j of R, an elimination-tree path.
-  absl::StatusOr<SparseId> b = backend.SpGEMM(*e_t, r_transpose);
+  absl::StatusOr<SparseId> b = backend.SpGEMM(e_t, r_transpose);
   // Release cannot fail for an id just created.
-  backend.ReleaseSparse(*e_t).IgnoreError();
+  backend.ReleaseSparse(e_t).IgnoreError();
   if (!b.ok()) return b.status();
   absl::StatusOr<DenseId> g = backend.CreateDense(k, k);
   absl::Status gram = g.ok() ? backend.Gram(*b, *g) : g.status();

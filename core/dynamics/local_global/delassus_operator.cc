@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/dynamics/local_global/delassus.h"
 
 namespace contactsim::core {
@@ -65,19 +66,18 @@ absl::StatusOr<std::unique_ptr<DelassusOperator>> DelassusOperator::Create(Backe
                                                                            SparseId r_transpose,
                                                                            int32_t n,
                                                                            const CsrMatrix& h) {
-  absl::StatusOr<TouchedVertexInverse> touched =
-      ComputeTouchedVertexInverse(backend, r_transpose, n, h);
-  if (!touched.ok()) return touched.status();
+  ASSIGN_OR_RETURN(TouchedVertexInverse touched,
+                   ComputeTouchedVertexInverse(backend, r_transpose, n, h));
   auto op = std::unique_ptr<DelassusOperator>(new DelassusOperator(backend));
-  const int32_t k = static_cast<int32_t>(touched->vertices.size());
+  const int32_t k = static_cast<int32_t>(touched.vertices.size());
   std::vector<double> g(static_cast<size_t>(k) * k);
-  absl::Status downloaded = backend.DownloadDense(touched->g, absl::MakeSpan(g));
+  absl::Status downloaded = backend.DownloadDense(touched.g, absl::MakeSpan(g));
   if (!downloaded.ok()) {
-    backend.ReleaseDense(touched->g).IgnoreError();
+    backend.ReleaseDense(touched.g).IgnoreError();
     return downloaded;
   }
-  if (absl::Status s = op->CreateBlocks(touched->g, g, k); !s.ok()) return s;
-  op->h_v_ = RestrictToTouched(h, *touched);
+  RETURN_IF_ERROR(op->CreateBlocks(touched.g, g, k));
+  op->h_v_ = RestrictToTouched(h, touched);
   op->h_v_t_ = Transposed(op->h_v_);
 
   // diag(W)_i = sum over the entries (3a + d, p), (3b + d, q) of row i of H_V, with equal d, of
@@ -121,20 +121,18 @@ absl::Status DelassusOperator::CreateBlocks(DenseId g, const std::vector<double>
     if (one_block) {
       block.g = g;
     } else {
-      absl::StatusOr<DenseId> created = backend_.CreateDense(block.size, block.size);
-      if (!created.ok()) return created.status();
-      block.g = *created;
+      ASSIGN_OR_RETURN(DenseId created, backend_.CreateDense(block.size, block.size));
+      block.g = created;
       std::vector<double> part(static_cast<size_t>(block.size) * block.size);
       for (int32_t a = 0; a < block.size; ++a) {
         const double* row = g_host.data() + static_cast<size_t>(block.start + a) * k + block.start;
         std::copy(row, row + block.size, part.begin() + static_cast<size_t>(a) * block.size);
       }
-      if (absl::Status s = backend_.UploadDense(block.g, part); !s.ok()) return s;
+      RETURN_IF_ERROR(backend_.UploadDense(block.g, part));
     }
     for (DenseId* id : {&block.u, &block.v}) {
-      absl::StatusOr<DenseId> created = backend_.CreateDense(block.size, 3);
-      if (!created.ok()) return created.status();
-      *id = *created;
+      ASSIGN_OR_RETURN(DenseId created, backend_.CreateDense(block.size, 3));
+      *id = created;
     }
   }
   return absl::OkStatus();
@@ -162,7 +160,7 @@ absl::Status DelassusOperator::Apply(const Eigen::VectorXd& x, Eigen::VectorXd* 
     if (absl::Status s = backend_.UploadDense(block.u, {u_host_.data() + offset, size}); !s.ok()) {
       return s;
     }
-    if (absl::Status s = backend_.Gemm(1.0, block.g, block.u, 0.0, block.v); !s.ok()) return s;
+    RETURN_IF_ERROR(backend_.Gemm(1.0, block.g, block.u, 0.0, block.v));
     if (absl::Status s = backend_.DownloadDense(block.v, {v_host_.data() + offset, size});
         !s.ok()) {
       return s;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core {
 namespace {
@@ -81,37 +82,32 @@ HyperelasticBody::HyperelasticBody(TetMesh mesh, Eigen::VectorXd masses_kg,
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
     TetMesh mesh, const HyperelasticBodyParams& params, const std::vector<int>& pinned_vertices) {
-  absl::StatusOr<Material> material = MaterialOf(params);
-  if (!material.ok()) return material.status();
+  ASSIGN_OR_RETURN(Material material, MaterialOf(params));
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      MakeSolver(mesh, params, *material, pinned_vertices);
+      MakeSolver(mesh, params, material, pinned_vertices);
   if (!solver.ok()) return solver.status();
   Eigen::VectorXd masses = (*solver)->lumped_mass_kg();
-  if (absl::Status s = CheckMassesAndPins(masses, pinned_vertices); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckMassesAndPins(masses, pinned_vertices));
   return std::unique_ptr<HyperelasticBody>(
-      new HyperelasticBody(std::move(mesh), std::move(masses), params, *std::move(material),
+      new HyperelasticBody(std::move(mesh), std::move(masses), params, std::move(material),
                            pinned_vertices, *std::move(solver)));
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> HyperelasticBody::RebuildSolver(
     const std::vector<int>& eliminated, const std::vector<VertexTargets>& targets,
     const SelfContactSetting& self_contact) const {
-  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver = MakeSolver(
-      mesh_, params_, material_, eliminated, targets, self_contact, SelfExclusionDistanceM());
-  if (!solver.ok()) return solver.status();
-  if (absl::Status s = (*solver)->SetContactMemory(solver_->previous_contacts(),
-                                                   solver_->previous_contact_forces_n());
-      !s.ok()) {
-    return s;
-  }
+  ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
+                   MakeSolver(mesh_, params_, material_, eliminated, targets, self_contact,
+                              SelfExclusionDistanceM()));
+  RETURN_IF_ERROR(
+      solver->SetContactMemory(solver_->previous_contacts(), solver_->previous_contact_forces_n()));
   return solver;
 }
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone() const {
-  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      RebuildSolver(solver_eliminated_, solver_targets_, solver_self_contact_);
-  if (!solver.ok()) return solver.status();
-  auto copy = std::unique_ptr<HyperelasticBody>(new HyperelasticBody(*this, *std::move(solver)));
+  ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
+                   RebuildSolver(solver_eliminated_, solver_targets_, solver_self_contact_));
+  auto copy = std::unique_ptr<HyperelasticBody>(new HyperelasticBody(*this, std::move(solver)));
   return copy;
 }
 
@@ -152,11 +148,10 @@ absl::Status HyperelasticBody::MatchSolverToConstraints() {
     solver_targets_ = world_targets_;
     return absl::OkStatus();
   }
-  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      RebuildSolver(eliminated, world_targets_, self_contact_);
-  if (!solver.ok()) return solver.status();
-  if (absl::Status s = (*solver)->SetObstacles(half_spaces_, mesh_obstacles_); !s.ok()) return s;
-  solver_ = *std::move(solver);
+  ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
+                   RebuildSolver(eliminated, world_targets_, self_contact_));
+  RETURN_IF_ERROR(solver->SetObstacles(half_spaces_, mesh_obstacles_));
+  solver_ = std::move(solver);
   solver_eliminated_ = std::move(eliminated);
   solver_targets_ = world_targets_;
   solver_self_contact_ = self_contact_;
@@ -180,10 +175,7 @@ absl::Status HyperelasticBody::RestoreSolverState(double time_s,
     return absl::InvalidArgumentError(
         absl::StrCat("solver_time_s: must be finite and >= 0, got ", time_s));
   }
-  if (absl::Status s = solver_->SetContactMemory(std::move(contacts), std::move(lambda_n));
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(solver_->SetContactMemory(std::move(contacts), std::move(lambda_n)));
   time_s_ = time_s;
   return absl::OkStatus();
 }
@@ -194,7 +186,7 @@ double HyperelasticBody::StableTimeStepEstimate() const {
 
 absl::Status HyperelasticBody::SetObstacles(std::vector<HalfSpaceObstacle> obstacles,
                                             std::vector<TriangleMeshObstacle> mesh_obstacles) {
-  if (absl::Status s = solver_->SetObstacles(obstacles, mesh_obstacles); !s.ok()) return s;
+  RETURN_IF_ERROR(solver_->SetObstacles(obstacles, mesh_obstacles));
   // Kept for a solver refactored for a new held set before the next step.
   half_spaces_ = std::move(obstacles);
   mesh_obstacles_ = std::move(mesh_obstacles);
@@ -208,14 +200,11 @@ absl::Status HyperelasticBody::StepImplicit(double dt_s, const Vec3& gravity_m_p
         absl::StrCat("dt_s: ", dt_s, " differs from the time step ", params_.time_step_s,
                      " the body's system matrix was factored for"));
   }
-  if (absl::Status s = MatchSolverToConstraints(); !s.ok()) return s;
+  RETURN_IF_ERROR(MatchSolverToConstraints());
   LocalGlobalState state = StepStartState();
   const Points3 targets = EliminatedTargets(solver_eliminated_);
-  if (absl::Status s = solver_->Step(StepForcesN(gravity_m_per_s2), &state,
-                                     has_driven_vertices() ? &targets : nullptr, stats);
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(solver_->Step(StepForcesN(gravity_m_per_s2), &state,
+                                has_driven_vertices() ? &targets : nullptr, stats));
   return AcceptImplicitStep(state);
 }
 
@@ -237,9 +226,7 @@ absl::Status HyperelasticBody::AcceptImplicitStep(const LocalGlobalState& end) {
       driver_work_j -= 0.5 * (f0.row(v) + f1.row(v)).dot(end.x_m.row(v) - positions_t0().row(v));
     }
   }
-  if (absl::Status s = FinishImplicitStep(end.x_m, end.v_mps, driven_, driver_work_j); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(FinishImplicitStep(end.x_m, end.v_mps, driven_, driver_work_j));
   time_s_ = end.time_s;
   driven_.clear();
   driven_x_t1_m_.resize(0, 3);

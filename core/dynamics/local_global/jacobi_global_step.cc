@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/dynamics/local_global/sparse_inverse.h"
 
 namespace contactsim::core {
@@ -38,11 +39,10 @@ absl::StatusOr<JacobiGlobalStep> JacobiGlobalStep::Create(
     }
   }
   j.prune(0.0);
-  absl::StatusOr<SparseId> d_id = backend.UploadCsr(ToCsr(d_inv_m));
-  if (!d_id.ok()) return d_id.status();
+  ASSIGN_OR_RETURN(SparseId d_id, backend.UploadCsr(ToCsr(d_inv_m)));
   absl::StatusOr<SparseId> j_id = backend.UploadCsr(ToCsr(j));
   if (!j_id.ok()) return j_id.status();
-  return JacobiGlobalStep(&backend, *d_id, *j_id);
+  return JacobiGlobalStep(&backend, d_id, *j_id);
 }
 
 JacobiGlobalStep::JacobiGlobalStep(JacobiGlobalStep&& other) noexcept
@@ -60,7 +60,7 @@ JacobiGlobalStep::~JacobiGlobalStep() {
 absl::Status JacobiGlobalStep::Step(DenseId b, DenseId q_prev, DenseId q_next) {
   if (q_prev.value == q_next.value)
     return absl::InvalidArgumentError("q_next: must differ from q_prev");
-  if (absl::Status s = backend_->SpMM(1.0, d_inv_, Op::kNone, b, 0.0, q_next); !s.ok()) return s;
+  RETURN_IF_ERROR(backend_->SpMM(1.0, d_inv_, Op::kNone, b, 0.0, q_next));
   return backend_->SpMM(-1.0, j_, Op::kNone, q_prev, 1.0, q_next);
 }
 

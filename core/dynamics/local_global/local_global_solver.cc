@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/dynamics/fem/hyperelastic_energy.h"
 #include "core/dynamics/local_global/cloth_bending.h"
 #include "core/dynamics/local_global/contact_warm_start.h"
@@ -71,7 +72,7 @@ absl::Status ValidateSettings(const Material& material, double time_step_s,
   if (!(std::isfinite(options.admm_stiffness_pa) && options.admm_stiffness_pa >= 0.0)) {
     return absl::InvalidArgumentError("options.admm_stiffness_pa must be finite and >= 0");
   }
-  if (absl::Status s = ValidateMaterial(material); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateMaterial(material));
   if (!options.obstacles.empty() || !options.mesh_obstacles.empty() ||
       options.body_contact.enabled) {
     if (absl::Status s = ValidateObstacles(options.obstacles); !s.ok()) {
@@ -123,7 +124,7 @@ class PhaseClock {
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const TetMesh& mesh, const Material& material, double time_step_s,
     const LocalGlobalOptions& options, Backend* backend) {
-  if (absl::Status s = ValidateSettings(material, time_step_s, options); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateSettings(material, time_step_s, options));
   if (mesh.num_vertices() == 0 || mesh.num_tets() == 0) {
     return absl::InvalidArgumentError("mesh is empty");
   }
@@ -152,9 +153,7 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
       return absl::InvalidArgumentError(absl::StrCat("bodies[", b, "].", s.message()));
     }
   }
-  if (absl::Status s = ValidateSettings(bodies[0].material, time_step_s, options); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(ValidateSettings(bodies[0].material, time_step_s, options));
   int32_t n = 0, m = 0;
   std::vector<int32_t> vertex_offset = {0};
   for (size_t b = 0; b < bodies.size(); ++b) {
@@ -214,7 +213,7 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const TriangleMesh& mesh, double thickness_m, const Material& material, double time_step_s,
     const LocalGlobalOptions& options, Backend* backend) {
-  if (absl::Status s = ValidateSettings(material, time_step_s, options); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateSettings(material, time_step_s, options));
   if (!(std::isfinite(thickness_m) && thickness_m > 0.0)) {
     return absl::InvalidArgumentError("thickness_m must be finite and > 0");
   }
@@ -432,7 +431,7 @@ absl::Status LocalGlobalSolver::GlobalSolve(const Block& b_free, Block* x_free) 
           !s.ok()) {
         return s;
       }
-      if (absl::Status s = sparse_inverse_step_->Solve(b_id_, q_id_); !s.ok()) return s;
+      RETURN_IF_ERROR(sparse_inverse_step_->Solve(b_id_, q_id_));
       return backend_->DownloadDense(q_id_, {x_free->data(), size_t(x_free->size())});
     }
     case GlobalStepKind::kJacobi: {
@@ -446,7 +445,7 @@ absl::Status LocalGlobalSolver::GlobalSolve(const Block& b_free, Block* x_free) 
           !s.ok()) {
         return s;
       }
-      if (absl::Status s = jacobi_step_->Step(b_id_, q_prev_id_, q_id_); !s.ok()) return s;
+      RETURN_IF_ERROR(jacobi_step_->Step(b_id_, q_prev_id_, q_id_));
       return backend_->DownloadDense(q_id_, {x_free->data(), size_t(x_free->size())});
     }
   }
@@ -458,9 +457,7 @@ absl::Status LocalGlobalSolver::SetObstacles(std::vector<HalfSpaceObstacle> obst
   LocalGlobalOptions candidate = options_;
   candidate.obstacles = std::move(obstacles);
   candidate.mesh_obstacles = std::move(mesh_obstacles);
-  if (absl::Status s = ValidateSettings(groups_.front().material, h_, candidate); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(ValidateSettings(groups_.front().material, h_, candidate));
   std::unique_ptr<MeshContactDetector> detector;
   if (!candidate.mesh_obstacles.empty()) {
     auto created = MeshContactDetector::Create(
@@ -505,9 +502,9 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   const auto frame_start = std::chrono::steady_clock::now();
   PhaseClock clock;
   LocalGlobalPhaseTimes times;
-  if (absl::Status s = Validate(state->x_m, "state.x_m"); !s.ok()) return s;
-  if (absl::Status s = Validate(state->v_mps, "state.v_mps"); !s.ok()) return s;
-  if (absl::Status s = Validate(f_ext_n, "f_ext_n"); !s.ok()) return s;
+  RETURN_IF_ERROR(Validate(state->x_m, "state.x_m"));
+  RETURN_IF_ERROR(Validate(state->v_mps, "state.v_mps"));
+  RETURN_IF_ERROR(Validate(f_ext_n, "f_ext_n"));
   const auto& pinned = options_.pinned_vertices;
   const int num_pinned = static_cast<int>(pinned.size());
   Points3 x_pinned(num_pinned, 3);
@@ -555,11 +552,8 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
       }
     }
     if (body_detector_ != nullptr) {
-      if (absl::Status s = body_detector_->Detect(state->x_m, free_index_,
-                                                  options_.contact_proximity_m, &contacts.contacts);
-          !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(body_detector_->Detect(state->x_m, free_index_, options_.contact_proximity_m,
+                                             &contacts.contacts));
     }
     if (mesh_detector_ != nullptr || body_detector_ != nullptr) {
       contacts.h = BuildContactJacobian(contacts.contacts, num_free);
@@ -616,7 +610,7 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
       batch.projections = {z.data() + first, count};
       batch.options = options_.local_step;
       if (k == 0) {
-        if (absl::Status s = ValidateLocalStepBatch(batch); !s.ok()) return s;
+        RETURN_IF_ERROR(ValidateLocalStepBatch(batch));
       }
       clock.Lap(&times.rhs_ms);
       // Each range writes only its own elements' z and u; the stats are merged under a lock
@@ -644,7 +638,7 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
       b_free.row(i) = rhs_const.row(i) + elastic.row(free_[i]);
     }
     clock.Lap(&times.rhs_ms);
-    if (absl::Status gs = GlobalSolve(b_free, &x_free); !gs.ok()) return gs;
+    RETURN_IF_ERROR(GlobalSolve(b_free, &x_free));
     clock.Lap(&times.global_ms);
     for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
     if (contact_solver != nullptr) {
@@ -670,7 +664,7 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
         }
       }
       clock.Lap(&times.contact_assembly_ms);
-      if (absl::Status gs = GlobalSolve(correction_rhs, &correction); !gs.ok()) return gs;
+      RETURN_IF_ERROR(GlobalSolve(correction_rhs, &correction));
       x_free += correction;
       for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
       clock.Lap(&times.correction_ms);

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/dynamics/local_global/delassus_operator.h"
 
 namespace contactsim::core {
@@ -49,10 +50,9 @@ absl::StatusOr<std::unique_ptr<NonsmoothContactSolver>> NonsmoothContactSolver::
   auto solver = std::unique_ptr<NonsmoothContactSolver>(
       new NonsmoothContactSolver(contacts, time_step_s, options));
   const int32_t rows = contacts.h.rows;
-  absl::StatusOr<std::unique_ptr<DelassusOperator>> w =
-      DelassusOperator::Create(backend, r_transpose, num_free, contacts.h);
-  if (!w.ok()) return w.status();
-  solver->w_ = *std::move(w);
+  ASSIGN_OR_RETURN(std::unique_ptr<DelassusOperator> w,
+                   DelassusOperator::Create(backend, r_transpose, num_free, contacts.h));
+  solver->w_ = std::move(w);
   solver->w_diagonal_ = solver->w_->diagonal();
   for (int32_t i = 0; i < rows; ++i) {
     if (!(solver->w_diagonal_[i] > 0.0)) {
@@ -121,7 +121,7 @@ absl::StatusOr<double> NonsmoothContactSolver::ResidualNorm(const Eigen::VectorX
                                                             const Eigen::VectorXd& hq_start,
                                                             const Eigen::VectorXd& lambda) {
   Eigen::VectorXd w_lambda, f;
-  if (absl::Status s = ApplyW(lambda, &w_lambda); !s.ok()) return s;
+  RETURN_IF_ERROR(ApplyW(lambda, &w_lambda));
   Evaluate(hq_unconstrained + h_ * h_ * w_lambda, hq_start, lambda, &f, nullptr, nullptr);
   return f.norm();
 }
@@ -139,7 +139,7 @@ absl::StatusOr<NewtonContactStats> NonsmoothContactSolver::Correct(
   Eigen::VectorXd w_lambda, f, d, e, w_decoupled;
   Eigen::VectorXd active(rows), inverse_precond(rows), rhs(rows), dlambda(rows);
   for (int it = 0; it < options_.newton_iterations; ++it) {
-    if (absl::Status s = ApplyW(*lambda, &w_lambda); !s.ok()) return s;
+    RETURN_IF_ERROR(ApplyW(*lambda, &w_lambda));
     Evaluate(hq_unconstrained + h_ * h_ * w_lambda, hq_start, *lambda, &f, &d, &e);
     if (it == 0) stats.residual_norm_before = f.norm();
     // Decoupled rows first: their dlambda enters the coupled rows' right-hand side.
@@ -148,7 +148,7 @@ absl::StatusOr<NewtonContactStats> NonsmoothContactSolver::Correct(
       active[i] = d[i] > kIndicatorFloor * (i % 3 == 0 ? h_ * h_ : h_) ? 1.0 : 0.0;
       if (active[i] == 0.0) decoupled[i] = -f[i] / e[i];
     }
-    if (absl::Status s = ApplyW(decoupled, &w_decoupled); !s.ok()) return s;
+    RETURN_IF_ERROR(ApplyW(decoupled, &w_decoupled));
     for (Eigen::Index i = 0; i < rows; ++i) {
       if (active[i] != 0.0) {
         rhs[i] = -f[i] / d[i] - w_decoupled[i];
@@ -179,9 +179,8 @@ absl::StatusOr<NewtonContactStats> NonsmoothContactSolver::Correct(
     if (!cr.ok()) return cr.status();
     *lambda += dlambda;
   }
-  absl::StatusOr<double> after = ResidualNorm(hq_unconstrained, hq_start, *lambda);
-  if (!after.ok()) return after.status();
-  stats.residual_norm_after = *after;
+  ASSIGN_OR_RETURN(double after, ResidualNorm(hq_unconstrained, hq_start, *lambda));
+  stats.residual_norm_after = after;
   return stats;
 }
 

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/enumerable_thread_specific.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -113,13 +114,12 @@ absl::StatusOr<SparseInverseGlobalStep> SparseInverseGlobalStep::Create(
     Backend& backend, const SparseInverseFactor& factor, int32_t cols) {
   if (cols <= 0)
     return absl::InvalidArgumentError(absl::StrCat("cols: ", cols, " must be positive"));
-  absl::StatusOr<SparseId> r = backend.UploadCsr(ToCsr(factor.r()));
-  if (!r.ok()) return r.status();
+  ASSIGN_OR_RETURN(SparseId r, backend.UploadCsr(ToCsr(factor.r())));
   absl::StatusOr<SparseId> rt = backend.UploadCsr(ToCsr(factor.r_transpose()));
   if (!rt.ok()) return rt.status();
   absl::StatusOr<DenseId> tmp = backend.CreateDense(factor.n(), cols);
   if (!tmp.ok()) return tmp.status();
-  return SparseInverseGlobalStep(&backend, *r, *rt, *tmp);
+  return SparseInverseGlobalStep(&backend, r, *rt, *tmp);
 }
 
 SparseInverseGlobalStep::SparseInverseGlobalStep(SparseInverseGlobalStep&& other) noexcept
@@ -136,7 +136,7 @@ SparseInverseGlobalStep::~SparseInverseGlobalStep() {
 }
 
 absl::Status SparseInverseGlobalStep::Solve(DenseId b, DenseId q) {
-  if (absl::Status s = backend_->SpMM(1.0, r_, Op::kNone, b, 0.0, tmp_); !s.ok()) return s;
+  RETURN_IF_ERROR(backend_->SpMM(1.0, r_, Op::kNone, b, 0.0, tmp_));
   return backend_->SpMM(1.0, rt_, Op::kNone, tmp_, 0.0, q);
 }
 

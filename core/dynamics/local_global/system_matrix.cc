@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core {
 namespace {
@@ -19,8 +20,8 @@ absl::Status CheckPositive(double value, const char* field) {
 }
 
 absl::Status CheckParams(const SystemMatrixParams& p) {
-  if (absl::Status s = CheckPositive(p.density, "density"); !s.ok()) return s;
-  if (absl::Status s = CheckPositive(p.stiffness, "stiffness"); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckPositive(p.density, "density"));
+  RETURN_IF_ERROR(CheckPositive(p.stiffness, "stiffness"));
   return CheckPositive(p.time_step_s, "time_step_s");
 }
 
@@ -73,10 +74,10 @@ absl::Status CheckIndices(const Elements& elements, int n, const char* kind) {
 
 absl::StatusOr<SystemMatrix> AssembleTetSystemMatrix(const Points3& x, const IndexQuads& tets,
                                                      const SystemMatrixParams& params) {
-  if (absl::Status s = CheckParams(params); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckParams(params));
   if (tets.rows() == 0) return absl::InvalidArgumentError("tets: empty (no elements)");
   const int n = static_cast<int>(x.rows());
-  if (absl::Status s = CheckIndices(tets, n, "tet"); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckIndices(tets, n, "tet"));
   SystemMatrix out;
   std::vector<double> mass(n, 0.0);
   out.element_b.reserve(tets.rows());
@@ -103,10 +104,10 @@ absl::StatusOr<SystemMatrix> AssembleTetSystemMatrix(const Points3& x, const Ind
 absl::StatusOr<SystemMatrix> AssembleTriangleSystemMatrix(const Points3& x,
                                                           const IndexTriples& triangles,
                                                           const SystemMatrixParams& params) {
-  if (absl::Status s = CheckParams(params); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckParams(params));
   if (triangles.rows() == 0) return absl::InvalidArgumentError("triangles: empty (no elements)");
   const int n = static_cast<int>(x.rows());
-  if (absl::Status s = CheckIndices(triangles, n, "triangle"); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckIndices(triangles, n, "triangle"));
   SystemMatrix out;
   std::vector<double> mass(n, 0.0);
   out.element_b.reserve(triangles.rows());

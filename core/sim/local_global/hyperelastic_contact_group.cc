@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core {
 namespace {
@@ -75,14 +76,13 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
         std::max(options.body_contact.self_exclusion_m, body->SelfExclusionDistanceM());
   }
   options.body_contact.self_contact = self_contact;
-  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      LocalGlobalSolver::Create(meshes, params.time_step_s, options);
-  if (!solver.ok()) return solver.status();
+  ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
+                   LocalGlobalSolver::Create(meshes, params.time_step_s, options));
   // The members' own factors are not used while the group steps them (their S is not held twice).
   for (HyperelasticBody* body : bodies) body->ReleaseSolverFactors();
   return std::unique_ptr<HyperelasticContactGroup>(new HyperelasticContactGroup(
       std::move(ids), std::move(bodies), std::move(eliminated_sets), std::move(target_sets),
-      std::move(self_contact_sets), *std::move(solver)));
+      std::move(self_contact_sets), std::move(solver)));
 }
 
 bool HyperelasticContactGroup::Matches(const std::vector<SimBody*>& members) const {
@@ -113,16 +113,12 @@ absl::Status HyperelasticContactGroup::Step(const Vec3& gravity_m_per_s2,
     state.x_m.middleRows(offset, count) = start.x_m;
     state.v_mps.middleRows(offset, count) = start.v_mps;
   }
-  if (absl::Status s = solver_->SetObstacles(std::move(half_spaces), std::move(meshes)); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(solver_->SetObstacles(std::move(half_spaces), std::move(meshes)));
   // The members' target points of this step (their terms match: Matches).
   int target_index = 0;
   for (const HyperelasticBody* body : bodies_) {
     for (const VertexTargets& target : body->world_targets()) {
-      if (absl::Status s = solver_->SetTargetAnchors(target_index++, target.targets_m); !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(solver_->SetTargetAnchors(target_index++, target.targets_m));
     }
   }
   // Held vertices: where they are, or where their holder takes them (attachments).
@@ -135,10 +131,7 @@ absl::Status HyperelasticContactGroup::Step(const Vec3& gravity_m_per_s2,
     pinned_targets = std::move(joined);
     driven = driven || bodies_[b]->has_driven_vertices();
   }
-  if (absl::Status s = solver_->Step(f_ext_n, &state, driven ? &pinned_targets : nullptr, stats);
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(solver_->Step(f_ext_n, &state, driven ? &pinned_targets : nullptr, stats));
   const double dt_s = bodies_.front()->params().time_step_s;
   for (int b = 0; b < num_members(); ++b) {
     const int32_t offset = solver_->body_vertex_offset(b);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/common/status_macros.h"
 #include "core/dynamics/rigid_body.h"
 
 namespace contactsim::core {
@@ -36,7 +37,7 @@ absl::Status ApplyReaction(const VertexContact& c, const TriangleMeshObstacle& o
   }
   const Vec3 share = -impulse_on_body_ns / static_cast<double>(vertices.size());
   for (int32_t v : vertices) {
-    if (absl::Status s = obstacle_body->AddVertexImpulse(v, share); !s.ok()) return s;
+    RETURN_IF_ERROR(obstacle_body->AddVertexImpulse(v, share));
   }
   return absl::OkStatus();
 }
@@ -137,8 +138,8 @@ absl::Status ReportContacts(const LocalGlobalStepStats& stats, const SolverMembe
     if (c.friction_coefficient == 0.0) record.friction_mode = FrictionMode::kNone;
     record.body_a = members.ids[a];
     record.normal_W = c.normal;
-    record.normal_impulse_Ns = normal_impulse;
-    record.friction_impulse_Ns = friction_impulse;
+    record.normal_impulse_n_s = normal_impulse;
+    record.friction_impulse_n_s = friction_impulse;
     record.feature_a = members.Local(c.vertex);
     switch (c.kind) {
       case ContactKind::kHalfSpace:
@@ -167,8 +168,8 @@ absl::Status ReportContacts(const LocalGlobalStepStats& stats, const SolverMembe
             members.LocalFace(c.vertex, c.extra_vertices[0], c.extra_vertices[1]));
         record.kind = ContactFeatureKind::kVertexFace;
         record.normal_W = -c.normal;
-        record.normal_impulse_Ns = -normal_impulse;
-        record.friction_impulse_Ns = -friction_impulse;
+        record.normal_impulse_n_s = -normal_impulse;
+        record.friction_impulse_n_s = -friction_impulse;
         break;
       case ContactKind::kBodyVertexTriangle: {
         const int b = members.MemberOf(c.extra_vertices[0]);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/sim/body_utils.h"
@@ -104,7 +105,7 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
   // Predict and Correct), so that attached vertices can be driven to them.
   for (SimBody& sim_body : input.bodies) {
     if (!IsStaticOrKinematic(*sim_body.body)) continue;
-    if (absl::Status s = sim_body.body->Predict(dt, settings_.gravity_m_per_s2); !s.ok()) return s;
+    RETURN_IF_ERROR(sim_body.body->Predict(dt, settings_.gravity_m_per_s2));
   }
   if (input.constraints != nullptr) DriveAttachedVertices(input);
 
@@ -117,7 +118,7 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
   }
   const bool grouped = colliding.size() >= 2;
   if (grouped) {
-    if (absl::Status s = StepGroup(colliding, obstacles, diagnostics, report); !s.ok()) return s;
+    RETURN_IF_ERROR(StepGroup(colliding, obstacles, diagnostics, report));
   } else {
     group_.reset();
     group_memory_ = {};
@@ -127,9 +128,7 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
     auto* body = dynamic_cast<HyperelasticBody*>(sim_body.body.get());
     if (body == nullptr || (grouped && sim_body.collision.enabled)) continue;
     if (sim_body.collision.enabled) {
-      if (absl::Status s = body->SetObstacles(obstacles.half_spaces, obstacles.meshes); !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(body->SetObstacles(obstacles.half_spaces, obstacles.meshes));
     } else if (absl::Status s = body->SetObstacles({}, {}); !s.ok()) {
       return s;
     }
@@ -140,15 +139,12 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
     if (stats.contacts.empty()) continue;
     SolverMembers members;
     members.Add(sim_body.id, *body);
-    if (absl::Status s = ReportContacts(stats, members, obstacles, dt, diagnostics, report);
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(ReportContacts(stats, members, obstacles, dt, diagnostics, report));
   }
 
   for (SimBody& sim_body : input.bodies) {
     if (!IsStaticOrKinematic(*sim_body.body)) continue;
-    if (absl::Status s = sim_body.body->Correct(dt); !s.ok()) return s;
+    RETURN_IF_ERROR(sim_body.body->Correct(dt));
   }
 
   return FillBodyTotals(input.bodies, report);
@@ -195,11 +191,11 @@ absl::Status LocalGlobalPipeline::StepGroup(const std::vector<SimBody*>& collidi
                                             StepDiagnostics* diagnostics, ContactReport* report) {
   if (group_ == nullptr || !group_->Matches(colliding)) {
     group_.reset();
-    absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> group =
-        HyperelasticContactGroup::Create(colliding, settings_.local_global.friction_coefficient);
-    if (!group.ok()) return group.status();
-    if (absl::Status s = (*group)->Restore(group_memory_); !s.ok()) return s;
-    group_ = *std::move(group);
+    ASSIGN_OR_RETURN(
+        std::unique_ptr<HyperelasticContactGroup> group,
+        HyperelasticContactGroup::Create(colliding, settings_.local_global.friction_coefficient));
+    RETURN_IF_ERROR(group->Restore(group_memory_));
+    group_ = std::move(group);
   }
   LocalGlobalStepStats stats;
   if (absl::Status s =

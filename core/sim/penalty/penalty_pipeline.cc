@@ -12,6 +12,7 @@
 #include "core/collision/discrete_penetration.h"
 #include "core/collision/proximity.h"
 #include "core/common/parallel_for.h"
+#include "core/common/status_macros.h"
 #include "core/contact/friction/viscous_friction.h"
 #include "core/contact/penalty/cpf.h"
 #include "core/contact/penalty/cpf_exact.h"
@@ -111,7 +112,7 @@ bool IsCpfModel(ContactModel model) {
 }
 
 struct FrictionOutcome {
-  Vec3 impulse_Ns = Vec3::Zero();  // on the first feature's point [N s]
+  Vec3 impulse_n_s = Vec3::Zero();  // on the first feature's point [N s]
   FrictionMode mode = FrictionMode::kNone;
   FrictionContactState state;
 };
@@ -122,29 +123,29 @@ struct FrictionOutcome {
 template <typename InverseMassAlong>
 FrictionOutcome ComputeFriction(const FrictionSettings& settings, const FrictionContactState& state,
                                 const Vec3& offset_W, const Vec3& v_slip_W, const Vec3& unit_normal,
-                                double normal_force_N, double dt_s,
+                                double normal_force_n, double dt_s,
                                 const InverseMassAlong& inverse_mass_along) {
   FrictionOutcome out;
   out.state = state;
-  if (settings.model == FrictionModel::kNone || !(normal_force_N > 0.0)) return out;
+  if (settings.model == FrictionModel::kNone || !(normal_force_n > 0.0)) return out;
   if (settings.model == FrictionModel::kYamaneNakamura) {
     const FrictionResult r = YamaneNakamuraFriction(state, offset_W, v_slip_W, unit_normal,
-                                                    normal_force_N, settings.yamane_nakamura, dt_s);
-    out.impulse_Ns = r.impulse_Ns;
+                                                    normal_force_n, settings.yamane_nakamura, dt_s);
+    out.impulse_n_s = r.impulse_n_s;
     out.mode = r.mode;
     out.state = r.state;
   } else {
-    out.impulse_Ns = dt_s * ViscousFrictionForce(v_slip_W, unit_normal, settings.viscous);
+    out.impulse_n_s = dt_s * ViscousFrictionForce(v_slip_W, unit_normal, settings.viscous);
     out.mode = FrictionMode::kSlip;
   }
   // Dynamic friction may stop the slip within the step, never reverse it.
-  const double magnitude = out.impulse_Ns.norm();
+  const double magnitude = out.impulse_n_s.norm();
   if (out.mode == FrictionMode::kSlip && magnitude > 0.0) {
     const Vec3 v_t = v_slip_W - unit_normal.dot(v_slip_W) * unit_normal;
-    const double w = inverse_mass_along(Vec3(out.impulse_Ns / magnitude));
+    const double w = inverse_mass_along(Vec3(out.impulse_n_s / magnitude));
     if (w > 0.0) {
       const double cap = v_t.norm() / w;
-      if (magnitude > cap) out.impulse_Ns *= cap / magnitude;
+      if (magnitude > cap) out.impulse_n_s *= cap / magnitude;
     }
   }
   return out;
@@ -295,8 +296,8 @@ void PenaltyPipeline::ComputeNormalImpulse(PairWork* work) const {
       const CpfResult r = vf ? CpfVertexFace(traj, w, spans, params, fallback)
                              : CpfEdgeEdge(traj, w[0], w[1], spans, params, fallback);
       work->status = r.status;
-      work->normal_impulse_on_p_Ns = r.impulse_on_p_Ns;
-      normal_impulses = r.impulses_Ns;
+      work->normal_impulse_on_p_n_s = r.impulse_on_p_n_s;
+      normal_impulses = r.impulses_n_s;
       work->normal_t1 = r.normal_t1;
       break;
     }
@@ -308,8 +309,8 @@ void PenaltyPipeline::ComputeNormalImpulse(PairWork* work) const {
                                   : CpfExactEdgeEdge(traj, w[0], w[1], spans, params, options);
       work->status = r.cpf.status;
       work->converged = r.converged;
-      work->normal_impulse_on_p_Ns = r.cpf.impulse_on_p_Ns;
-      normal_impulses = r.cpf.impulses_Ns;
+      work->normal_impulse_on_p_n_s = r.cpf.impulse_on_p_n_s;
+      normal_impulses = r.cpf.impulses_n_s;
       work->normal_t1 = r.cpf.normal_t1;
       break;
     }
@@ -323,8 +324,8 @@ void PenaltyPipeline::ComputeNormalImpulse(PairWork* work) const {
       const DpfResult r = vf ? DpfVertexFaceWithNormal(traj, w, n, params)
                              : DpfEdgeEdgeWithNormal(traj, w[0], w[1], n, params);
       work->status = r.status;
-      work->normal_impulse_on_p_Ns = params.dt_s * r.force_on_p_N;
-      normal_impulses = r.impulses_Ns;
+      work->normal_impulse_on_p_n_s = params.dt_s * r.force_on_p_n;
+      normal_impulses = r.impulses_n_s;
       work->normal_t1 = r.normal;
       break;
     }
@@ -339,8 +340,8 @@ void PenaltyPipeline::ComputeNormalImpulse(PairWork* work) const {
         r = DpfEdgeEdge(traj, closest.s, closest.u, params, fallback);
       }
       work->status = r.status;
-      work->normal_impulse_on_p_Ns = params.dt_s * r.force_on_p_N;
-      normal_impulses = r.impulses_Ns;
+      work->normal_impulse_on_p_n_s = params.dt_s * r.force_on_p_n;
+      normal_impulses = r.impulses_n_s;
       work->normal_t1 = r.normal;
       break;
     }
@@ -348,18 +349,18 @@ void PenaltyPipeline::ComputeNormalImpulse(PairWork* work) const {
       break;  // no tracked pairs: ComputeProximityContacts
   }
   if (work->status != PenaltyStatus::kOk) {
-    work->normal_impulse_on_p_Ns.setZero();
-    work->impulses_Ns = ZeroImpulses();
+    work->normal_impulse_on_p_n_s.setZero();
+    work->impulses_n_s = ZeroImpulses();
     return;
   }
-  work->impulses_Ns = normal_impulses;
+  work->impulses_n_s = normal_impulses;
   if (!work->normal_t1.isZero(0.0)) pair.normal_W = work->normal_t1;
 }
 
 void PenaltyPipeline::ComputePairFriction(PairWork* work) const {
   const double dt = settings_.dt_s;
-  const double normal_force_N = work->normal_impulse_on_p_Ns.norm() / dt;
-  if (settings_.friction.model == FrictionModel::kNone || !(normal_force_N > 0.0)) return;
+  const double normal_force_n = work->normal_impulse_on_p_n_s.norm() / dt;
+  if (settings_.friction.model == FrictionModel::kNone || !(normal_force_n > 0.0)) return;
   TrackedPair& pair = work->pair;
   const Vec3& w = pair.weights;
   const PairTrajectory& traj = work->trajectory;
@@ -383,12 +384,12 @@ void PenaltyPipeline::ComputePairFriction(PairWork* work) const {
   };
   const FrictionOutcome friction =
       ComputeFriction(settings_.friction, pair.friction, p1 - q1, v_slip, work->normal_t1,
-                      normal_force_N, dt, inverse_mass_along);
+                      normal_force_n, dt, inverse_mass_along);
   pair.friction = friction.state;
   work->friction_mode = friction.mode;
-  work->friction_impulse_on_p_Ns = friction.impulse_Ns;
-  const VertexImpulses friction_impulses = DistributeImpulse(*points, friction.impulse_Ns);
-  for (int i = 0; i < 4; ++i) work->impulses_Ns[i] += friction_impulses[i];
+  work->friction_impulse_on_p_n_s = friction.impulse_n_s;
+  const VertexImpulses friction_impulses = DistributeImpulse(*points, friction.impulse_n_s);
+  for (int i = 0; i < 4; ++i) work->impulses_n_s[i] += friction_impulses[i];
 }
 
 void PenaltyPipeline::ComputePlaneContacts(const StepInput& input, StepDiagnostics* diagnostics) {
@@ -417,10 +418,10 @@ void PenaltyPipeline::ComputePlaneContacts(const StepInput& input, StepDiagnosti
           const StaticPlaneResult r =
               CpfVertexStaticPlane(x0, x1, plane.normal, plane.offset_m, params);
           if (r.status != PenaltyStatus::kOk || !r.penetrating) continue;
-          work.normal_impulse_Ns = r.impulse_Ns;
+          work.normal_impulse_n_s = r.impulse_n_s;
         } else {
           if (depth_1 <= 0.0) continue;
-          work.normal_impulse_Ns = dt * k * depth_1 * plane.normal;
+          work.normal_impulse_n_s = dt * k * depth_1 * plane.normal;
         }
         work.body_index = static_cast<int32_t>(bi);
         work.vertex = v;
@@ -454,12 +455,12 @@ void PenaltyPipeline::ComputePlaneFriction(const StepInput& input) {
     // The share is read only when friction slips (a friction model is set and counted).
     const FrictionOutcome friction =
         ComputeFriction(settings_.friction, work.friction, x1, (x1 - x0) / dt, plane.normal,
-                        work.normal_impulse_Ns.norm() / dt, dt, [&](const Vec3& u) {
+                        work.normal_impulse_n_s.norm() / dt, dt, [&](const Vec3& u) {
                           return body.InverseMassAlong(work.vertex, u) *
                                  FrictionShare(work.body_index, work.vertex);
                         });
     work.friction = friction.state;
-    work.friction_impulse_Ns = friction.impulse_Ns;
+    work.friction_impulse_n_s = friction.impulse_n_s;
     work.friction_mode = friction.mode;
     next_plane_contacts_.push_back(
         PlaneContact{sim_body.id, work.vertex, plane.id, friction.state});
@@ -532,11 +533,11 @@ void PenaltyPipeline::ComputeProximityContacts(const StepInput& input) {
                   work.depth_m = hit.depth_m;
                   work.normal = hit.normal;
                   // Eq. 1-3 at t = 1: I = dt k delta n on the vertex, -I on the closest point.
-                  work.normal_impulse_on_p_Ns =
+                  work.normal_impulse_on_p_n_s =
                       params.dt_s * params.stiffness_n_per_m * hit.depth_m * hit.normal;
-                  work.impulses_Ns[0] = work.normal_impulse_on_p_Ns;
+                  work.impulses_n_s[0] = work.normal_impulse_on_p_n_s;
                   for (int i = 0; i < 3; ++i) {
-                    work.impulses_Ns[i + 1] = -work.weights[i] * work.normal_impulse_on_p_Ns;
+                    work.impulses_n_s[i + 1] = -work.weights[i] * work.normal_impulse_on_p_n_s;
                   }
                   found[k] = 1;
                 }
@@ -548,7 +549,7 @@ void PenaltyPipeline::ComputeProximityContacts(const StepInput& input) {
 
 void PenaltyPipeline::ComputeProximityFriction(const StepInput& input, ProximityWork* work) const {
   const double dt = settings_.dt_s;
-  const double normal_force_N = work->normal_impulse_on_p_Ns.norm() / dt;
+  const double normal_force_n = work->normal_impulse_on_p_n_s.norm() / dt;
   const Body& a = *input.bodies[work->body_index_a].body;
   const Body& b = *input.bodies[work->body_index_b].body;
   const auto point_on_b = [&](const Points3& x) {
@@ -572,11 +573,11 @@ void PenaltyPipeline::ComputeProximityFriction(const StepInput& input, Proximity
   // Viscous friction only (validation refuses Yamane-Nakamura: it needs tracked anchors).
   const FrictionOutcome friction =
       ComputeFriction(settings_.friction, FrictionContactState(), p1 - point_on_b(b.positions_t1()),
-                      v_slip, work->normal, normal_force_N, dt, inverse_mass_along);
+                      v_slip, work->normal, normal_force_n, dt, inverse_mass_along);
   work->friction_mode = friction.mode;
-  work->friction_impulse_on_p_Ns = friction.impulse_Ns;
-  work->impulses_Ns[0] += friction.impulse_Ns;
-  for (int i = 0; i < 3; ++i) work->impulses_Ns[i + 1] -= work->weights[i] * friction.impulse_Ns;
+  work->friction_impulse_on_p_n_s = friction.impulse_n_s;
+  work->impulses_n_s[0] += friction.impulse_n_s;
+  for (int i = 0; i < 3; ++i) work->impulses_n_s[i + 1] -= work->weights[i] * friction.impulse_n_s;
 }
 
 void PenaltyPipeline::CountFrictionShares(const StepInput& input) {
@@ -592,7 +593,7 @@ void PenaltyPipeline::CountFrictionShares(const StepInput& input) {
     ++friction_shares_[body_index][whole_body_shares_[body_index] ? 0 : vertex];
   };
   for (const PairWork& work : pair_work_) {
-    if (!work.active || work.normal_impulse_on_p_Ns.isZero(0.0)) continue;
+    if (!work.active || work.normal_impulse_on_p_n_s.isZero(0.0)) continue;
     const Vec3& w = work.pair.weights;
     const bool vf = work.pair.key.kind == CcdPairKind::kVertexFace;
     const std::array<double, 4> shares =
@@ -642,7 +643,7 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
   // rigid bodies' predicted poses.
   ConstraintSet* constraints = input.constraints;
   if (constraints != nullptr) {
-    if (absl::Status s = constraints->ApplyTargetForces(input.bodies); !s.ok()) return s;
+    RETURN_IF_ERROR(constraints->ApplyTargetForces(input.bodies));
   }
   for (const bool rigid_pass : {false, true}) {
     for (SimBody& sim_body : input.bodies) {
@@ -652,11 +653,11 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
       }
     }
     if (constraints != nullptr && !rigid_pass) {
-      if (absl::Status s = constraints->ApplyAttachmentReactions(input.bodies); !s.ok()) return s;
+      RETURN_IF_ERROR(constraints->ApplyAttachmentReactions(input.bodies));
     }
   }
   if (constraints != nullptr) {
-    if (absl::Status s = constraints->DriveAttachedVertices(input.bodies); !s.ok()) return s;
+    RETURN_IF_ERROR(constraints->DriveAttachedVertices(input.bodies));
   }
   for (const SimBody& sim_body : input.bodies) {
     if (!sim_body.body->positions_t1().allFinite()) {
@@ -698,9 +699,7 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     const CcdOptions ccd_options{.min_separation_m = settings_.min_separation_m,
                                  .tolerance_m = settings_.ccd_tolerance_m,
                                  .max_iterations = settings_.ccd_max_iterations};
-    if (absl::Status s = ccd_.Run(collision_bodies_, ccd_options, &ccd_result_); !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(ccd_.Run(collision_bodies_, ccd_options, &ccd_result_));
     diagnostics->ccd = ccd_result_.stats;
   }
 
@@ -778,11 +777,9 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     diagnostics->slip_contacts += work.friction_mode == FrictionMode::kSlip;
     const int on_a = NumVerticesOnA(work.pair.key.kind);
     for (int i = 0; i < 4; ++i) {
-      if (work.impulses_Ns[i].isZero(0.0)) continue;
+      if (work.impulses_n_s[i].isZero(0.0)) continue;
       Body& body = i < on_a ? *work.body_a->body : *work.body_b->body;
-      if (absl::Status s = body.AddVertexImpulse(work.vertices[i], work.impulses_Ns[i]); !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(body.AddVertexImpulse(work.vertices[i], work.impulses_n_s[i]));
     }
   }
   pairs_.swap(next_pairs);
@@ -791,11 +788,9 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     ++diagnostics->new_pairs;  // found anew every step: nothing is tracked
     diagnostics->slip_contacts += work.friction_mode == FrictionMode::kSlip;
     for (int i = 0; i < 4; ++i) {
-      if (work.impulses_Ns[i].isZero(0.0)) continue;
+      if (work.impulses_n_s[i].isZero(0.0)) continue;
       Body& body = *input.bodies[i == 0 ? work.body_index_a : work.body_index_b].body;
-      if (absl::Status s = body.AddVertexImpulse(work.vertices[i], work.impulses_Ns[i]); !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(body.AddVertexImpulse(work.vertices[i], work.impulses_n_s[i]));
     }
   }
   for (const PlaneWork& work : plane_work_) {
@@ -803,7 +798,7 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     diagnostics->slip_contacts += work.friction_mode == FrictionMode::kSlip;
     Body& body = *input.bodies[work.body_index].body;
     if (absl::Status s =
-            body.AddVertexImpulse(work.vertex, work.normal_impulse_Ns + work.friction_impulse_Ns);
+            body.AddVertexImpulse(work.vertex, work.normal_impulse_n_s + work.friction_impulse_n_s);
         !s.ok()) {
       return s;
     }
@@ -838,8 +833,8 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     record.p_WC = end.p;
     record.normal_W = end.normal.isZero(0.0) ? work.normal_t1 : end.normal;
     record.depth_m = end.depth_m;
-    record.normal_impulse_Ns = work.normal_impulse_on_p_Ns;
-    record.friction_impulse_Ns = work.friction_impulse_on_p_Ns;
+    record.normal_impulse_n_s = work.normal_impulse_on_p_n_s;
+    record.friction_impulse_n_s = work.friction_impulse_on_p_n_s;
     record.friction_mode = work.friction_mode;
     max_depth = std::max(max_depth, record.depth_m);
     report->contacts.push_back(record);
@@ -864,8 +859,8 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
                              !input.bodies[work.body_index_b].body->surface().is_closed()
                          ? settings_.min_separation_m - (p - q).dot(work.normal)
                          : (q - p).dot(work.normal);
-    record.normal_impulse_Ns = work.normal_impulse_on_p_Ns;
-    record.friction_impulse_Ns = work.friction_impulse_on_p_Ns;
+    record.normal_impulse_n_s = work.normal_impulse_on_p_n_s;
+    record.friction_impulse_n_s = work.friction_impulse_on_p_n_s;
     record.friction_mode = work.friction_mode;
     max_depth = std::max(max_depth, record.depth_m);
     report->contacts.push_back(record);
@@ -883,8 +878,8 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     record.p_WC = x;
     record.normal_W = plane.normal;
     record.depth_m = plane.offset_m - plane.normal.dot(x);
-    record.normal_impulse_Ns = work.normal_impulse_Ns;
-    record.friction_impulse_Ns = work.friction_impulse_Ns;
+    record.normal_impulse_n_s = work.normal_impulse_n_s;
+    record.friction_impulse_n_s = work.friction_impulse_n_s;
     record.friction_mode = work.friction_mode;
     max_depth = std::max(max_depth, record.depth_m);
     report->contacts.push_back(record);

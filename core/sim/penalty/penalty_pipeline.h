@@ -201,10 +201,10 @@ class PenaltyPipeline final : public Pipeline {
     PenaltyStatus status = PenaltyStatus::kOk;
     bool converged = true;
     Vec3 normal_t1 = Vec3::Zero();  // unit normal at t = 1 from the model
-    Vec3 normal_impulse_on_p_Ns = Vec3::Zero();
-    Vec3 friction_impulse_on_p_Ns = Vec3::Zero();
+    Vec3 normal_impulse_on_p_n_s = Vec3::Zero();
+    Vec3 friction_impulse_on_p_n_s = Vec3::Zero();
     FrictionMode friction_mode = FrictionMode::kNone;
-    VertexImpulses impulses_Ns = ZeroImpulses();  // normal + friction on the four vertices
+    VertexImpulses impulses_n_s = ZeroImpulses();  // normal + friction on the four vertices
   };
   // One vertex of body A inside body B at the predicted end of the step (kDpfProximity).
   struct ProximityWork {
@@ -216,17 +216,17 @@ class PenaltyPipeline final : public Pipeline {
     Vec3 weights = Vec3::Zero();                     // of the closest point on the face
     double depth_m = 0.0;                            // delta at t = 1
     Vec3 normal = Vec3::Zero();                      // n at t = 1, the force direction on A
-    Vec3 normal_impulse_on_p_Ns = Vec3::Zero();
-    Vec3 friction_impulse_on_p_Ns = Vec3::Zero();
+    Vec3 normal_impulse_on_p_n_s = Vec3::Zero();
+    Vec3 friction_impulse_on_p_n_s = Vec3::Zero();
     FrictionMode friction_mode = FrictionMode::kNone;
-    VertexImpulses impulses_Ns = ZeroImpulses();
+    VertexImpulses impulses_n_s = ZeroImpulses();
   };
   struct PlaneWork {
     int32_t body_index = 0;  // into StepInput::bodies
     int32_t vertex = 0;
     int32_t plane_index = 0;  // into StepInput::planes
-    Vec3 normal_impulse_Ns = Vec3::Zero();
-    Vec3 friction_impulse_Ns = Vec3::Zero();
+    Vec3 normal_impulse_n_s = Vec3::Zero();
+    Vec3 friction_impulse_n_s = Vec3::Zero();
     FrictionMode friction_mode = FrictionMode::kNone;
     FrictionContactState friction;  // from the last step, then for the next
   };

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core::serialization {
 namespace {
@@ -144,11 +145,8 @@ absl::StatusOr<std::vector<PlaneContact>> ReadPlaneContacts(ByteReader* in,
     if (body == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(field, ".body_id: no body ", contact.body_id));
     }
-    if (absl::Status s = CheckIndex(field + ".vertex", "vertex", contact.vertex,
-                                    body->body->num_vertices(), body->id);
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(CheckIndex(field + ".vertex", "vertex", contact.vertex,
+                               body->body->num_vertices(), body->id));
     const bool plane_exists = std::any_of(planes.begin(), planes.end(), [&](const GroundPlane& p) {
       return p.id == contact.plane_id;
     });

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/sim/serialization/body_codec.h"
 #include "core/sim/serialization/mesh_codec.h"
 #include "core/sim/serialization/vertex_contact_codec.h"
@@ -101,8 +102,7 @@ void WriteHyperelasticBody(const HyperelasticBody& body, ByteWriter* out) {
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> ReadHyperelasticBody(ByteReader* in,
                                                                        std::string_view field) {
   const std::string name(field);
-  absl::StatusOr<TetMesh> mesh = ReadTetMesh(in, name + ".rest_mesh");
-  if (!mesh.ok()) return mesh.status();
+  ASSIGN_OR_RETURN(TetMesh mesh, ReadTetMesh(in, name + ".rest_mesh"));
   HyperelasticBodyParams params;
   const uint8_t model = in->U8(name + ".model");
   if (model > static_cast<uint8_t>(MaterialModel::kNeoHookean)) {
@@ -130,9 +130,9 @@ absl::StatusOr<std::unique_ptr<HyperelasticBody>> ReadHyperelasticBody(ByteReade
   if (!in->ok()) return in->status();
   // Create validates the parameters, the mesh and the pins (and factors the system again).
   absl::StatusOr<std::unique_ptr<HyperelasticBody>> body =
-      HyperelasticBody::Create(*std::move(mesh), params, state.pinned);
+      HyperelasticBody::Create(std::move(mesh), params, state.pinned);
   if (!body.ok()) return Prefixed(name, body.status());
-  if (absl::Status s = ApplyParticleState(state, name, body->get()); !s.ok()) return s;
+  RETURN_IF_ERROR(ApplyParticleState(state, name, body->get()));
   if (absl::Status s =
           (*body)->RestoreSolverState(solver_time_s, std::move(contacts), std::move(lambda));
       !s.ok()) {
@@ -155,8 +155,7 @@ void WriteMassSpringCloth(const MassSpringCloth& body, ByteWriter* out) {
 absl::StatusOr<std::unique_ptr<MassSpringCloth>> ReadMassSpringCloth(ByteReader* in,
                                                                      std::string_view field) {
   const std::string name(field);
-  absl::StatusOr<TriangleMesh> mesh = ReadTriangleMesh(in, name + ".rest_mesh");
-  if (!mesh.ok()) return mesh.status();
+  ASSIGN_OR_RETURN(TriangleMesh mesh, ReadTriangleMesh(in, name + ".rest_mesh"));
   MassSpringClothParams params;
   params.area_density_kg_per_m2 = in->F64(name + ".params");
   params.stretch_stiffness_n_per_m = in->F64(name + ".params");
@@ -167,10 +166,10 @@ absl::StatusOr<std::unique_ptr<MassSpringCloth>> ReadMassSpringCloth(ByteReader*
   if (!in->ok()) return in->status();
   // Create validates the parameters (finite, in range) and the pins.
   absl::StatusOr<MassSpringCloth> body =
-      MassSpringCloth::Create(*std::move(mesh), params, state.pinned);
+      MassSpringCloth::Create(std::move(mesh), params, state.pinned);
   if (!body.ok()) return Prefixed(name, body.status());
   auto out = std::make_unique<MassSpringCloth>(*std::move(body));
-  if (absl::Status s = ApplyParticleState(state, name, out.get()); !s.ok()) return s;
+  RETURN_IF_ERROR(ApplyParticleState(state, name, out.get()));
   return out;
 }
 
@@ -188,8 +187,7 @@ void WriteCorotationalFem(const CorotationalFem& body, ByteWriter* out) {
 absl::StatusOr<std::unique_ptr<CorotationalFem>> ReadCorotationalFem(ByteReader* in,
                                                                      std::string_view field) {
   const std::string name(field);
-  absl::StatusOr<TetMesh> mesh = ReadTetMesh(in, name + ".rest_mesh");
-  if (!mesh.ok()) return mesh.status();
+  ASSIGN_OR_RETURN(TetMesh mesh, ReadTetMesh(in, name + ".rest_mesh"));
   CorotationalFemParams params;
   params.youngs_modulus_pa = in->F64(name + ".params");
   params.poisson_ratio = in->F64(name + ".params");
@@ -199,10 +197,10 @@ absl::StatusOr<std::unique_ptr<CorotationalFem>> ReadCorotationalFem(ByteReader*
   const ParticleState state = ReadParticleState(in, name);
   if (!in->ok()) return in->status();
   absl::StatusOr<CorotationalFem> body =
-      CorotationalFem::Create(*std::move(mesh), params, state.pinned);
+      CorotationalFem::Create(std::move(mesh), params, state.pinned);
   if (!body.ok()) return Prefixed(name, body.status());
   auto out = std::make_unique<CorotationalFem>(*std::move(body));
-  if (absl::Status s = ApplyParticleState(state, name, out.get()); !s.ok()) return s;
+  RETURN_IF_ERROR(ApplyParticleState(state, name, out.get()));
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/sim/serialization/body_codec.h"
 #include "core/sim/serialization/mesh_codec.h"
 
@@ -40,8 +41,7 @@ void WriteRigidBody(const RigidBody& body, ByteWriter* out) {
 
 absl::StatusOr<std::unique_ptr<RigidBody>> ReadRigidBody(ByteReader* in, std::string_view field) {
   const std::string name(field);
-  absl::StatusOr<TriangleMesh> mesh = ReadTriangleMesh(in, name + ".mesh");
-  if (!mesh.ok()) return mesh.status();
+  ASSIGN_OR_RETURN(TriangleMesh mesh, ReadTriangleMesh(in, name + ".mesh"));
   const uint8_t kind_code = in->U8(name + ".kind");
   const double mass_kg = in->FiniteF64(name + ".mass_kg");
   const Vec3 center_of_mass = in->FiniteVec(name + ".center_of_mass_mesh_m");
@@ -68,8 +68,8 @@ absl::StatusOr<std::unique_ptr<RigidBody>> ReadRigidBody(ByteReader* in, std::st
 
   absl::StatusOr<RigidBody> body =
       mass_kg > 0.0
-          ? RigidBody::CreateWithMass(*std::move(mesh), mass_kg, center_of_mass, inertia, kind)
-          : RigidBody::CreateWithoutMass(*std::move(mesh), kind);
+          ? RigidBody::CreateWithMass(std::move(mesh), mass_kg, center_of_mass, inertia, kind)
+          : RigidBody::CreateWithoutMass(std::move(mesh), kind);
   if (!body.ok()) return Prefixed(name, body.status());
   auto out = std::make_unique<RigidBody>(*std::move(body));
   // Applied forces accumulate from zero, so adding the saved sums gives back their bits.

@@ -31,8 +31,8 @@ std::vector<ContactRecord> Records() {
                 .p_WC = Vec3(1, 0, 0.5),
                 .normal_W = Vec3::UnitZ(),
                 .depth_m = 1e-3,
-                .normal_impulse_Ns = Vec3(0, 0, 2),
-                .friction_impulse_Ns = Vec3(0.5, 0, 0),
+                .normal_impulse_n_s = Vec3(0, 0, 2),
+                .friction_impulse_n_s = Vec3(0.5, 0, 0),
                 .friction_mode = FrictionMode::kStick};
   records[1] = {.body_a = 1,
                 .body_b = kStaticEnvironmentBodyId,
@@ -40,13 +40,13 @@ std::vector<ContactRecord> Records() {
                 .feature_a = 2,
                 .p_WC = Vec3(0, 1, 0),
                 .normal_W = Vec3::UnitZ(),
-                .normal_impulse_Ns = Vec3(0, 0, 3)};
+                .normal_impulse_n_s = Vec3(0, 0, 3)};
   records[2] = {.body_a = 2,
                 .body_b = 1,
                 .kind = ContactFeatureKind::kEdgeEdge,
                 .p_WC = Vec3(0, 0, 0.5),
                 .normal_W = Vec3(0, -1, 0),
-                .normal_impulse_Ns = Vec3(0, -1, 0),
+                .normal_impulse_n_s = Vec3(0, -1, 0),
                 .friction_mode = FrictionMode::kSlip};
   return records;
 }
@@ -61,16 +61,16 @@ TEST(ContactReportTest, TotalsMatchHandComputation) {
   ASSERT_EQ(totals->size(), 3u);
   // Sums and cross products of small binary fractions: exact in double.
   EXPECT_EQ((*totals)[0].body_id, 1);
-  EXPECT_EQ((*totals)[0].impulse_Ns, Vec3(0.5, 1, 5));
-  EXPECT_EQ((*totals)[0].angular_impulse_Nms, Vec3(3.5, -2.25, 0));
+  EXPECT_EQ((*totals)[0].impulse_n_s, Vec3(0.5, 1, 5));
+  EXPECT_EQ((*totals)[0].angular_impulse_n_m_s, Vec3(3.5, -2.25, 0));
   EXPECT_EQ((*totals)[0].contact_count, 3);
   EXPECT_EQ((*totals)[1].body_id, 2);
-  EXPECT_EQ((*totals)[1].impulse_Ns, Vec3(-0.5, -1, -2));
-  EXPECT_EQ((*totals)[1].angular_impulse_Nms, Vec3(0.5, 1.75, 0));
+  EXPECT_EQ((*totals)[1].impulse_n_s, Vec3(-0.5, -1, -2));
+  EXPECT_EQ((*totals)[1].angular_impulse_n_m_s, Vec3(0.5, 1.75, 0));
   EXPECT_EQ((*totals)[1].contact_count, 2);
   // A body without contacts gets zeros.
   EXPECT_EQ((*totals)[2].body_id, 5);
-  EXPECT_EQ((*totals)[2].impulse_Ns, Vec3::Zero());
+  EXPECT_EQ((*totals)[2].impulse_n_s, Vec3::Zero());
   EXPECT_EQ((*totals)[2].contact_count, 0);
 
   // Only the ground is outside the system: the bodies' impulses sum to the ground's (0, 0, 3),
@@ -78,10 +78,10 @@ TEST(ContactReportTest, TotalsMatchHandComputation) {
   Vec3 impulse = Vec3::Zero();
   Vec3 angular_about_world = Vec3::Zero();
   for (int i = 0; i < 2; ++i) {
-    impulse += (*totals)[i].impulse_Ns;
+    impulse += (*totals)[i].impulse_n_s;
     // H about the world origin = H about p_WBo + p_WBo x J.
     angular_about_world +=
-        (*totals)[i].angular_impulse_Nms + origins[i].p_WBo.cross((*totals)[i].impulse_Ns);
+        (*totals)[i].angular_impulse_n_m_s + origins[i].p_WBo.cross((*totals)[i].impulse_n_s);
   }
   EXPECT_EQ(impulse, Vec3(0, 0, 3));
   EXPECT_EQ(angular_about_world, Vec3(3, 0, 0));

@@ -148,13 +148,13 @@ TEST(CpfTest, VertexFaceClosedFormMatchesQuadrature) {
     const Reference reference = ReferenceImpulse(pair, intervals, kParams);
     // The paper's integrand is n^T (p - q) n; the restoring impulse is its negative, which is
     // what the reference computes with (q - p).
-    EXPECT_LE((result.impulse_on_p_Ns - reference.impulse_on_p).norm(),
+    EXPECT_LE((result.impulse_on_p_n_s - reference.impulse_on_p).norm(),
               kClosedFormRelativeTolerance * reference.scale)
         << "trial " << trial;
-    EXPECT_LE((result.impulses_Ns[0] - reference.impulse_on_p).norm(),
+    EXPECT_LE((result.impulses_n_s[0] - reference.impulse_on_p).norm(),
               kClosedFormRelativeTolerance * reference.scale);
     for (int i = 0; i < 3; ++i) {
-      EXPECT_LE((result.impulses_Ns[i + 1] + pair.weights[i] * reference.impulse_on_p).norm(),
+      EXPECT_LE((result.impulses_n_s[i + 1] + pair.weights[i] * reference.impulse_on_p).norm(),
                 kClosedFormRelativeTolerance * reference.scale);
     }
   }
@@ -172,11 +172,11 @@ TEST(CpfTest, EdgeEdgeClosedFormMatchesQuadrature) {
     ASSERT_EQ(result.status, PenaltyStatus::kOk);
     const Reference reference = ReferenceImpulse(pair, intervals, kParams);
     const double tolerance = kClosedFormRelativeTolerance * reference.scale;
-    EXPECT_LE((result.impulse_on_p_Ns - reference.impulse_on_p).norm(), tolerance);
-    EXPECT_LE((result.impulses_Ns[0] - (1.0 - s) * reference.impulse_on_p).norm(), tolerance);
-    EXPECT_LE((result.impulses_Ns[1] - s * reference.impulse_on_p).norm(), tolerance);
-    EXPECT_LE((result.impulses_Ns[2] + (1.0 - u) * reference.impulse_on_p).norm(), tolerance);
-    EXPECT_LE((result.impulses_Ns[3] + u * reference.impulse_on_p).norm(), tolerance);
+    EXPECT_LE((result.impulse_on_p_n_s - reference.impulse_on_p).norm(), tolerance);
+    EXPECT_LE((result.impulses_n_s[0] - (1.0 - s) * reference.impulse_on_p).norm(), tolerance);
+    EXPECT_LE((result.impulses_n_s[1] - s * reference.impulse_on_p).norm(), tolerance);
+    EXPECT_LE((result.impulses_n_s[2] + (1.0 - u) * reference.impulse_on_p).norm(), tolerance);
+    EXPECT_LE((result.impulses_n_s[3] + u * reference.impulse_on_p).norm(), tolerance);
   }
 }
 
@@ -217,11 +217,11 @@ TEST(CpfTest, VertexImpulsesSumToZero) {
     const double u = unit(rng), v = unit(rng) * (1.0 - u);
     const CpfResult vf = CpfVertexFace(trajectory, Vec3(1.0 - u - v, u, v), intervals, kParams);
     ASSERT_EQ(vf.status, PenaltyStatus::kOk);
-    EXPECT_LE(Sum(vf.impulses_Ns).norm(), 1e-14 * vf.impulse_on_p_Ns.norm());
+    EXPECT_LE(Sum(vf.impulses_n_s).norm(), 1e-14 * vf.impulse_on_p_n_s.norm());
     const CpfResult ee = CpfEdgeEdge(trajectory, u, v, intervals, kParams);
     ASSERT_EQ(ee.status, PenaltyStatus::kOk);
-    EXPECT_LE(Sum(ee.impulses_Ns).norm(), 1e-14 * ee.impulse_on_p_Ns.norm());
-    EXPECT_GT(ee.impulse_on_p_Ns.norm(), 0.0);
+    EXPECT_LE(Sum(ee.impulses_n_s).norm(), 1e-14 * ee.impulse_on_p_n_s.norm());
+    EXPECT_GT(ee.impulse_on_p_n_s.norm(), 0.0);
   }
 }
 
@@ -245,9 +245,9 @@ TEST(CpfTest, VertexThroughStaticTriangleMatchesAnalyticImpulse) {
   const Vec3 expected(
       0, 0, kParams.stiffness_n_per_m * speed * penetration_time * penetration_time / 2.0);
   // The triangle is static, |m| = 6 = L_k and n = +z exactly; the rest is rounding.
-  EXPECT_LT((result.impulses_Ns[0] - expected).norm(), 1e-13 * expected.norm());
+  EXPECT_LT((result.impulses_n_s[0] - expected).norm(), 1e-13 * expected.norm());
   for (int i = 0; i < 3; ++i) {
-    EXPECT_LT((result.impulses_Ns[i + 1] + weights[i] * expected).norm(), 1e-13 * expected.norm());
+    EXPECT_LT((result.impulses_n_s[i + 1] + weights[i] * expected).norm(), 1e-13 * expected.norm());
   }
   EXPECT_DOUBLE_EQ(result.lk_m2, 6.0);
   EXPECT_LT((result.normal_t1 - Vec3::UnitZ()).norm(), 1e-15);
@@ -264,10 +264,10 @@ TEST(CpfTest, IntervalsAreAdditive) {
   const std::array<TimeInterval, 2> split = {{{0.2, 0.55}, {0.55, 0.9}}};
   const CpfResult a = CpfVertexFace(trajectory, weights, whole, kParams);
   const CpfResult b = CpfVertexFace(trajectory, weights, split, kParams);
-  EXPECT_LT((a.impulse_on_p_Ns - b.impulse_on_p_Ns).norm(), 1e-14 * a.impulse_on_p_Ns.norm());
+  EXPECT_LT((a.impulse_on_p_n_s - b.impulse_on_p_n_s).norm(), 1e-14 * a.impulse_on_p_n_s.norm());
   const CpfResult none = CpfVertexFace(trajectory, weights, {}, kParams);
   EXPECT_EQ(none.status, PenaltyStatus::kOk);
-  EXPECT_EQ(none.impulse_on_p_Ns, Vec3::Zero());
+  EXPECT_EQ(none.impulse_on_p_n_s, Vec3::Zero());
 }
 
 // Edge (a, b) along x descends through the static edge (c, d) along y, crossing at the points
@@ -286,10 +286,10 @@ TEST(CpfTest, EdgeThroughStaticEdgeMatchesAnalyticImpulse) {
   const Vec3 expected(
       0, 0, kParams.stiffness_n_per_m * speed * penetration_time * penetration_time / 2.0);
   const double tolerance = 1e-13 * expected.norm();
-  EXPECT_LT((result.impulses_Ns[0] - (1.0 - s) * expected).norm(), tolerance);
-  EXPECT_LT((result.impulses_Ns[1] - s * expected).norm(), tolerance);
-  EXPECT_LT((result.impulses_Ns[2] + (1.0 - u) * expected).norm(), tolerance);
-  EXPECT_LT((result.impulses_Ns[3] + u * expected).norm(), tolerance);
+  EXPECT_LT((result.impulses_n_s[0] - (1.0 - s) * expected).norm(), tolerance);
+  EXPECT_LT((result.impulses_n_s[1] - s * expected).norm(), tolerance);
+  EXPECT_LT((result.impulses_n_s[2] + (1.0 - u) * expected).norm(), tolerance);
+  EXPECT_LT((result.impulses_n_s[3] + u * expected).norm(), tolerance);
 }
 
 // Parallel edges (m = 0 for all t) fall back to the direction between the collision points at
@@ -307,7 +307,7 @@ TEST(CpfTest, ParallelEdgesUseSeparationDirection) {
   EXPECT_EQ(result.lk_m2, 0.0);
   const double expected_z =
       kParams.stiffness_n_per_m * kParams.dt_s * (z0 - z1) * (1.0 - t_c) * (1.0 - t_c) / 2.0;
-  EXPECT_LT((result.impulse_on_p_Ns - Vec3(0, 0, expected_z)).norm(), 1e-13 * expected_z);
+  EXPECT_LT((result.impulse_on_p_n_s - Vec3(0, 0, expected_z)).norm(), 1e-13 * expected_z);
   EXPECT_LT((result.normal_t1 - Vec3::UnitZ()).norm(), 1e-15);
 
   // A caller-supplied (tracked) normal takes precedence; a tilted one projects the depth on it.
@@ -316,7 +316,7 @@ TEST(CpfTest, ParallelEdgesUseSeparationDirection) {
       CpfEdgeEdge(trajectory, 0.5, 0.5, intervals, kParams, {.fallback_normal = 3.0 * tilted});
   ASSERT_EQ(supplied.status, PenaltyStatus::kOk);
   // delta n = (n . (0, 0, -z)) n: the z-only depth projected on the tilted unit normal.
-  EXPECT_LT((supplied.impulse_on_p_Ns - 0.5 * expected_z * Vec3(0, 1, 1)).norm(),
+  EXPECT_LT((supplied.impulse_on_p_n_s - 0.5 * expected_z * Vec3(0, 1, 1)).norm(),
             1e-13 * expected_z);
 }
 
@@ -328,7 +328,7 @@ TEST(CpfTest, NoNormalWhenNothingDefinesOne) {
   const std::array<TimeInterval, 1> intervals = {{{0.0, 1.0}}};
   const CpfResult result = CpfEdgeEdge(trajectory, 0.5, 0.5, intervals, kParams);
   EXPECT_EQ(result.status, PenaltyStatus::kNoNormal);
-  EXPECT_EQ(result.impulse_on_p_Ns, Vec3::Zero());
+  EXPECT_EQ(result.impulse_on_p_n_s, Vec3::Zero());
 }
 
 TEST(CpfTest, RejectsInvalidInput) {
@@ -348,7 +348,7 @@ TEST(CpfTest, RejectsInvalidInput) {
   nan_trajectory.x_t1[2].x() = std::numeric_limits<double>::quiet_NaN();
   const CpfResult nan_result = CpfEdgeEdge(nan_trajectory, 0.5, 0.5, good, kParams);
   EXPECT_EQ(nan_result.status, PenaltyStatus::kInvalidInput);
-  EXPECT_EQ(nan_result.impulse_on_p_Ns, Vec3::Zero());
+  EXPECT_EQ(nan_result.impulse_on_p_n_s, Vec3::Zero());
 }
 
 TEST(PenaltyParamsTest, Validation) {

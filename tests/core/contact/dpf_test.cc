@@ -32,12 +32,12 @@ TEST(DpfTest, VertexFaceMatchesHandComputation) {
   // Every quantity is a product of a few exactly representable or 1-ulp numbers.
   EXPECT_NEAR(result.depth_m, 0.01, 1e-17);
   EXPECT_LT((result.normal - Vec3::UnitZ()).norm(), 1e-16);
-  EXPECT_LT((result.force_on_p_N - Vec3(0, 0, 10)).norm(), 1e-13);
-  EXPECT_LT((result.impulses_Ns[0] - Vec3(0, 0, 0.1)).norm(), 1e-15);
-  EXPECT_LT((result.impulses_Ns[1] - Vec3(0, 0, -0.05)).norm(), 1e-15);
-  EXPECT_LT((result.impulses_Ns[2] - Vec3(0, 0, -0.025)).norm(), 1e-15);
-  EXPECT_LT((result.impulses_Ns[3] - Vec3(0, 0, -0.025)).norm(), 1e-15);
-  EXPECT_LT(Sum(result.impulses_Ns).norm(), 1e-16);
+  EXPECT_LT((result.force_on_p_n - Vec3(0, 0, 10)).norm(), 1e-13);
+  EXPECT_LT((result.impulses_n_s[0] - Vec3(0, 0, 0.1)).norm(), 1e-15);
+  EXPECT_LT((result.impulses_n_s[1] - Vec3(0, 0, -0.05)).norm(), 1e-15);
+  EXPECT_LT((result.impulses_n_s[2] - Vec3(0, 0, -0.025)).norm(), 1e-15);
+  EXPECT_LT((result.impulses_n_s[3] - Vec3(0, 0, -0.025)).norm(), 1e-15);
+  EXPECT_LT(Sum(result.impulses_n_s).norm(), 1e-16);
 }
 
 TEST(DpfTest, SeparatedOrWrongSidePairGetsNoForce) {
@@ -45,8 +45,8 @@ TEST(DpfTest, SeparatedOrWrongSidePairGetsNoForce) {
   const DpfResult above = DpfVertexFace(VertexBelowTriangle(0.01), weights, kParams);
   ASSERT_EQ(above.status, PenaltyStatus::kOk);
   EXPECT_NEAR(above.depth_m, -0.01, 1e-17);
-  EXPECT_EQ(above.force_on_p_N, Vec3::Zero());
-  EXPECT_EQ(Sum(above.impulses_Ns), Vec3::Zero());
+  EXPECT_EQ(above.force_on_p_n, Vec3::Zero());
+  EXPECT_EQ(Sum(above.impulses_n_s), Vec3::Zero());
 
   // Wound the other way (normal -z) the same end state reads as outside: DPF trusts the winding.
   PairTrajectory flipped = VertexBelowTriangle(-0.01);
@@ -54,7 +54,7 @@ TEST(DpfTest, SeparatedOrWrongSidePairGetsNoForce) {
   std::swap(flipped.x_t1[2], flipped.x_t1[3]);
   const DpfResult wrong_side = DpfVertexFace(flipped, weights, kParams);
   EXPECT_LT((wrong_side.normal + Vec3::UnitZ()).norm(), 1e-16);
-  EXPECT_EQ(wrong_side.force_on_p_N, Vec3::Zero());
+  EXPECT_EQ(wrong_side.force_on_p_n, Vec3::Zero());
 }
 
 // With a supplied (CCD-tracked) normal the wound-the-other-way triangle gets the force again, and
@@ -67,14 +67,14 @@ TEST(DpfTest, SuppliedNormal) {
   const DpfResult with_z =
       DpfVertexFaceWithNormal(flipped, flipped_weights, Vec3(0, 0, 2), kParams);
   ASSERT_EQ(with_z.status, PenaltyStatus::kOk);
-  EXPECT_LT((with_z.force_on_p_N - Vec3(0, 0, 10)).norm(), 1e-13);
+  EXPECT_LT((with_z.force_on_p_n - Vec3(0, 0, 10)).norm(), 1e-13);
 
   const DpfResult tilted =
       DpfVertexFaceWithNormal(VertexBelowTriangle(-0.01), weights, Vec3(0, 1, 1), kParams);
   ASSERT_EQ(tilted.status, PenaltyStatus::kOk);
   EXPECT_NEAR(tilted.depth_m, 0.01 / std::sqrt(2.0), 1e-17);
   // F = k delta n = 1000 * 0.01/sqrt(2) * (0, 1, 1)/sqrt(2) = (0, 5, 5) N.
-  EXPECT_LT((tilted.force_on_p_N - Vec3(0, 5, 5)).norm(), 1e-13);
+  EXPECT_LT((tilted.force_on_p_n - Vec3(0, 5, 5)).norm(), 1e-13);
 
   EXPECT_EQ(
       DpfVertexFaceWithNormal(VertexBelowTriangle(-0.01), weights, Vec3::Zero(), kParams).status,
@@ -92,10 +92,10 @@ TEST(DpfTest, EdgeEdgeMatchesHandComputation) {
   ASSERT_EQ(result.status, PenaltyStatus::kOk);
   EXPECT_LT((result.normal - Vec3::UnitZ()).norm(), 1e-16);
   EXPECT_NEAR(result.depth_m, 0.02, 1e-17);
-  EXPECT_LT((result.impulses_Ns[0] - Vec3(0, 0, 0.15)).norm(), 1e-15);
-  EXPECT_LT((result.impulses_Ns[1] - Vec3(0, 0, 0.05)).norm(), 1e-15);
-  EXPECT_LT((result.impulses_Ns[2] - Vec3(0, 0, -0.1)).norm(), 1e-15);
-  EXPECT_LT((result.impulses_Ns[3] - Vec3(0, 0, -0.1)).norm(), 1e-15);
+  EXPECT_LT((result.impulses_n_s[0] - Vec3(0, 0, 0.15)).norm(), 1e-15);
+  EXPECT_LT((result.impulses_n_s[1] - Vec3(0, 0, 0.05)).norm(), 1e-15);
+  EXPECT_LT((result.impulses_n_s[2] - Vec3(0, 0, -0.1)).norm(), 1e-15);
+  EXPECT_LT((result.impulses_n_s[3] - Vec3(0, 0, -0.1)).norm(), 1e-15);
 
   // Swapping c and d flips the cross product to -z; the orientation rule flips it back.
   PairTrajectory swapped = trajectory;
@@ -103,7 +103,7 @@ TEST(DpfTest, EdgeEdgeMatchesHandComputation) {
   std::swap(swapped.x_t1[2], swapped.x_t1[3]);
   const DpfResult swapped_result = DpfEdgeEdge(swapped, 0.25, 0.5, kParams);
   EXPECT_LT((swapped_result.normal - Vec3::UnitZ()).norm(), 1e-16);
-  EXPECT_LT((swapped_result.impulses_Ns[0] - Vec3(0, 0, 0.15)).norm(), 1e-15);
+  EXPECT_LT((swapped_result.impulses_n_s[0] - Vec3(0, 0, 0.15)).norm(), 1e-15);
 
   // The same edges coming from below get the opposite normal and are separated at the end.
   PairTrajectory from_below = trajectory;
@@ -111,10 +111,10 @@ TEST(DpfTest, EdgeEdgeMatchesHandComputation) {
   from_below.x_t0[1].z() = -0.05;
   const DpfResult below = DpfEdgeEdge(from_below, 0.25, 0.5, kParams);
   EXPECT_LT((below.normal + Vec3::UnitZ()).norm(), 1e-16);
-  EXPECT_EQ(below.force_on_p_N, Vec3::Zero());
+  EXPECT_EQ(below.force_on_p_n, Vec3::Zero());
 
   const DpfResult supplied = DpfEdgeEdgeWithNormal(trajectory, 0.25, 0.5, Vec3(0, 0, 1), kParams);
-  EXPECT_LT((supplied.force_on_p_N - Vec3(0, 0, 20)).norm(), 1e-13);
+  EXPECT_LT((supplied.force_on_p_n - Vec3(0, 0, 20)).norm(), 1e-13);
 }
 
 // Parallel edges: the cross product vanishes; the start-of-step separation (+z) takes over.
@@ -125,7 +125,7 @@ TEST(DpfTest, ParallelEdgesFallBackToSeparationDirection) {
   const DpfResult result = DpfEdgeEdge(trajectory, 0.5, 0.5, kParams);
   ASSERT_EQ(result.status, PenaltyStatus::kOk);
   EXPECT_TRUE(result.used_fallback_normal);
-  EXPECT_LT((result.force_on_p_N - Vec3(0, 0, 20)).norm(), 1e-13);
+  EXPECT_LT((result.force_on_p_n - Vec3(0, 0, 20)).norm(), 1e-13);
 }
 
 }  // namespace

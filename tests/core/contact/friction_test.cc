@@ -30,8 +30,8 @@ TEST(YamaneNakamuraTest, FirstContactSticksWithDamperOnly) {
   const FrictionResult r = YamaneNakamuraFriction({}, Vec3(1, 2, 0), Vec3(0.1, 0, -3),
                                                   Vec3(0, 0, 2), kNormalN, kParams, kDt);
   EXPECT_EQ(r.mode, FrictionMode::kStick);
-  EXPECT_LT((r.force_N - Vec3(-1, 0, 0)).norm(), kForceTolerance);
-  EXPECT_LT((r.impulse_Ns - kDt * Vec3(-1, 0, 0)).norm(), kForceTolerance * kDt);
+  EXPECT_LT((r.force_n - Vec3(-1, 0, 0)).norm(), kForceTolerance);
+  EXPECT_LT((r.impulse_n_s - kDt * Vec3(-1, 0, 0)).norm(), kForceTolerance * kDt);
   EXPECT_TRUE(r.state.has_reference);
   EXPECT_EQ(r.state.p_ref_W, Vec3(1, 2, 0));
 }
@@ -44,7 +44,7 @@ TEST(YamaneNakamuraTest, StickForceIsSpringPlusDamper) {
   const FrictionResult r = YamaneNakamuraFriction(state, Vec3(0.02, 0, 0), Vec3(0, 0.1, 0),
                                                   Vec3::UnitZ(), kNormalN, kParams, kDt);
   EXPECT_EQ(r.mode, FrictionMode::kStick);
-  EXPECT_LT((r.force_N - Vec3(-2, -1, 0)).norm(), kForceTolerance);
+  EXPECT_LT((r.force_n - Vec3(-2, -1, 0)).norm(), kForceTolerance);
   EXPECT_EQ(r.state.p_ref_W, state.p_ref_W);  // kept while sticking
 }
 
@@ -54,7 +54,7 @@ TEST(YamaneNakamuraTest, SlipsAboveTheStaticBound) {
   const FrictionResult inside = YamaneNakamuraFriction(state, Vec3(0.0499, 0, 0), Vec3::Zero(),
                                                        Vec3::UnitZ(), kNormalN, kParams, kDt);
   EXPECT_EQ(inside.mode, FrictionMode::kStick);
-  EXPECT_LT((inside.force_N - Vec3(-4.99, 0, 0)).norm(), kForceTolerance);
+  EXPECT_LT((inside.force_n - Vec3(-4.99, 0, 0)).norm(), kForceTolerance);
 
   // Past it: 0.06 m of spring (6 N > 5 N) while slipping at v = 0.02 m/s along x:
   //   f = -mu_d |f_n| omega(0.02) x = -4 (1 - e^-1) x,  and p_ref resets to p (thesis).
@@ -62,14 +62,14 @@ TEST(YamaneNakamuraTest, SlipsAboveTheStaticBound) {
   const FrictionResult slip =
       YamaneNakamuraFriction(state, p, Vec3(0.02, 0, 0), Vec3::UnitZ(), kNormalN, kParams, kDt);
   EXPECT_EQ(slip.mode, FrictionMode::kSlip);
-  EXPECT_LT((slip.force_N - Vec3(-4.0 * (1.0 - std::exp(-1.0)), 0, 0)).norm(), kForceTolerance);
+  EXPECT_LT((slip.force_n - Vec3(-4.0 * (1.0 - std::exp(-1.0)), 0, 0)).norm(), kForceTolerance);
   EXPECT_EQ(slip.state.p_ref_W, p);
 
   // The next step from the reset reference starts relaxed: a slow contact sticks again.
   const FrictionResult after = YamaneNakamuraFriction(slip.state, p, Vec3(0.01, 0, 0),
                                                       Vec3::UnitZ(), kNormalN, kParams, kDt);
   EXPECT_EQ(after.mode, FrictionMode::kStick);
-  EXPECT_LT((after.force_N - Vec3(-0.1, 0, 0)).norm(), kForceTolerance);
+  EXPECT_LT((after.force_n - Vec3(-0.1, 0, 0)).norm(), kForceTolerance);
 }
 
 TEST(YamaneNakamuraTest, MatchDynamicForceKeepsTheSpringConsistent) {
@@ -81,13 +81,13 @@ TEST(YamaneNakamuraTest, MatchDynamicForceKeepsTheSpringConsistent) {
       YamaneNakamuraFriction(state, p, Vec3(0.02, 0, 0), Vec3::UnitZ(), kNormalN, params, kDt);
   ASSERT_EQ(slip.mode, FrictionMode::kSlip);
   // The spring alone now reproduces the dynamic force: k_FP (p_ref - p) = f_d.
-  EXPECT_LT((params.spring_n_per_m * (slip.state.p_ref_W - p) - slip.force_N).norm(),
+  EXPECT_LT((params.spring_n_per_m * (slip.state.p_ref_W - p) - slip.force_n).norm(),
             kForceTolerance);
   // At rest at the same point the contact sticks with exactly that force (|f_d| < mu_s |f_n|).
   const FrictionResult rest =
       YamaneNakamuraFriction(slip.state, p, Vec3::Zero(), Vec3::UnitZ(), kNormalN, params, kDt);
   EXPECT_EQ(rest.mode, FrictionMode::kStick);
-  EXPECT_LT((rest.force_N - slip.force_N).norm(), kForceTolerance);
+  EXPECT_LT((rest.force_n - slip.force_n).norm(), kForceTolerance);
 }
 
 TEST(YamaneNakamuraTest, WeightFunctionLimits) {
@@ -107,13 +107,13 @@ TEST(YamaneNakamuraTest, SlipAtZeroSpeedHasNoDynamicForce) {
   const FrictionResult r = YamaneNakamuraFriction(state, Vec3(1, 0, 0), Vec3::Zero(), Vec3::UnitZ(),
                                                   kNormalN, kParams, kDt);
   EXPECT_EQ(r.mode, FrictionMode::kSlip);
-  EXPECT_EQ(r.force_N, Vec3::Zero());
+  EXPECT_EQ(r.force_n, Vec3::Zero());
   // Tiny slip speed: f_d ~ -mu_d |f_n| k_omega v (the linear regime of omega).
   const Vec3 v(1e-9, 0, 0);
   const FrictionResult slow =
       YamaneNakamuraFriction(state, Vec3(1, 0, 0), v, Vec3::UnitZ(), kNormalN, kParams, kDt);
   // omega(x) / x = k_omega (1 - k_omega x / 2 + ...): 2.5e-8 relative below the linear value.
-  EXPECT_NEAR(slow.force_N.x(), -0.4 * 10.0 * 50.0 * 1e-9, 2e-7 * 1e-7);
+  EXPECT_NEAR(slow.force_n.x(), -0.4 * 10.0 * 50.0 * 1e-9, 2e-7 * 1e-7);
 }
 
 TEST(YamaneNakamuraTest, ParamsValidation) {

@@ -23,7 +23,7 @@ TEST(StaticPlaneTest, EnteringVertex) {
   EXPECT_EQ(r.interval.t_b, 1.0);
   EXPECT_NEAR(r.depth_t1_m, 0.03, 1e-17);
   // Rounding of a few operations on O(0.01) numbers.
-  EXPECT_LT((r.impulse_Ns - Vec3(0, 0, kKDt * 0.01125)).norm(), 1e-15);
+  EXPECT_LT((r.impulse_n_s - Vec3(0, 0, kKDt * 0.01125)).norm(), 1e-15);
 }
 
 // Leaving: delta from 0.02 to -0.06, positive until t* = 0.25: int = 0.02 * 0.25 / 2 = 0.0025.
@@ -33,7 +33,7 @@ TEST(StaticPlaneTest, LeavingVertex) {
   ASSERT_TRUE(r.penetrating);
   EXPECT_EQ(r.interval.t_a, 0.0);
   EXPECT_NEAR(r.interval.t_b, 0.25, 1e-15);
-  EXPECT_LT((r.impulse_Ns - Vec3(0, 0, kKDt * 0.0025)).norm(), 1e-15);
+  EXPECT_LT((r.impulse_n_s - Vec3(0, 0, kKDt * 0.0025)).norm(), 1e-15);
 }
 
 // Inside throughout: the trapezoid (0.01 + 0.03) / 2 = 0.02; outside throughout: nothing.
@@ -41,11 +41,11 @@ TEST(StaticPlaneTest, InsideAndOutsideThroughout) {
   const StaticPlaneResult inside =
       CpfVertexStaticPlane(Vec3(0, 0, -0.01), Vec3(0, 0, -0.03), Vec3::UnitZ(), 0.0, kParams);
   ASSERT_TRUE(inside.penetrating);
-  EXPECT_LT((inside.impulse_Ns - Vec3(0, 0, kKDt * 0.02)).norm(), 1e-15);
+  EXPECT_LT((inside.impulse_n_s - Vec3(0, 0, kKDt * 0.02)).norm(), 1e-15);
   const StaticPlaneResult outside =
       CpfVertexStaticPlane(Vec3(0, 0, 0.01), Vec3(0, 0, 0.03), Vec3::UnitZ(), 0.0, kParams);
   EXPECT_FALSE(outside.penetrating);
-  EXPECT_EQ(outside.impulse_Ns, Vec3::Zero());
+  EXPECT_EQ(outside.impulse_n_s, Vec3::Zero());
 }
 
 // A tilted plane through (0, 0, 1) with the non-unit normal (0, 3, 4) (unit (0, 0.6, 0.8)),
@@ -57,7 +57,7 @@ TEST(StaticPlaneTest, TiltedPlaneWithNonUnitNormal) {
   ASSERT_EQ(r.status, PenaltyStatus::kOk);
   EXPECT_NEAR(r.interval.t_a, 0.5, 1e-13);
   EXPECT_LT((r.normal - Vec3(0, 0.6, 0.8)).norm(), 1e-16);
-  EXPECT_LT((r.impulse_Ns - kKDt * 0.01 * Vec3(0, 0.6, 0.8)).norm(), 1e-14);
+  EXPECT_LT((r.impulse_n_s - kKDt * 0.01 * Vec3(0, 0.6, 0.8)).norm(), 1e-14);
 }
 
 TEST(StaticPlaneTest, RejectsZeroNormal) {

@@ -67,7 +67,7 @@ TEST(DpfProximityContactTest, CubeRestsOnABoxAtTheDiscreteEquilibrium) {
     EXPECT_NEAR((c.normal_W - Vec3::UnitZ()).norm(), 0.0, 1e-12);
     EXPECT_NEAR(c.depth_m, depth, 1e-9);
     EXPECT_NEAR(c.p_WC.z(), -depth, 1e-9);
-    total += c.normal_impulse_Ns;
+    total += c.normal_impulse_n_s;
   }
   EXPECT_NEAR(total.z(), kMass * kGravity * kDt, 1e-9);
   EXPECT_NEAR(body->state().p_WB_m.z(), 0.05 - depth, 1e-9);

@@ -64,7 +64,7 @@ TEST_P(RestingBoxTest, SettlesAtTheAnalyticPenetrationDepth) {
     EXPECT_NEAR(contact.depth_m, continuous_depth, kG * dt * dt);
     // At the fixed point only rounding remains (1e-12 m is 4e-9 of the depth).
     EXPECT_NEAR(contact.depth_m, discrete_depth, 1e-12);
-    total_impulse += contact.normal_impulse_Ns;
+    total_impulse += contact.normal_impulse_n_s;
   }
   // Force balance: the ground carries the weight, sum J = m g dt along +z.
   EXPECT_NEAR(total_impulse.z(), m * kG * dt, 1e-12);

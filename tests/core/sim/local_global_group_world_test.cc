@@ -64,8 +64,8 @@ const HyperelasticBody& Hyperelastic(const World& world, int32_t id) {
 Vec3 NormalImpulseOn(const ContactReport& report, int32_t id, int32_t other = -2) {
   Vec3 sum = Vec3::Zero();
   for (const ContactRecord& r : report.contacts) {
-    if (r.body_a == id && (other == -2 || r.body_b == other)) sum += r.normal_impulse_Ns;
-    if (r.body_b == id && (other == -2 || r.body_a == other)) sum -= r.normal_impulse_Ns;
+    if (r.body_a == id && (other == -2 || r.body_b == other)) sum += r.normal_impulse_n_s;
+    if (r.body_b == id && (other == -2 || r.body_a == other)) sum -= r.normal_impulse_n_s;
   }
   return sum;
 }
@@ -361,7 +361,7 @@ TEST(LocalGlobalGroupWorldTest, SelfContactHoldsOneComponentOnAnother) {
       if (r.body_a != id || r.body_b != id) continue;
       // On the upper component: a vertex of it (feature_a >= n) pushed up, or its face (a lower
       // vertex pushing down on it).
-      self_z += r.feature_a >= n ? r.normal_impulse_Ns.z() : -r.normal_impulse_Ns.z();
+      self_z += r.feature_a >= n ? r.normal_impulse_n_s.z() : -r.normal_impulse_n_s.z();
     }
     const double weight_impulse = kMassKg * kG * kDt;
     EXPECT_NEAR(self_z, weight_impulse, 1e-5 * weight_impulse);

@@ -63,8 +63,8 @@ std::unique_ptr<RigidBody> Slab(RigidBodyKind kind) {
 Vec3 NormalImpulseOn(const ContactReport& report, int32_t body_id) {
   Vec3 sum = Vec3::Zero();
   for (const ContactRecord& r : report.contacts) {
-    if (r.body_a == body_id) sum += r.normal_impulse_Ns;
-    if (r.body_b == body_id) sum -= r.normal_impulse_Ns;
+    if (r.body_a == body_id) sum += r.normal_impulse_n_s;
+    if (r.body_b == body_id) sum -= r.normal_impulse_n_s;
   }
   return sum;
 }
@@ -93,7 +93,7 @@ TEST(LocalGlobalWorldTest, CubeComesToRestOnAGroundPlaneCarryingItsWeight) {
     EXPECT_EQ(r.friction_mode, FrictionMode::kStick);
   }
   ASSERT_EQ(report.body_totals.size(), 1u);
-  EXPECT_NEAR(report.body_totals[0].impulse_Ns.z(), weight_impulse, 1e-6 * weight_impulse);
+  EXPECT_NEAR(report.body_totals[0].impulse_n_s.z(), weight_impulse, 1e-6 * weight_impulse);
   // The non-penetration rows are solved to round-off (docs/local_global.md: 8e-14 m measured).
   EXPECT_LT(world->last_diagnostics().max_penetration_depth_m, 1e-6);
   EXPECT_LT(MeanVelocity(static_cast<const HyperelasticBody&>(*world->body(*id))).norm(), 1e-6);

@@ -61,7 +61,7 @@ TEST_P(FallingCubeTest, ReboundsWithoutPassingThroughWithALargeTimeStep) {
     ASSERT_EQ(report.body_totals[1].body_id, *cube_id);
     const Vec3 contact_impulse = cube->LinearMomentum() - momentum_before -
                                  cube->mass_kg() * settings.dt_s * settings.gravity_m_per_s2;
-    EXPECT_LT((report.body_totals[1].impulse_Ns - contact_impulse).norm(), 1e-12);
+    EXPECT_LT((report.body_totals[1].impulse_n_s - contact_impulse).norm(), 1e-12);
     lowest = std::min(lowest, MinZ(*cube));
     max_upward_speed = std::max(max_upward_speed, cube->state().v_WB_m_per_s.z());
     const bool in_contact = world->last_diagnostics().active_pairs > 0;
@@ -119,7 +119,7 @@ TEST(EdgeEdgeContactTest, CrossedEdgesStopAndRepelTheCube) {
         // impulse on A pushes A away from B: up for the cube, down for the ridge.
         const double up = contact.body_a == *cube_id ? 1.0 : -1.0;
         EXPECT_GT(up * contact.normal_W.z(), 0.99);
-        EXPECT_GT(up * contact.normal_impulse_Ns.z(), 0.0);
+        EXPECT_GT(up * contact.normal_impulse_n_s.z(), 0.0);
       }
     }
     lowest = std::min(lowest, MinZ(*cube));

@@ -113,8 +113,9 @@ std::vector<double> StateBits(const World& world) {
     }
   }
   for (const ContactRecord& record : world.last_contact_report().contacts) {
-    out.insert(out.end(), record.normal_impulse_Ns.data(), record.normal_impulse_Ns.data() + 3);
-    out.insert(out.end(), record.friction_impulse_Ns.data(), record.friction_impulse_Ns.data() + 3);
+    out.insert(out.end(), record.normal_impulse_n_s.data(), record.normal_impulse_n_s.data() + 3);
+    out.insert(out.end(), record.friction_impulse_n_s.data(),
+               record.friction_impulse_n_s.data() + 3);
   }
   return out;
 }

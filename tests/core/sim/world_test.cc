@@ -234,7 +234,7 @@ TEST(WorldDeterminismTest, SameInputsGiveTheSameBitsForAnyThreadCount) {
     const ContactRecord& a = parallel.last_contact_report().contacts[i];
     const ContactRecord& b = serial.last_contact_report().contacts[i];
     EXPECT_EQ(a.feature_a, b.feature_a);
-    EXPECT_EQ(a.normal_impulse_Ns, b.normal_impulse_Ns);
+    EXPECT_EQ(a.normal_impulse_n_s, b.normal_impulse_n_s);
   }
 }
 

@@ -111,13 +111,13 @@ TEST(FillStepResponseTest, RigidBodiesAsPosesDeformablesAsPackedVertices) {
   record.body_a = 3;
   record.body_b = 0;
   record.kind = core::ContactFeatureKind::kVertexFace;
-  record.normal_impulse_Ns = core::Vec3(0.0, 0.0, 0.5);
+  record.normal_impulse_n_s = core::Vec3(0.0, 0.0, 0.5);
   core::StepOutcome outcome;
   outcome.diagnostics.resize(2);
   outcome.diagnostics[1].step = 25;
   core::BodyContactTotals& totals = outcome.summed_totals.emplace_back();
   totals.body_id = 3;
-  totals.impulse_Ns = core::Vec3(0.0, 0.0, 1.5);
+  totals.impulse_n_s = core::Vec3(0.0, 0.0, 1.5);
 
   v1::StepResponse response;
   FillStepResponse(state, contacts, outcome, &response);
