@@ -1,5 +1,6 @@
 #include "core/sim/penalty/collision_bodies.h"
 
+#include <Eigen/Geometry>
 namespace contactsim::core {
 namespace {
 

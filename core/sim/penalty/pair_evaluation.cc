@@ -1,5 +1,6 @@
 #include "core/sim/penalty/pair_evaluation.h"
 
+#include <Eigen/Geometry>
 #include <algorithm>
 
 namespace contactsim::core {

@@ -80,6 +80,7 @@
 //                      ValidateWorldSettings refuses it), and each contact is reported as a VF
 //                      record (vertex of A, face of B, p = the vertex, the normal n, depth (c' -
 //                      p') . n at the corrected end with c' the point of the same weights).
+//                      Its scheme is DiscretePenaltyPipeline (discrete_penalty_pipeline.h).
 //      Vertices against ground planes {n . x = h}: the closed form of static_plane.h (CPF models)
 //      or dt k max(h - n . x_t1, 0) n (DPF models), for every surface vertex that can move.
 //   5. Friction, per contact, from its normal force |f_n| = |I_p| / dt, unit normal n(1), the
@@ -119,10 +120,6 @@
 // per-pair slots and impulses are applied in key order on one thread, so results do not depend
 // on the thread count or scheduling. Clone copies the pair table and plane contacts; the CCD
 // caches start empty, which does not change results (ccd_sweep.h).
-//
-// Known limitations of kDpfProximity (the discrete baseline's, on purpose): contacts are seen
-// only where vertices are inside at t = 1, so a vertex that crosses a part thinner than its
-// per-step travel is never seen, and one pushed past a part's medial axis pops through.
 //
 // Known limitations (the paper's): a VF pair's depth is measured to the plane of its face, so a
 // vertex that slides past the face's border while still below that plane keeps its force until
