@@ -1,6 +1,7 @@
 #include "core/sim/penalty/collision_bodies.h"
 
 #include <Eigen/Geometry>
+
 namespace contactsim::core {
 namespace {
 
