@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/common/parallel_for.h"
+#include "core/common/status_macros.h"
 #include "core/sim/penalty/collision_bodies.h"
 #include "core/sim/penalty/pair_friction.h"
 #include "core/sim/penalty/pair_grain.h"
@@ -37,9 +38,7 @@ absl::Status CcdPenaltyPipeline::FindBodyContacts(const StepInput& input,
   const CcdOptions ccd_options{.min_separation_m = settings().min_separation_m,
                                .tolerance_m = settings().ccd_tolerance_m,
                                .max_iterations = settings().ccd_max_iterations};
-  if (absl::Status s = ccd_.Run(collision_bodies_, ccd_options, &ccd_result_); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(ccd_.Run(collision_bodies_, ccd_options, &ccd_result_));
   diagnostics->ccd = ccd_result_.stats;
 
   // 3. Merge the tracked pairs with the hits, both in key order.
@@ -94,9 +93,7 @@ absl::Status CcdPenaltyPipeline::ApplyBodyImpulses(const StepInput&, StepDiagnos
     for (int i = 0; i < 4; ++i) {
       if (work.impulses_Ns[i].isZero(0.0)) continue;
       Body& body = i < on_a ? *work.body_a->body : *work.body_b->body;
-      if (absl::Status s = body.AddVertexImpulse(work.vertices[i], work.impulses_Ns[i]); !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(body.AddVertexImpulse(work.vertices[i], work.impulses_Ns[i]));
     }
   }
   mutable_tracked_pairs().swap(next_pairs);

@@ -1,6 +1,7 @@
 #include "core/sim/penalty/discrete_penalty_pipeline.h"
 
 #include "core/common/parallel_for.h"
+#include "core/common/status_macros.h"
 #include "core/sim/penalty/pair_grain.h"
 #include "oneapi/tbb/blocked_range.h"
 
@@ -48,9 +49,7 @@ absl::Status DiscretePenaltyPipeline::ApplyBodyImpulses(const StepInput& input,
     for (int i = 0; i < 4; ++i) {
       if (work.impulses_Ns[i].isZero(0.0)) continue;
       Body& body = *input.bodies[i == 0 ? work.body_index_a : work.body_index_b].body;
-      if (absl::Status s = body.AddVertexImpulse(work.vertices[i], work.impulses_Ns[i]); !s.ok()) {
-        return s;
-      }
+      RETURN_IF_ERROR(body.AddVertexImpulse(work.vertices[i], work.impulses_Ns[i]));
     }
   }
   return absl::OkStatus();

@@ -1,6 +1,7 @@
 #include "core/sim/penalty/explicit_integration.h"
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/sim/constraints.h"
 
 namespace contactsim::core {
@@ -14,7 +15,7 @@ absl::Status PredictBodies(const WorldSettings& settings, const StepInput& input
   // poses.
   ConstraintSet* constraints = input.constraints;
   if (constraints != nullptr) {
-    if (absl::Status s = constraints->ApplyTargetForces(input.bodies); !s.ok()) return s;
+    RETURN_IF_ERROR(constraints->ApplyTargetForces(input.bodies));
   }
   for (const bool rigid_pass : {false, true}) {
     for (SimBody& sim_body : input.bodies) {
@@ -24,11 +25,11 @@ absl::Status PredictBodies(const WorldSettings& settings, const StepInput& input
       }
     }
     if (constraints != nullptr && !rigid_pass) {
-      if (absl::Status s = constraints->ApplyAttachmentReactions(input.bodies); !s.ok()) return s;
+      RETURN_IF_ERROR(constraints->ApplyAttachmentReactions(input.bodies));
     }
   }
   if (constraints != nullptr) {
-    if (absl::Status s = constraints->DriveAttachedVertices(input.bodies); !s.ok()) return s;
+    RETURN_IF_ERROR(constraints->DriveAttachedVertices(input.bodies));
   }
   for (const SimBody& sim_body : input.bodies) {
     if (!sim_body.body->positions_t1().allFinite()) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "core/sim/body_utils.h"
 #include "core/sim/penalty/explicit_integration.h"
 
@@ -70,7 +71,7 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
   report->body_totals.clear();
 
   // 1. Predict.
-  if (absl::Status s = PredictBodies(settings_, input, diagnostics); !s.ok()) return s;
+  RETURN_IF_ERROR(PredictBodies(settings_, input, diagnostics));
 
   // 2-4. The contacts between bodies, the scheme's way, then the vertices against the ground
   // planes, each with its normal impulse.
@@ -78,7 +79,7 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
   for (size_t i = 0; i < input.bodies.size(); ++i) {
     immovable_[i] = IsImmovable(*input.bodies[i].body);
   }
-  if (absl::Status s = FindBodyContacts(input, diagnostics); !s.ok()) return s;
+  RETURN_IF_ERROR(FindBodyContacts(input, diagnostics));
   planes_.ComputeNormalImpulses(settings_, input, immovable_, diagnostics);
 
   // 5. Friction, once every contact's normal impulse is known.
@@ -92,9 +93,9 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
   planes_.ComputeFriction(settings_, input, friction_shares_);
 
   // 6. Apply in a fixed order on this thread, then correct.
-  if (absl::Status s = ApplyBodyImpulses(input, diagnostics); !s.ok()) return s;
-  if (absl::Status s = planes_.ApplyImpulses(input, diagnostics); !s.ok()) return s;
-  if (absl::Status s = CorrectBodies(settings_.dt_s, input); !s.ok()) return s;
+  RETURN_IF_ERROR(ApplyBodyImpulses(input, diagnostics));
+  RETURN_IF_ERROR(planes_.ApplyImpulses(input, diagnostics));
+  RETURN_IF_ERROR(CorrectBodies(settings_.dt_s, input));
 
   // 7. The report, at the corrected end of the step.
   report->contacts.reserve(diagnostics->active_pairs + planes_.num_step_contacts());

@@ -2,6 +2,7 @@
 
 #include <tuple>
 
+#include "core/common/status_macros.h"
 #include "core/contact/penalty/static_plane.h"
 
 namespace contactsim::core {
@@ -109,11 +110,8 @@ absl::Status PlaneContactStage::ApplyImpulses(const StepInput& input,
     diagnostics->stick_contacts += work.friction_mode == FrictionMode::kStick;
     diagnostics->slip_contacts += work.friction_mode == FrictionMode::kSlip;
     Body& body = *input.bodies[work.body_index].body;
-    if (absl::Status s =
-            body.AddVertexImpulse(work.vertex, work.normal_impulse_Ns + work.friction_impulse_Ns);
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(
+        body.AddVertexImpulse(work.vertex, work.normal_impulse_Ns + work.friction_impulse_Ns));
   }
   return absl::OkStatus();
 }
