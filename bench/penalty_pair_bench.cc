@@ -14,7 +14,7 @@
 //   CcdPenetration: the CCD query with the sign and the intervals, no impulse;
 //   Cpf:    the closed-form impulse alone, given the CCD weights and the intervals.
 // A pair tracked from an earlier step (what the penalty pipeline runs each step for a pair it
-// already holds, PenaltyPipeline::EvaluatePair: no CCD query):
+// already holds, EvaluatePair in pair_evaluation.h: no CCD query):
 //   TrackedCpf: the pair's depth cubic (PairDepthCubic), its penetration intervals over [0, 1]
 //           with the sign fixed at first contact (PenetrationIntervalsOf from t = 0), and, when
 //           it still penetrates, the CPF impulse with the pair's fixed weights and its last normal
@@ -123,7 +123,7 @@ struct TrackedPair {
   core::Vec3 normal_W;
 };
 
-// PenaltyPipeline::EvaluatePair for a tracked pair, then ComputeNormalImpulse's kCpf case; the
+// EvaluatePair for a tracked pair, then ComputePairNormalImpulse's kCpf case; the
 // impulse on p [N s] (zero: the pair no longer penetrates and is dropped).
 core::Vec3 TrackedCpf(bool vertex_face, const TrackedPair& pair) {
   const core::CcdPairKind kind =

@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "core/common/check.h"
 #include "core/sim/local_global/local_global_pipeline.h"
-#include "core/sim/penalty/penalty_pipeline.h"
+#include "core/sim/penalty/penalty_schemes.h"
 
 namespace contactsim::core {
 namespace {
@@ -17,10 +17,15 @@ std::unique_ptr<Pipeline> Make(const WorldSettings& settings) {
   return std::make_unique<PipelineType>(settings);
 }
 
+// One name, two schemes: the contact model picks CCD tracking or the discrete query.
+std::unique_ptr<Pipeline> MakePenalty(const WorldSettings& settings) {
+  return MakePenaltyPipeline(settings);
+}
+
 constexpr std::array<PipelineEntry, 2> kPipelines = {{
     {PipelineKind::kPenalty, "penalty",
      "explicit stepping, continuous collision detection and penalty contact (Tang et al. 2012)",
-     &Make<PenaltyPipeline>},
+     &MakePenalty},
     {PipelineKind::kLocalGlobal, "local_global",
      "implicit hyperelastic local-global solver with non-smooth Newton contact (Zeng et al. 2024)",
      &Make<LocalGlobalPipeline>},

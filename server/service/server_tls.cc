@@ -55,12 +55,11 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
   }
   ASSIGN_OR_RETURN(std::string cert, ReadPemBlock("--tls-cert", options.cert_file,
                                                   "CERTIFICATE-----", "certificate"));
-  absl::StatusOr<std::string> key =
-      ReadPemBlock("--tls-key", options.key_file, "PRIVATE KEY-----", "private key");
-  if (!key.ok()) return key.status();
+  ASSIGN_OR_RETURN(std::string key,
+                   ReadPemBlock("--tls-key", options.key_file, "PRIVATE KEY-----", "private key"));
 
   grpc::SslServerCredentialsOptions ssl(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
-  ssl.pem_key_cert_pairs.push_back({std::move(*key), std::move(cert)});
+  ssl.pem_key_cert_pairs.push_back({std::move(key), std::move(cert)});
   if (options.mutual()) {
     absl::StatusOr<std::string> client_ca =
         ReadPemBlock("--tls-client-ca", options.client_ca_file, "CERTIFICATE-----", "certificate");

@@ -83,14 +83,13 @@ HyperelasticBody::HyperelasticBody(TetMesh mesh, Eigen::VectorXd masses_kg,
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
     TetMesh mesh, const HyperelasticBodyParams& params, const std::vector<int>& pinned_vertices) {
   ASSIGN_OR_RETURN(Material material, MaterialOf(params));
-  absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> solver =
-      MakeSolver(mesh, params, material, pinned_vertices);
-  if (!solver.ok()) return solver.status();
-  Eigen::VectorXd masses = (*solver)->lumped_mass_kg();
+  ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
+                   MakeSolver(mesh, params, material, pinned_vertices));
+  Eigen::VectorXd masses = solver->lumped_mass_kg();
   RETURN_IF_ERROR(CheckMassesAndPins(masses, pinned_vertices));
   return std::unique_ptr<HyperelasticBody>(
       new HyperelasticBody(std::move(mesh), std::move(masses), params, std::move(material),
-                           pinned_vertices, *std::move(solver)));
+                           pinned_vertices, std::move(solver)));
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> HyperelasticBody::RebuildSolver(

@@ -40,9 +40,8 @@ absl::StatusOr<JacobiGlobalStep> JacobiGlobalStep::Create(
   }
   j.prune(0.0);
   ASSIGN_OR_RETURN(SparseId d_id, backend.UploadCsr(ToCsr(d_inv_m)));
-  absl::StatusOr<SparseId> j_id = backend.UploadCsr(ToCsr(j));
-  if (!j_id.ok()) return j_id.status();
-  return JacobiGlobalStep(&backend, d_id, *j_id);
+  ASSIGN_OR_RETURN(SparseId j_id, backend.UploadCsr(ToCsr(j)));
+  return JacobiGlobalStep(&backend, d_id, j_id);
 }
 
 JacobiGlobalStep::JacobiGlobalStep(JacobiGlobalStep&& other) noexcept

@@ -115,11 +115,10 @@ absl::StatusOr<SparseInverseGlobalStep> SparseInverseGlobalStep::Create(
   if (cols <= 0)
     return absl::InvalidArgumentError(absl::StrCat("cols: ", cols, " must be positive"));
   ASSIGN_OR_RETURN(SparseId r, backend.UploadCsr(ToCsr(factor.r())));
-  absl::StatusOr<SparseId> rt = backend.UploadCsr(ToCsr(factor.r_transpose()));
-  if (!rt.ok()) return rt.status();
+  ASSIGN_OR_RETURN(SparseId rt, backend.UploadCsr(ToCsr(factor.r_transpose())));
   absl::StatusOr<DenseId> tmp = backend.CreateDense(factor.n(), cols);
   if (!tmp.ok()) return tmp.status();
-  return SparseInverseGlobalStep(&backend, r, *rt, *tmp);
+  return SparseInverseGlobalStep(&backend, r, rt, *tmp);
 }
 
 SparseInverseGlobalStep::SparseInverseGlobalStep(SparseInverseGlobalStep&& other) noexcept

@@ -1,6 +1,10 @@
 // PenaltyPipeline: explicit stepping with continuous collision detection and penalty contact
 // forces (Tang et al. 2012, "Continuous Penalty Forces", Sec. 3.2-3.5), with penalty friction
-// (Yamane and Nakamura 2006, as in the thesis chapter) or viscous friction.
+// (Yamane and Nakamura 2006, as in the thesis chapter) or viscous friction. The pipeline's wire
+// name is "penalty"; its contact model selects one of two schemes (MakePenaltyPipeline,
+// penalty_schemes.h): CcdPenaltyPipeline (ccd_penalty_pipeline.h) for the CCD-tracked models and
+// DiscretePenaltyPipeline (discrete_penalty_pipeline.h) for kDpfProximity. This class is what
+// both share: the step below with its common stages, and the contact state snapshots carry.
 //
 // One step of length dt [s] (Eq. 7: predict with all other forces, CCD, correct with the penalty
 // impulse; t in [0, 1] is the normalized time in the step):
@@ -76,6 +80,7 @@
 //                      ValidateWorldSettings refuses it), and each contact is reported as a VF
 //                      record (vertex of A, face of B, p = the vertex, the normal n, depth (c' -
 //                      p') . n at the corrected end with c' the point of the same weights).
+//                      Its scheme is DiscretePenaltyPipeline (discrete_penalty_pipeline.h).
 //      Vertices against ground planes {n . x = h}: the closed form of static_plane.h (CPF models)
 //      or dt k max(h - n . x_t1, 0) n (DPF models), for every surface vertex that can move.
 //   5. Friction, per contact, from its normal force |f_n| = |I_p| / dt, unit normal n(1), the
@@ -106,14 +111,15 @@
 //      separated within the step); the normal and friction impulses on A over the step, and the
 //      stick/slip phase; per-body totals about each body's origin (body_utils.h) at the end.
 //
+// Code, by stage: explicit_integration.h (1, 6), collision_bodies.h and the sweep (2),
+// pair_candidates.h and pair_evaluation.h (3), pair_normal_impulse.h (4), plane_contacts.h (4-7
+// for planes), contact_friction.h and pair_friction.h (5), proximity_contacts.h (kDpfProximity's
+// 2-5), and the schemes' hooks in ccd_penalty_pipeline.cc and discrete_penalty_pipeline.cc.
+//
 // Determinism: pairs are kept and processed in key order, per-pair work runs in parallel into
 // per-pair slots and impulses are applied in key order on one thread, so results do not depend
 // on the thread count or scheduling. Clone copies the pair table and plane contacts; the CCD
 // caches start empty, which does not change results (ccd_sweep.h).
-//
-// Known limitations of kDpfProximity (the discrete baseline's, on purpose): contacts are seen
-// only where vertices are inside at t = 1, so a vertex that crosses a part thinner than its
-// per-step travel is never seen, and one pushed past a part's medial axis pops through.
 //
 // Known limitations (the paper's): a VF pair's depth is measured to the plane of its face, so a
 // vertex that slides past the face's border while still below that plane keeps its force until
@@ -121,152 +127,76 @@
 // already interpenetrating are not pushed apart.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/collision/broad_phase/bvh.h"
-#include "core/collision/ccd/penetration_intervals.h"
-#include "core/collision/ccd_sweep.h"
-#include "core/collision/continuous_broad_phase.h"
 #include "core/contact/contact_report.h"
-#include "core/contact/penalty/penalty_types.h"
+#include "core/sim/penalty/contact_friction.h"
+#include "core/sim/penalty/plane_contacts.h"
 #include "core/sim/penalty/tracked_pair.h"
 #include "core/sim/pipeline.h"
 #include "core/sim/world_settings.h"
 
 namespace contactsim::core {
 
-// A vertex in contact with a ground plane, with its friction state.
-struct PlaneContact {
-  int32_t body_id = 0;
-  int32_t vertex = 0;
-  int32_t plane_id = 0;
-  FrictionContactState friction;
-};
-
-class PenaltyPipeline final : public Pipeline {
+class PenaltyPipeline : public Pipeline {
  public:
-  // settings must have passed ValidateWorldSettings.
-  explicit PenaltyPipeline(const WorldSettings& settings);
   ~PenaltyPipeline() override;
 
+  // Steps 1-7 above; the scheme finds, rubs, applies and reports the contacts between bodies
+  // (the hooks below), the contacts with ground planes are the same in both.
   absl::Status Step(const StepInput& input, StepDiagnostics* diagnostics,
-                    ContactReport* report) override;
+                    ContactReport* report) final;
   // Every body type but hyperelastic ones (stepped implicitly by the local_global pipeline).
-  absl::Status CheckBody(const Body& body) const override;
-  absl::Status CheckConstraint(const ConstraintSpec&, const SimBody&,
-                               const SimBody*) const override {
+  absl::Status CheckBody(const Body& body) const final;
+  absl::Status CheckConstraint(const ConstraintSpec&, const SimBody&, const SimBody*) const final {
     return absl::OkStatus();
   }
-  void ForgetBody(int32_t body_id) override;
-  void ForgetPlane(int32_t plane_id) override;
-  void Clear() override;
-  std::unique_ptr<Pipeline> Clone() const override;
+  void ForgetBody(int32_t body_id) final;
+  void ForgetPlane(int32_t plane_id) final;
+  void Clear() final;
 
-  // After the last step: the tracked pairs, sorted by key, and the plane contacts, sorted by
-  // (body, vertex, plane).
+  // After the last step: the tracked pairs, sorted by key (always empty for kDpfProximity), and
+  // the plane contacts, sorted by (body, vertex, plane).
   const std::vector<TrackedPair>& tracked_pairs() const { return pairs_; }
-  const std::vector<PlaneContact>& plane_contacts() const { return plane_contacts_; }
+  const std::vector<PlaneContact>& plane_contacts() const { return planes_.contacts(); }
   // Replaces the tracked contact state (world deserialization). InvalidArgument naming the entry
   // when a table is not strictly ascending in its order above; the caller checks that the bodies,
   // features and planes exist.
   absl::Status RestoreContacts(std::vector<TrackedPair> pairs,
                                std::vector<PlaneContact> plane_contacts);
 
+ protected:
+  // settings must have passed ValidateWorldSettings.
+  explicit PenaltyPipeline(const WorldSettings& settings);
+
+  // The scheme's stages between bodies, in step order. FindBodyContacts: steps 2-4, the contacts
+  // with their normal impulses. The friction hooks run only with a friction model.
+  virtual absl::Status FindBodyContacts(const StepInput& input, StepDiagnostics* diagnostics) = 0;
+  virtual void CountBodyFrictionShares(FrictionShares* shares) const = 0;
+  virtual void ComputeBodyFriction(const StepInput& input, const FrictionShares& shares) = 0;
+  // Step 6, in a fixed order on one thread; also what carries over to the next step.
+  virtual absl::Status ApplyBodyImpulses(const StepInput& input, StepDiagnostics* diagnostics) = 0;
+  // Step 7, at the corrected end of the step.
+  virtual void AppendBodyContacts(const StepInput& input, ContactReport* report) const = 0;
+
+  const WorldSettings& settings() const { return settings_; }
+  // Per body index, this step: a body that no impulse moves (body_utils.h).
+  const std::vector<char>& immovable() const { return immovable_; }
+  std::vector<TrackedPair>& mutable_tracked_pairs() { return pairs_; }
+  // For Clone: the state that changes later steps' results (caches start empty).
+  void CopyContactStateFrom(const PenaltyPipeline& other);
+
  private:
-  struct Candidate {
-    const TrackedPair* tracked = nullptr;  // in pairs_
-    const CcdHit* hit = nullptr;           // in ccd_result_
-  };
-  // One candidate's outcome, computed in parallel.
-  struct PairWork {
-    bool active = false;         // penetrating during the step: impulses and a report record
-    bool is_new = false;         // started by this step's hit
-    bool dropped = false;        // a tracked pair released in this step
-    bool invalid_hit = false;    // the hit had CcdStatus::kInvalidInput
-    bool flat_edge_hit = false;  // an EE hit on a flat edge, left to the VF pairs
-    bool deferred = false;       // a hit crossing at t = 1: tracked, inactive until next step
-    bool exit_hit = false;       // a VF hit leaving a closed body through a face: no pair
-    TrackedPair pair;            // updated state (normal, friction)
-    const SimBody* body_a = nullptr;
-    const SimBody* body_b = nullptr;
-    int32_t body_index_a = 0;  // into StepInput::bodies
-    int32_t body_index_b = 0;
-    std::array<int32_t, 4> vertices = {0, 0, 0, 0};
-    PairTrajectory trajectory;
-    PenetrationIntervals intervals;
-    PenaltyStatus status = PenaltyStatus::kOk;
-    bool converged = true;
-    Vec3 normal_t1 = Vec3::Zero();  // unit normal at t = 1 from the model
-    Vec3 normal_impulse_on_p_n_s = Vec3::Zero();
-    Vec3 friction_impulse_on_p_n_s = Vec3::Zero();
-    FrictionMode friction_mode = FrictionMode::kNone;
-    VertexImpulses impulses_n_s = ZeroImpulses();  // normal + friction on the four vertices
-  };
-  // One vertex of body A inside body B at the predicted end of the step (kDpfProximity).
-  struct ProximityWork {
-    int32_t body_index_a = 0;                        // the vertex's body, into StepInput::bodies
-    int32_t body_index_b = 0;                        // the penetrated body
-    int32_t vertex = 0;                              // of A
-    int32_t face = 0;                                // of B, holding the closest point
-    std::array<int32_t, 4> vertices = {0, 0, 0, 0};  // the vertex, then the face's corners
-    Vec3 weights = Vec3::Zero();                     // of the closest point on the face
-    double depth_m = 0.0;                            // delta at t = 1
-    Vec3 normal = Vec3::Zero();                      // n at t = 1, the force direction on A
-    Vec3 normal_impulse_on_p_n_s = Vec3::Zero();
-    Vec3 friction_impulse_on_p_n_s = Vec3::Zero();
-    FrictionMode friction_mode = FrictionMode::kNone;
-    VertexImpulses impulses_n_s = ZeroImpulses();
-  };
-  struct PlaneWork {
-    int32_t body_index = 0;  // into StepInput::bodies
-    int32_t vertex = 0;
-    int32_t plane_index = 0;  // into StepInput::planes
-    Vec3 normal_impulse_n_s = Vec3::Zero();
-    Vec3 friction_impulse_n_s = Vec3::Zero();
-    FrictionMode friction_mode = FrictionMode::kNone;
-    FrictionContactState friction;  // from the last step, then for the next
-  };
-
-  // Intervals and the normal impulse of one candidate.
-  void EvaluatePair(const Candidate& candidate, const StepInput& input, PairWork* work) const;
-  void ComputeNormalImpulse(PairWork* work) const;
-  // The vertices against the ground planes: normal impulses, friction states carried over.
-  void ComputePlaneContacts(const StepInput& input, StepDiagnostics* diagnostics);
-  // How many friction contacts move each vertex (rigid bodies: the whole body) this step.
-  void CountFrictionShares(const StepInput& input);
-  int32_t FrictionShare(int32_t body_index, int32_t vertex) const;  // >= 1
-  void ComputePairFriction(PairWork* work) const;
-  void ComputePlaneFriction(const StepInput& input);
-  // kDpfProximity: the discrete query at t = 1 (discrete_penetration.h) over every pair of
-  // collision-enabled bodies whose boxes overlap, both directions, with the normal impulses.
-  void ComputeProximityContacts(const StepInput& input);
-  void ComputeProximityFriction(const StepInput& input, ProximityWork* work) const;
-
   WorldSettings settings_;
   std::vector<TrackedPair> pairs_;
-  std::vector<PlaneContact> plane_contacts_;
+  PlaneContactStage planes_;
 
   // Per-step scratch, reused.
-  CcdSweep ccd_;
-  CcdSweepResult ccd_result_;
-  std::vector<CollisionBody> collision_bodies_;
-  std::vector<char> immovable_;  // per body index
-  // Per body index: a closed surface wound outward at the start of the step (exit hits, step 3).
-  std::vector<char> outward_closed_;
-  std::vector<const CcdHit*> sorted_hits_;
-  std::vector<Candidate> candidates_;
-  std::vector<PairWork> pair_work_;
-  std::vector<PlaneWork> plane_work_;
-  std::vector<ProximityWork> proximity_work_;
-  std::vector<Bvh> proximity_bvhs_;  // per body index: faces at t = 1 (kDpfProximity)
-  std::vector<Aabb> face_boxes_;
-  std::vector<PlaneContact> next_plane_contacts_;
-  std::vector<std::vector<int32_t>> friction_shares_;  // per body: 1 entry (rigid) or per vertex
-  std::vector<char> whole_body_shares_;                // per body: rigid
+  std::vector<char> immovable_;
+  FrictionShares friction_shares_;
 };
 
 }  // namespace contactsim::core

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/sim/penalty/penalty_pipeline.h"
+#include "core/sim/penalty/plane_contacts.h"
 #include "core/sim/penalty/tracked_pair.h"
 #include "core/sim/serialization/byte_reader.h"
 #include "core/sim/serialization/byte_writer.h"

@@ -12,6 +12,7 @@
 #include "core/sim/body_utils.h"
 #include "core/sim/local_global/local_global_pipeline.h"
 #include "core/sim/penalty/penalty_pipeline.h"
+#include "core/sim/penalty/penalty_schemes.h"
 #include "core/sim/serialization/body_codec.h"
 #include "core/sim/serialization/byte_reader.h"
 #include "core/sim/serialization/byte_writer.h"
@@ -407,7 +408,7 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     s.pipeline_ = std::move(pipeline);
     return s;
   }
-  auto pipeline = std::make_unique<PenaltyPipeline>(s.settings_);
+  std::unique_ptr<PenaltyPipeline> pipeline = MakePenaltyPipeline(s.settings_);
   for (size_t i = 0; i < s.bodies_.size(); ++i) {
     if (absl::Status check = pipeline->CheckBody(*s.bodies_[i].body); !check.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("bodies[", i, "]: ", check.message()));

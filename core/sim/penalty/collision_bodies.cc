@@ -1,0 +1,50 @@
+#include "core/sim/penalty/collision_bodies.h"
+
+#include <Eigen/Geometry>
+
+namespace contactsim::core {
+namespace {
+
+// True when the body's surface is closed and encloses a positive volume at the start of the step
+// (sum over faces of x0 . (x1 x x2) / 6): its faces wind counter-clockwise seen from outside, the
+// TriangleMesh convention, so each face's normal (b - a) x (c - a) points out of the body. A closed
+// mesh wound the other way (a static body built from user data can be) fails the test.
+bool IsOutwardClosed(const Body& body) {
+  const TriangleMesh& mesh = body.surface();
+  if (!mesh.is_closed()) return false;
+  const Points3& x = body.positions_t0();
+  double six_volume = 0.0;
+  for (int f = 0; f < mesh.num_faces(); ++f) {
+    const Vec3 a = x.row(mesh.faces()(f, 0)).transpose();
+    const Vec3 b = x.row(mesh.faces()(f, 1)).transpose();
+    const Vec3 c = x.row(mesh.faces()(f, 2)).transpose();
+    six_volume += a.dot(b.cross(c));
+  }
+  return six_volume > 0.0;
+}
+
+}  // namespace
+
+void BuildCollisionBodies(const WorldSettings& settings, const StepInput& input,
+                          std::span<const char> immovable, std::vector<char>* outward_closed,
+                          std::vector<CollisionBody>* collision_bodies) {
+  outward_closed->assign(input.bodies.size(), 0);
+  collision_bodies->clear();
+  for (size_t i = 0; i < input.bodies.size(); ++i) {
+    const SimBody& sim_body = input.bodies[i];
+    if (!sim_body.collision.enabled) continue;
+    (*outward_closed)[i] = IsOutwardClosed(*sim_body.body);
+    const Body& body = *sim_body.body;
+    collision_bodies->push_back(CollisionBody{
+        .id = sim_body.id,
+        .mesh = &body.surface(),
+        .x_t0 = &body.positions_t0(),
+        .x_t1 = &body.positions_t1(),
+        .is_static = immovable[i] != 0,
+        .self_collision = settings.self_collision && sim_body.collision.self_collision &&
+                          body.type() != BodyType::kRigid,
+    });
+  }
+}
+
+}  // namespace contactsim::core
