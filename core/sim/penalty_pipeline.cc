@@ -13,6 +13,7 @@
 #include "core/collision/proximity.h"
 #include "core/common/parallel_for.h"
 #include "core/contact/friction/viscous_friction.h"
+#include "core/contact/penalty/contact_damping.h"
 #include "core/contact/penalty/cpf.h"
 #include "core/contact/penalty/cpf_exact.h"
 #include "core/contact/penalty/dpf.h"
@@ -108,6 +109,28 @@ ContactFeatureKind FeatureKind(CcdPairKind kind) {
 
 bool IsCpfModel(ContactModel model) {
   return model == ContactModel::kCpf || model == ContactModel::kCpfExact;
+}
+
+// The dashpot's scheme for the contact model: CPF's interval integral (also the static plane's
+// closed form) or DPF at the predicted end.
+DashpotScheme DashpotSchemeOf(ContactModel model) {
+  return IsCpfModel(model) ? DashpotScheme::kCpf : DashpotScheme::kDpfAtPredictedEnd;
+}
+
+// The inverse mass along the unit direction u [1/kg] of one side of a contact whose impulse is
+// shared as shares[i] over its vertices: sum d_i^2 W_i for independent particles (cloth, FEM
+// vertices); for a rigid body sum |d_i| W_i, the inverse mass at the shared point bounded by
+// convexity (exact for a single vertex). W_i = Body::InverseMassAlong at the start of the step.
+double SideInverseMass(const Body& body, std::span<const int32_t> vertices,
+                       std::span<const double> shares, const Vec3& u) {
+  const bool rigid = body.type() == BodyType::kRigid;
+  double sum = 0.0;
+  for (size_t i = 0; i < vertices.size(); ++i) {
+    if (shares[i] == 0.0) continue;
+    const double weight = rigid ? std::abs(shares[i]) : shares[i] * shares[i];
+    sum += weight * body.InverseMassAlong(vertices[i], u);
+  }
+  return sum;
 }
 
 struct FrictionOutcome {
@@ -277,9 +300,37 @@ void PenaltyPipeline::EvaluatePair(const Candidate& candidate, const StepInput& 
   if (work->active) ComputeNormalImpulse(work);
 }
 
+double PenaltyPipeline::DashpotFor(double inverse_mass_per_kg) const {
+  if (!(inverse_mass_per_kg > 0.0)) return 0.0;
+  return DashpotCoefficient(settings_.contact_restitution, settings_.stiffness_n_per_m,
+                            1.0 / inverse_mass_per_kg, settings_.dt_s,
+                            DashpotSchemeOf(settings_.contact_model));
+}
+
+double PenaltyPipeline::PairDashpot(const PairWork& work) const {
+  const std::array<Vec3, 4>& x = work.trajectory.x_t0;
+  const Vec3& w = work.pair.weights;
+  const bool vf = work.pair.key.kind == CcdPairKind::kVertexFace;
+  // The pair's normal at the start of the step (its direction only; the sign does not matter).
+  Vec3 n = vf ? Vec3((x[2] - x[1]).cross(x[3] - x[1])) : Vec3((x[1] - x[0]).cross(x[3] - x[2]));
+  if (!(n.norm() > 0.0)) n = work.pair.normal_W;
+  if (!(n.norm() > 0.0)) return 0.0;
+  n.normalize();
+  const std::array<double, 4> shares =
+      vf ? std::array<double, 4>{1.0, w[0], w[1], w[2]}
+         : std::array<double, 4>{1.0 - w[0], w[0], 1.0 - w[1], w[1]};
+  const int on_a = NumVerticesOnA(work.pair.key.kind);
+  const std::span<const int32_t> v(work.vertices);
+  const std::span<const double> d(shares);
+  return DashpotFor(SideInverseMass(*work.body_a->body, v.first(on_a), d.first(on_a), n) +
+                    SideInverseMass(*work.body_b->body, v.subspan(on_a), d.subspan(on_a), n));
+}
+
 void PenaltyPipeline::ComputeNormalImpulse(PairWork* work) const {
-  const PenaltyParams params{.stiffness_n_per_m = settings_.stiffness_n_per_m,
-                             .dt_s = settings_.dt_s};
+  const PenaltyParams params{
+      .stiffness_n_per_m = settings_.stiffness_n_per_m,
+      .dt_s = settings_.dt_s,
+      .damping_n_s_per_m = settings_.contact_restitution < 1.0 ? PairDashpot(*work) : 0.0};
   TrackedPair& pair = work->pair;
   const bool vf = pair.key.kind == CcdPairKind::kVertexFace;
   const Vec3& w = pair.weights;
@@ -398,6 +449,7 @@ void PenaltyPipeline::ComputePlaneContacts(const StepInput& input, StepDiagnosti
   const double k = settings_.stiffness_n_per_m;
   const PenaltyParams params{.stiffness_n_per_m = k, .dt_s = dt};
   const bool cpf = IsCpfModel(settings_.contact_model);
+  const bool damped_planes = settings_.contact_restitution < 1.0;
   size_t previous = 0;  // plane_contacts_ and this loop both go in (body, vertex, plane) order
   for (size_t bi = 0; bi < input.bodies.size(); ++bi) {
     const SimBody& sim_body = input.bodies[bi];
@@ -413,14 +465,21 @@ void PenaltyPipeline::ComputePlaneContacts(const StepInput& input, StepDiagnosti
         const double depth_1 = plane.offset_m - plane.normal.dot(x1);
         if (depth_0 <= 0.0 && depth_1 <= 0.0) continue;
         PlaneWork work;
+        PenaltyParams damped = params;
+        if (damped_planes)
+          damped.damping_n_s_per_m = DashpotFor(body.InverseMassAlong(v, plane.normal));
         if (cpf) {
           const StaticPlaneResult r =
-              CpfVertexStaticPlane(x0, x1, plane.normal, plane.offset_m, params);
+              CpfVertexStaticPlane(x0, x1, plane.normal, plane.offset_m, damped);
           if (r.status != PenaltyStatus::kOk || !r.penetrating) continue;
           work.normal_impulse_Ns = r.impulse_Ns;
         } else {
           if (depth_1 <= 0.0) continue;
           work.normal_impulse_Ns = dt * k * depth_1 * plane.normal;
+          if (damped.damping_n_s_per_m > 0.0) {
+            // The dashpot at the predicted velocity: c (depth_1 - depth_0) / dt over dt.
+            work.normal_impulse_Ns += damped.damping_n_s_per_m * (depth_1 - depth_0) * plane.normal;
+          }
         }
         work.body_index = static_cast<int32_t>(bi);
         work.vertex = v;
@@ -534,6 +593,9 @@ void PenaltyPipeline::ComputeProximityContacts(const StepInput& input) {
                   // Eq. 1-3 at t = 1: I = dt k delta n on the vertex, -I on the closest point.
                   work.normal_impulse_on_p_Ns =
                       params.dt_s * params.stiffness_n_per_m * hit.depth_m * hit.normal;
+                  if (settings_.contact_restitution < 1.0) {
+                    work.normal_impulse_on_p_Ns += ProximityDashpotImpulse(input, work);
+                  }
                   work.impulses_Ns[0] = work.normal_impulse_on_p_Ns;
                   for (int i = 0; i < 3; ++i) {
                     work.impulses_Ns[i + 1] = -work.weights[i] * work.normal_impulse_on_p_Ns;
@@ -544,6 +606,28 @@ void PenaltyPipeline::ComputeProximityContacts(const StepInput& input) {
   for (size_t k = 0; k < slots.size(); ++k) {
     if (found[k]) proximity_work_.push_back(slots[k]);
   }
+}
+
+Vec3 PenaltyPipeline::ProximityDashpotImpulse(const StepInput& input,
+                                              const ProximityWork& work) const {
+  const Body& a = *input.bodies[work.body_index_a].body;
+  const Body& b = *input.bodies[work.body_index_b].body;
+  const std::array<double, 3> face_shares = {work.weights[0], work.weights[1], work.weights[2]};
+  const std::span<const int32_t> corners(work.vertices.data() + 1, 3);
+  const std::array<double, 1> one = {1.0};
+  const double c = DashpotFor(
+      SideInverseMass(a, std::span<const int32_t>(work.vertices.data(), 1), one, work.normal) +
+      SideInverseMass(b, corners, face_shares, work.normal));
+  if (!(c > 0.0)) return Vec3::Zero();
+  // The depth's change over the step, n . ((q(1) - q(0)) - (p(1) - p(0))), q the closest point
+  // with its weights fixed: the dashpot c d(delta)/dtau held over dt, as DPF's spring.
+  Vec3 rise =
+      a.positions_t0().row(work.vertex).transpose() - a.positions_t1().row(work.vertex).transpose();
+  for (int i = 0; i < 3; ++i) {
+    rise += work.weights[i] * (b.positions_t1().row(work.vertices[i + 1]).transpose() -
+                               b.positions_t0().row(work.vertices[i + 1]).transpose());
+  }
+  return c * work.normal.dot(rise) * work.normal;
 }
 
 void PenaltyPipeline::ComputeProximityFriction(const StepInput& input, ProximityWork* work) const {

@@ -78,6 +78,11 @@
 //                      p') . n at the corrected end with c' the point of the same weights).
 //      Vertices against ground planes {n . x = h}: the closed form of static_plane.h (CPF models)
 //      or dt k max(h - n . x_t1, 0) n (DPF models), for every surface vertex that can move.
+//      Contact damping (WorldSettings::contact_restitution < 1): each contact's impulse gains a
+//      dashpot c d(delta)/dtau along its normal over the same interval (contact_damping.h; cpf.h,
+//      static_plane.h, dpf.h), c from the restitution, k, dt and the contact's effective mass
+//      along its normal at the start of the step (pairs: the normal m(0); rigid sides sum |d_i|
+//      W_i, particle sides d_i^2 W_i over the impulse shares d_i).
 //   5. Friction, per contact, from its normal force |f_n| = |I_p| / dt, unit normal n(1), the
 //      collision points at t = 1 and the predicted slip velocity v = (p(1) - p(0) - q(1) + q(0))
 //      / dt, always with the tracked weights (for kDpf too: closest points move with the contact
@@ -234,6 +239,12 @@ class PenaltyPipeline final : public Pipeline {
   // Intervals and the normal impulse of one candidate.
   void EvaluatePair(const Candidate& candidate, const StepInput& input, PairWork* work) const;
   void ComputeNormalImpulse(PairWork* work) const;
+  // Contact damping (WorldSettings::contact_restitution < 1, contact_damping.h): the dashpot c
+  // [N s/m] of a contact with inverse effective mass w [1/kg] along its normal (0 for w = 0), of
+  // a pair (its normal at the start of the step), and a proximity contact's dashpot impulse.
+  double DashpotFor(double inverse_mass_per_kg) const;
+  double PairDashpot(const PairWork& work) const;
+  Vec3 ProximityDashpotImpulse(const StepInput& input, const ProximityWork& work) const;
   // The vertices against the ground planes: normal impulses, friction states carried over.
   void ComputePlaneContacts(const StepInput& input, StepDiagnostics* diagnostics);
   // How many friction contacts move each vertex (rigid bodies: the whole body) this step.

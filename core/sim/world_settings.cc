@@ -44,6 +44,11 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
           absl::StrCat("contact_model: unknown value ", static_cast<int>(settings.contact_model)));
   }
   if (absl::Status s = Positive("stiffness_n_per_m", settings.stiffness_n_per_m); !s.ok()) return s;
+  const double e = settings.contact_restitution;
+  if (!(std::isfinite(e) && e >= 0.0 && e <= 1.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("contact_restitution: must be in [0, 1], got ", e));
+  }
   if (absl::Status s = NonNegative("min_separation_m", settings.min_separation_m); !s.ok()) {
     return s;
   }
