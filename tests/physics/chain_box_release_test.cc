@@ -23,7 +23,7 @@
 //     the margin, and "all out" is kept as "none deeper than 0.5 cm". Measured (2026-11-28,
 //     Release, GCC): deepest 0.83 cm in the 0.6 m box, 1.63 cm in the wide one (the per-run
 //     values beside the table below).
-// Run time: 10 s for the 12 configurations on one core (Release, 2026-11-28, loaded machine).
+// Run time: 10-20 s for the 12 configurations on one core (Release, 2026-11-28, loaded machine).
 #include <gtest/gtest.h>
 
 #include <algorithm>
