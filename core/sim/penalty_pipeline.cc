@@ -466,8 +466,9 @@ void PenaltyPipeline::ComputePlaneContacts(const StepInput& input, StepDiagnosti
         if (depth_0 <= 0.0 && depth_1 <= 0.0) continue;
         PlaneWork work;
         PenaltyParams damped = params;
-        if (damped_planes)
+        if (damped_planes) {
           damped.damping_n_s_per_m = DashpotFor(body.InverseMassAlong(v, plane.normal));
+        }
         if (cpf) {
           const StaticPlaneResult r =
               CpfVertexStaticPlane(x0, x1, plane.normal, plane.offset_m, damped);
