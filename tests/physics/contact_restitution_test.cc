@@ -26,6 +26,8 @@
 //    (e = 1, the default) the bounce is CPF's own numerical damping, e0 = r0^(pi / theta0) of the
 //    undamped step (contact_damping.h; 0.854 here), asserted within 3 % (gravity's scale
 //    g / (omega v_out) = 2.4 %; measured 0.848, -0.7 %).
+// 4. The cube onto a static box's top face with g = 0 (VF pairs, and DPF-DCD's proximity contacts):
+//    the dashpot of pairs, with each pair's effective mass; within 10 % for CPF, DPF, DPF-DCD.
 // Measured values: docs/validation.md, "Contact damping".
 #include <gtest/gtest.h>
 
