@@ -32,7 +32,9 @@
 // Pairs: the narrow-phase benchmark's colliding broad-phase pairs (scenes/testbeds/ccd_pair_sets.h)
 // that both methods see penetrating: CCD reports a contact with a penetration interval, and the
 // features still overlap at the end of the step (DPF depth > 0). Counter `pairs`: how many.
-// Target (issue 3): CcdCpf under 0.5 us per pair and within 2x of DcdDpf in the same run.
+// Targets (issue 23, docs/benchmarks.md): CcdCpf (a new contact) at most 0.5 us per pair;
+// TrackedCpf within 2x of TrackedDcdDpf in the same run. (Issue 3 asked 2x for a new contact too;
+// ~4x is accepted as the method's cost.)
 //
 //   penalty_pair_bench --benchmark_min_time=0.3
 #include <benchmark/benchmark.h>

@@ -45,6 +45,11 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
           absl::StrCat("contact_model: unknown value ", static_cast<int>(settings.contact_model)));
   }
   RETURN_IF_ERROR(Positive("stiffness_n_per_m", settings.stiffness_n_per_m));
+  const double e = settings.contact_restitution;
+  if (!(std::isfinite(e) && e >= 0.0 && e <= 1.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("contact_restitution: must be in [0, 1], got ", e));
+  }
   RETURN_IF_ERROR(NonNegative("min_separation_m", settings.min_separation_m));
   RETURN_IF_ERROR(Positive("ccd_tolerance_m", settings.ccd_tolerance_m));
   if (settings.ccd_max_iterations <= 0) {

@@ -96,6 +96,12 @@ struct WorldSettings {
   Vec3 gravity_m_per_s2 = Vec3(0.0, 0.0, -9.81);  // g [m/s^2], finite
   ContactModel contact_model = ContactModel::kCpf;
   double stiffness_n_per_m = 1e4;  // penalty stiffness k [N/m], > 0
+  // Normal contact damping as a coefficient of restitution e [1], in [0, 1]: each contact (pair,
+  // plane or proximity contact) gets a dashpot c = DashpotCoefficient(e, k, m_eff, dt, scheme)
+  // along its normal (contact_damping.h), m_eff its effective mass along the normal at the start
+  // of the step. 1 (the default): no dashpot, the paper's undamped penalty contact, bit for bit.
+  // The penalty pipeline only.
+  double contact_restitution = 1.0;
   // CCD minimum separation d [m], >= 0: pairs closer than d are found as contacts.
   double min_separation_m = 0.0;
   double ccd_tolerance_m = 1e-6;         // CCD root finder length tolerance [m], > 0

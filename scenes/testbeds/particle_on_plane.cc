@@ -45,6 +45,9 @@ Impulse HalfSpaceImpulse(PlaneContactModel model, const Vec3& p, const Vec3& p_t
                          const PenaltyParams& params, bool flipped) {
   switch (model) {
     case PlaneContactModel::kDpfAtStart:
+      // With a dashpot, a trajectory that ends at p with the step's velocity: DPF reads the
+      // depth at its end and the dashpot its velocity (the force at the start state).
+      if (params.damping_n_s_per_m > 0.0) return DpfImpulse(p - (p_t1 - p), p, params, flipped);
       return DpfImpulse(p, p, params, flipped);
     case PlaneContactModel::kDpfAtPredictedEnd:
       return DpfImpulse(p, p_t1, params, flipped);
@@ -68,6 +71,10 @@ absl::Status ValidateParticleOnPlane(const ParticleOnPlane& setup) {
   if (!std::isfinite(setup.dt_s) || setup.dt_s < 0.0) {
     return absl::InvalidArgumentError(
         absl::StrCat("dt_s must be finite and >= 0, got ", setup.dt_s));
+  }
+  if (!std::isfinite(setup.damping_n_s_per_m) || setup.damping_n_s_per_m < 0.0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("damping_n_s_per_m must be finite and >= 0, got ", setup.damping_n_s_per_m));
   }
   switch (setup.model) {
     case PlaneContactModel::kDpfAtStart:
@@ -98,7 +105,7 @@ ParticleStepResult StepParticleOnPlane(const ParticleOnPlane& setup, const Parti
   const double v_star = state.v_m_per_s - dt * setup.gravity_m_per_s2;
   const Vec3 p(0.0, 0.0, state.z_m);
   const Vec3 p_t1(0.0, 0.0, state.z_m + dt * v_star);
-  const PenaltyParams params{stiffness_n_per_m, dt};
+  const PenaltyParams params{stiffness_n_per_m, dt, setup.damping_n_s_per_m};
 
   Impulse impulse = HalfSpaceImpulse(setup.model, p, p_t1, params, /*flipped=*/false);
   if (impulse.status == PenaltyStatus::kOk && setup.sides == PlaneSides::kTwoSided) {

@@ -38,6 +38,9 @@
 //   kDpfAtPredictedEnd  dt <= 2 sqrt(m / (3 k))    (|lambda|^2 = 1 - s while complex: damped)
 //   kCpf                dt <= sqrt(2 m / k)        (|lambda|^2 = 1 - s / 2 while complex: damped)
 // (tests/physics/ checks these bounds and the paper's perturbation experiment with this file).
+// With a dashpot c (damping_n_s_per_m) each model's impulse gains c times the depth's change over
+// its penetration interval along the predicted path (kDpfAtStart: -c dt v*, the dashpot at the
+// start state); contact_damping.h derives the bounds then.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +67,9 @@ struct ParticleOnPlane {
   double dt_s = 0.0;               // dt [s], >= 0
   PlaneContactModel model = PlaneContactModel::kCpf;
   PlaneSides sides = PlaneSides::kOneSided;
+  // Dashpot c [N s/m], >= 0, along the normal while penetrating (contact_damping.h, which gives
+  // the update matrices and stability bounds with it). 0: the undamped analysis above.
+  double damping_n_s_per_m = 0.0;
 };
 
 // InvalidArgument (naming the field) unless mass_kg is finite and > 0, gravity_m_per_s2 finite,

@@ -102,6 +102,14 @@ absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettin
     RETURN_IF_ERROR(CheckPositive(message.stiffness_n_per_m(), Field(field, "stiffness_n_per_m")));
     settings.stiffness_n_per_m = message.stiffness_n_per_m();
   }
+  if (message.has_contact_restitution()) {
+    const double e = message.contact_restitution();
+    if (!(std::isfinite(e) && e >= 0.0 && e <= 1.0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Field(field, "contact_restitution"), ": must be in [0, 1], got ", e));
+    }
+    settings.contact_restitution = e;
+  }
   if (message.has_min_separation_m()) {
     RETURN_IF_ERROR(CheckNonNegative(message.min_separation_m(), Field(field, "min_separation_m")));
     settings.min_separation_m = message.min_separation_m();
@@ -165,6 +173,7 @@ v1::WorldSettings ToProto(const core::WorldSettings& settings) {
   message.set_contact_model(ContactModelToProto(settings.contact_model));
   message.set_stiffness_n_per_m(settings.stiffness_n_per_m);
   message.set_min_separation_m(settings.min_separation_m);
+  message.set_contact_restitution(settings.contact_restitution);
   v1::FrictionSettings* friction = message.mutable_friction();
   switch (settings.friction.model) {
     case core::FrictionModel::kNone:

@@ -61,10 +61,9 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
   grpc::SslServerCredentialsOptions ssl(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
   ssl.pem_key_cert_pairs.push_back({std::move(key), std::move(cert)});
   if (options.mutual()) {
-    absl::StatusOr<std::string> client_ca =
-        ReadPemBlock("--tls-client-ca", options.client_ca_file, "CERTIFICATE-----", "certificate");
-    if (!client_ca.ok()) return client_ca.status();
-    ssl.pem_root_certs = std::move(*client_ca);
+    ASSIGN_OR_RETURN(std::string client_ca, ReadPemBlock("--tls-client-ca", options.client_ca_file,
+                                                         "CERTIFICATE-----", "certificate"));
+    ssl.pem_root_certs = std::move(client_ca);
     ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
   }
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::SslServerCredentials(ssl);

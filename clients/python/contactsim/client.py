@@ -50,10 +50,11 @@ class Client:
     def create_session(self, name="", *, ground_planes=(), dt_s=None, gravity_m_per_s2=None,
                        stiffness_n_per_m=None, contact_model=None, friction=None,
                        min_separation_m=None, self_collision=False, energy_growth_factor=None,
-                       pipeline=""):
+                       contact_restitution=None, pipeline=""):
         """Creates a session and returns its controller Session (which also knows the viewer
         token). Unset settings take the server defaults (dt 0.001 s, gravity (0, 0, -9.81) m/s^2,
-        stiffness 1e4 N/m, CPF contacts, no friction). contact_model: "dpf", "dpf_ccd_normal",
+        stiffness 1e4 N/m, CPF contacts, no friction, contact_restitution 1: no contact
+        damping; in [0, 1], the bounce speed over the approach speed of one contact). contact_model: "dpf", "dpf_ccd_normal",
         "dpf_proximity", "cpf" or "cpf_exact"; friction: a contactsim.Friction; ground_planes: GroundPlane items
         (contactsim.ground_plane() is z = 0)."""
         request = simulation_pb2.CreateSessionRequest(pipeline=pipeline, name=name)
@@ -72,6 +73,8 @@ class Client:
             settings.min_separation_m = float(min_separation_m)
         if energy_growth_factor is not None:
             settings.energy_growth_factor = float(energy_growth_factor)
+        if contact_restitution is not None:
+            settings.contact_restitution = float(contact_restitution)
         settings.self_collision = bool(self_collision)
         for plane in ground_planes:
             convert.ground_plane_into(plane, request.ground_planes.add())

@@ -80,25 +80,32 @@ CpfResult CpfFromPair(const std::optional<PenaltyPair>& pair,
   CpfResult result;
   Vec3 sum;
   Vec3 normal_t1;  // a positive multiple of n(1)
+  // With a dashpot, the spring's integrand on the shifted pair carries both (penalty_pair.h).
+  const double k_dt = params.stiffness_n_per_m * params.dt_s;
+  std::optional<PenaltyPair> shifted;
+  if (params.damping_n_s_per_m > 0.0 && k_dt > 0.0) {
+    shifted = WithDashpotShift(*pair, params.damping_n_s_per_m / k_dt);
+  }
+  const PenaltyPair& integrated = shifted ? *shifted : *pair;
   // ChoosePenaltyNormal's choice. With n = m / L_k the integrand is (m . (q - p)) m / L_k^2, so
   // the usual case integrates with m and divides by L_k^2 once, off the square root's path.
   const double mean_length_squared = pair->normal.MeanLengthSquared();
   const double lk = std::sqrt(std::max(0.0, mean_length_squared));
   if (lk > options.degenerate_sine * pair->edge_scale_m2 && lk > 0.0) {
     // One division and three products instead of three divisions (an ulp apart).
-    sum =
-        (1.0 / mean_length_squared) * IntegrateAlong(pair->normal.PowerBasis().c, *pair, intervals);
+    sum = (1.0 / mean_length_squared) *
+          IntegrateAlong(pair->normal.PowerBasis().c, integrated, intervals);
     normal_t1 = pair->normal.n[2];  // m(1)
     result.lk_m2 = lk;
   } else {
     const PenaltyNormal normal = ChoosePenaltyNormal(*pair, options);
     if (!normal.valid) return Failed(PenaltyStatus::kNoNormal);
-    sum = CpfImpulseIntegral(*pair, normal, intervals);
+    sum = CpfImpulseIntegral(integrated, normal, intervals);
     normal_t1 = normal.n(1.0);
     result.lk_m2 = normal.lk_m2;
     result.used_fallback_normal = normal.used_fallback;
   }
-  result.impulse_on_p_n_s = params.stiffness_n_per_m * params.dt_s * sum;
+  result.impulse_on_p_n_s = k_dt * sum;
   result.impulses_n_s = DistributeImpulse(*pair, result.impulse_on_p_n_s);
   SetReportNormal(*pair, normal_t1, result);
   return result;

@@ -34,6 +34,11 @@
 // (rigid translation) and F is off by the factor (L(t) / L_k)^2 otherwise (cpf_exact.h measures
 // this; the paper reports 4-8 % on its chain benchmark, Fig. 6).
 //
+// Damping (PenaltyParams::damping_n_s_per_m = c > 0, with k dt > 0): the dashpot impulse
+// c sum_i int (n . (q' - p')) n dt (q' - p' = q(1) - q(0) - p(1) + p(0) per unit t) is added, in
+// one integral with the spring's: I_p = k dt sum_i int (n . (q - p + tau (q' - p'))) n dt, tau =
+// c / (k dt) (contact_damping.h). The report fields use the unshifted points.
+//
 // Degenerate pairs (zero-area triangle, parallel edges: L_k <= degenerate_sine * |e0| |e1|) use
 // the constant fallback unit normal of NormalFallbackOptions in place of m(t) / L_k; the formula
 // is otherwise unchanged.

@@ -22,15 +22,22 @@ CpfExactResult ExactFromPair(const std::optional<PenaltyPair>& pair,
 
   CpfExactResult result;
   Vec3 sum = Vec3::Zero();
+  // With a dashpot, the spring's integrand on the shifted pair carries both (penalty_pair.h).
+  const double k_dt = params.stiffness_n_per_m * params.dt_s;
+  std::optional<PenaltyPair> shifted;
+  if (params.damping_n_s_per_m > 0.0 && k_dt > 0.0) {
+    shifted = WithDashpotShift(*pair, params.damping_n_s_per_m / k_dt);
+  }
+  const PenaltyPair& integrated = shifted ? *shifted : *pair;
   if (normal.used_fallback) {
     // Constant unit normal: the closed form is exact.
-    const Polynomial<Vec3, 6> g = CpfImpulseAntiderivative(*pair, normal);
+    const Polynomial<Vec3, 6> g = CpfImpulseAntiderivative(integrated, normal);
     for (const TimeInterval& interval : intervals) {
       sum += g(std::clamp(interval.t_b, 0.0, 1.0)) - g(std::clamp(interval.t_a, 0.0, 1.0));
     }
   } else {
     const Polynomial<Vec3, 2> m = pair->normal.PowerBasis();
-    const Polynomial<Vec3, 1> q_minus_p = pair->q - pair->p;
+    const Polynomial<Vec3, 1> q_minus_p = integrated.q - integrated.p;
     const auto integrand = [&](double t) -> Vec3 {
       const Vec3 m_t = m(t);
       const double m_squared = m_t.squaredNorm();

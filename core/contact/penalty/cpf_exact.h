@@ -11,7 +11,8 @@
 // parallel at an instant) the integrand, bounded by |q - p| but without a limit, is taken as 0: a
 // single instant does not change the integral. Sign conventions, the sharing among vertices and
 // the fallback for degenerate pairs are those of cpf.h; with the (constant, unit) fallback normal
-// the closed form is already exact and is used as is.
+// the closed form is already exact and is used as is. A dashpot (PenaltyParams::damping_n_s_per_m)
+// is integrated with the spring as in cpf.h, with the exact normal.
 #pragma once
 
 #include <cstdint>

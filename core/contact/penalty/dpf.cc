@@ -23,6 +23,11 @@ DpfResult FromNormal(const PenaltyPair& pair, const Vec3& n, const PenaltyParams
   result.depth_m = n.dot(pair.q(1.0) - pair.p(1.0));
   if (result.depth_m > 0.0) {
     result.force_on_p_n = params.stiffness_n_per_m * result.depth_m * n;
+    if (params.damping_n_s_per_m > 0.0 && params.dt_s > 0.0) {
+      // The dashpot at the predicted step's relative velocity, (q(1) - q(0) - p(1) + p(0)) / dt.
+      const double rate_m_per_s = n.dot(pair.q.c[1] - pair.p.c[1]) / params.dt_s;
+      result.force_on_p_n += params.damping_n_s_per_m * rate_m_per_s * n;
+    }
     result.impulses_n_s = DistributeImpulse(pair, params.dt_s * result.force_on_p_n);
   }
   return result;

@@ -5,6 +5,9 @@
 //   F     = k max(delta, 0) n          [N]     on the collision point p; -F on q
 //   I_p   = dt F                       [N s]
 // shared among the four vertices as in penalty_pair.h (VF: +I_p on p, -w_i I_p on a, b, c).
+// With a dashpot c = PenaltyParams::damping_n_s_per_m > 0 (and dt > 0), F gains
+// c (n . (q' - p')) n while delta > 0, q' - p' = (q(1) - q(0) - p(1) + p(0)) / dt the predicted
+// step's relative velocity (contact_damping.h).
 // F = -grad E of the energy E = k delta^2 / 2 (Eq. 1-2) when n points from q's feature towards
 // the side p should be on; a pair with delta <= 0 is separated along n and gets no force.
 //

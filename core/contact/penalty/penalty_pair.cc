@@ -127,4 +127,10 @@ VertexImpulses DistributeImpulse(const PenaltyPair& pair, const Vec3& impulse_on
   return impulses;
 }
 
+PenaltyPair WithDashpotShift(const PenaltyPair& pair, double tau) {
+  PenaltyPair shifted = pair;
+  shifted.q.c[0] += tau * ((pair.q.c[1] - pair.p.c[1]));
+  return shifted;
+}
+
 }  // namespace contactsim::core

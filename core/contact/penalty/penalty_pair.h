@@ -69,6 +69,12 @@ std::optional<Vec3> FallbackNormal(const PenaltyPair& pair, const NormalFallback
 // accepted intervals to [0, 1].
 bool ValidIntervals(std::span<const TimeInterval> intervals);
 
+// The pair with q shifted by tau (q'(t) - p'(t)) (q(1) - q(0) - p(1) + p(0) per unit t), tau =
+// c / (k dt): integrating the spring's (n . (q - p)) n over an interval with it gives, times k dt,
+// the spring plus the dashpot c int (n . (q' - p')) n dt (contact_damping.h). Only the points
+// change; the normal and the sharing are the pair's.
+PenaltyPair WithDashpotShift(const PenaltyPair& pair, double tau);
+
 // The four vertex impulses for impulse_on_p on the point p [N s].
 VertexImpulses DistributeImpulse(const PenaltyPair& pair, const Vec3& impulse_on_p);
 

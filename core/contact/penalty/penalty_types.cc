@@ -15,6 +15,10 @@ absl::Status ValidatePenaltyParams(const PenaltyParams& params) {
     return absl::InvalidArgumentError(
         absl::StrCat("dt_s must be finite and >= 0, got ", params.dt_s));
   }
+  if (!std::isfinite(params.damping_n_s_per_m) || params.damping_n_s_per_m < 0.0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("damping_n_s_per_m must be finite and >= 0, got ", params.damping_n_s_per_m));
+  }
   return absl::OkStatus();
 }
 

@@ -18,10 +18,13 @@ namespace contactsim::core {
 struct PenaltyParams {
   double stiffness_n_per_m = 0.0;  // k [N/m], >= 0
   double dt_s = 0.0;               // step length dt [s], >= 0
+  // c [N s/m], >= 0: a dashpot c d(delta)/dtau n beside the spring while penetrating
+  // (contact_damping.h). 0 leaves every kernel's arithmetic as without it (bit for bit).
+  double damping_n_s_per_m = 0.0;
 };
 
-// InvalidArgument (naming the field) unless k and dt are finite and non-negative. Call once where
-// the parameters enter (session settings); the per-pair kernels then trust them.
+// InvalidArgument (naming the field) unless k, dt and c are finite and non-negative. Call once
+// where the parameters enter (session settings); the per-pair kernels then trust them.
 absl::Status ValidatePenaltyParams(const PenaltyParams& params);
 
 // A penetration time interval [t_a, t_b] within the normalized step, 0 <= t_a <= t_b <= 1: the

@@ -33,6 +33,11 @@ StaticPlaneResult CpfVertexStaticPlane(const Vec3& p_t0, const Vec3& p_t1, const
   result.penetrating = area > 0.0;
   if (!result.penetrating) result.interval = {};
   result.impulse_n_s = params.stiffness_n_per_m * params.dt_s * area * n;
+  if (params.damping_n_s_per_m > 0.0 && result.penetrating) {
+    // The dashpot c d(delta)/dtau over the interval: c (delta(t_b) - delta(t_a)), delta linear.
+    const double rise = (delta_1 - delta_0) * (result.interval.t_b - result.interval.t_a);
+    result.impulse_n_s += params.damping_n_s_per_m * rise * n;
+  }
   return result;
 }
 

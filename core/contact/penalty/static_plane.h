@@ -12,7 +12,9 @@
 //                                                           delta_+ = max(delta_0, delta_1),
 //     = 0                                                   if delta_0, delta_1 <= 0,
 // the area of the triangle or trapezoid under the positive part of delta. The plane is static,
-// so no momentum goes back to it.
+// so no momentum goes back to it. With a dashpot c = PenaltyParams::damping_n_s_per_m > 0 the
+// impulse gains c int d(delta)/dtau dtau = c (delta(t_b) - delta(t_a)) n over the interval
+// [t_a, t_b] where delta > 0 (contact_damping.h).
 #pragma once
 
 #include "core/common/eigen_types.h"

@@ -116,9 +116,8 @@ absl::StatusOr<SparseInverseGlobalStep> SparseInverseGlobalStep::Create(
     return absl::InvalidArgumentError(absl::StrCat("cols: ", cols, " must be positive"));
   ASSIGN_OR_RETURN(SparseId r, backend.UploadCsr(ToCsr(factor.r())));
   ASSIGN_OR_RETURN(SparseId rt, backend.UploadCsr(ToCsr(factor.r_transpose())));
-  absl::StatusOr<DenseId> tmp = backend.CreateDense(factor.n(), cols);
-  if (!tmp.ok()) return tmp.status();
-  return SparseInverseGlobalStep(&backend, r, rt, *tmp);
+  ASSIGN_OR_RETURN(DenseId tmp, backend.CreateDense(factor.n(), cols));
+  return SparseInverseGlobalStep(&backend, r, rt, tmp);
 }
 
 SparseInverseGlobalStep::SparseInverseGlobalStep(SparseInverseGlobalStep&& other) noexcept

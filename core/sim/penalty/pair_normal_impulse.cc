@@ -7,12 +7,15 @@
 #include "core/contact/penalty/cpf.h"
 #include "core/contact/penalty/cpf_exact.h"
 #include "core/contact/penalty/dpf.h"
+#include "core/sim/penalty/contact_dashpots.h"
 
 namespace contactsim::core {
 
 void ComputePairNormalImpulse(const WorldSettings& settings, PairWork* work) {
-  const PenaltyParams params{.stiffness_n_per_m = settings.stiffness_n_per_m,
-                             .dt_s = settings.dt_s};
+  const PenaltyParams params{
+      .stiffness_n_per_m = settings.stiffness_n_per_m,
+      .dt_s = settings.dt_s,
+      .damping_n_s_per_m = settings.contact_restitution < 1.0 ? PairDashpot(settings, *work) : 0.0};
   TrackedPair& pair = work->pair;
   const bool vf = pair.key.kind == CcdPairKind::kVertexFace;
   const Vec3& w = pair.weights;

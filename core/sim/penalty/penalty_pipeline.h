@@ -83,6 +83,10 @@
 //                      Its scheme is DiscretePenaltyPipeline (discrete_penalty_pipeline.h).
 //      Vertices against ground planes {n . x = h}: the closed form of static_plane.h (CPF models)
 //      or dt k max(h - n . x_t1, 0) n (DPF models), for every surface vertex that can move.
+//      Contact damping (WorldSettings::contact_restitution < 1): each contact's impulse gains a
+//      dashpot c d(delta)/dtau along its normal over the same interval (contact_damping.h; cpf.h,
+//      static_plane.h, dpf.h), c from the restitution, k, dt and the contact's effective mass
+//      along its normal at the start of the step (contact_dashpots.h).
 //   5. Friction, per contact, from its normal force |f_n| = |I_p| / dt, unit normal n(1), the
 //      collision points at t = 1 and the predicted slip velocity v = (p(1) - p(0) - q(1) + q(0))
 //      / dt, always with the tracked weights (for kDpf too: closest points move with the contact

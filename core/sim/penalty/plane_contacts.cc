@@ -4,6 +4,7 @@
 
 #include "core/common/status_macros.h"
 #include "core/contact/penalty/static_plane.h"
+#include "core/sim/penalty/contact_dashpots.h"
 
 namespace contactsim::core {
 namespace {
@@ -32,6 +33,7 @@ void PlaneContactStage::ComputeNormalImpulses(const WorldSettings& settings, con
   const double k = settings.stiffness_n_per_m;
   const PenaltyParams params{.stiffness_n_per_m = k, .dt_s = dt};
   const bool cpf = IsCpfModel(settings.contact_model);
+  const bool damped_planes = settings.contact_restitution < 1.0;
   size_t previous = 0;  // contacts_ and this loop both go in (body, vertex, plane) order
   for (size_t bi = 0; bi < input.bodies.size(); ++bi) {
     const SimBody& sim_body = input.bodies[bi];
@@ -47,14 +49,23 @@ void PlaneContactStage::ComputeNormalImpulses(const WorldSettings& settings, con
         const double depth_1 = plane.offset_m - plane.normal.dot(x1);
         if (depth_0 <= 0.0 && depth_1 <= 0.0) continue;
         PlaneWork work;
+        PenaltyParams damped = params;
+        if (damped_planes) {
+          damped.damping_n_s_per_m = DashpotFor(settings, body.InverseMassAlong(v, plane.normal));
+        }
         if (cpf) {
           const StaticPlaneResult r =
-              CpfVertexStaticPlane(x0, x1, plane.normal, plane.offset_m, params);
+              CpfVertexStaticPlane(x0, x1, plane.normal, plane.offset_m, damped);
           if (r.status != PenaltyStatus::kOk || !r.penetrating) continue;
           work.normal_impulse_n_s = r.impulse_n_s;
         } else {
           if (depth_1 <= 0.0) continue;
           work.normal_impulse_n_s = dt * k * depth_1 * plane.normal;
+          if (damped.damping_n_s_per_m > 0.0) {
+            // The dashpot at the predicted velocity: c (depth_1 - depth_0) / dt over dt.
+            work.normal_impulse_n_s +=
+                damped.damping_n_s_per_m * (depth_1 - depth_0) * plane.normal;
+          }
         }
         work.body_index = static_cast<int32_t>(bi);
         work.vertex = v;

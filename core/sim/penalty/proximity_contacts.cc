@@ -2,6 +2,7 @@
 
 #include "core/collision/discrete_penetration.h"
 #include "core/common/parallel_for.h"
+#include "core/sim/penalty/contact_dashpots.h"
 #include "core/sim/penalty/pair_grain.h"
 #include "oneapi/tbb/blocked_range.h"
 
@@ -76,6 +77,9 @@ void ProximityQuery::FindContacts(const WorldSettings& settings, const StepInput
                   // Eq. 1-3 at t = 1: I = dt k delta n on the vertex, -I on the closest point.
                   work.normal_impulse_on_p_n_s =
                       params.dt_s * params.stiffness_n_per_m * hit.depth_m * hit.normal;
+                  if (settings.contact_restitution < 1.0) {
+                    work.normal_impulse_on_p_n_s += ProximityDashpotImpulse(settings, input, work);
+                  }
                   work.impulses_n_s[0] = work.normal_impulse_on_p_n_s;
                   for (int i = 0; i < 3; ++i) {
                     work.impulses_n_s[i + 1] = -work.weights[i] * work.normal_impulse_on_p_n_s;

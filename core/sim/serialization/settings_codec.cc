@@ -77,4 +77,22 @@ absl::StatusOr<WorldSettings> ReadSettings(ByteReader* in) {
   return s;
 }
 
+bool HasContactDamping(const WorldSettings& settings) {
+  return settings.contact_restitution != 1.0;
+}
+
+void WriteContactDamping(const WorldSettings& settings, ByteWriter* out) {
+  out->F64(settings.contact_restitution);
+}
+
+absl::Status ReadContactDamping(ByteReader* in, WorldSettings* settings) {
+  settings->contact_restitution = in->F64("settings.contact_restitution");
+  in->ExpectEnd("settings.contact_restitution");
+  if (!in->ok()) return in->status();
+  if (absl::Status status = ValidateWorldSettings(*settings); !status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("settings.", status.message()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace contactsim::core::serialization

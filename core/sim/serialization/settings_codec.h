@@ -13,4 +13,12 @@ void WriteSettings(const WorldSettings& settings, ByteWriter* out);
 // Errors are InvalidArgument beginning with "settings.".
 absl::StatusOr<WorldSettings> ReadSettings(ByteReader* in);
 
+// The contact damping (WorldSettings::contact_restitution, f64) in its own section (world_format.h,
+// kContactDampingTag), written only when it is not the default 1: the SETT layout and the bytes
+// of every undamped world stay as they were, and blobs written before it existed read as 1.
+bool HasContactDamping(const WorldSettings& settings);
+void WriteContactDamping(const WorldSettings& settings, ByteWriter* out);
+// Errors are InvalidArgument beginning with "settings.contact_restitution".
+absl::Status ReadContactDamping(ByteReader* in, WorldSettings* settings);
+
 }  // namespace contactsim::core::serialization

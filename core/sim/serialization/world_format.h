@@ -50,6 +50,11 @@ inline constexpr uint32_t kLocalGlobalTag = SectionTag("LGLB");
 // Required: a reader that skipped it would step on with other bits.
 inline constexpr uint32_t kGroupContactsTag = SectionTag("LGCT");
 
+// WorldSettings::contact_restitution (f64), once; written only when it is not 1 (absent: 1, no
+// contact damping), so undamped worlds keep their bytes. Required: a reader that skipped it would
+// step without the dashpot.
+inline constexpr uint32_t kContactDampingTag = SectionTag("CDMP");
+
 // Body kinds inside a BODY section.
 enum class BodyKindCode : uint8_t {
   kRigid = 0,

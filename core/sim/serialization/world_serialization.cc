@@ -121,6 +121,11 @@ absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
   size_t at = payload.BeginSection(kSettingsTag, kSectionRequired);
   WriteSettings(s.settings_, &payload);
   payload.EndSection(at);
+  if (HasContactDamping(s.settings_)) {
+    at = payload.BeginSection(kContactDampingTag, kSectionRequired);
+    WriteContactDamping(s.settings_, &payload);
+    payload.EndSection(at);
+  }
   if (local_global) {
     at = payload.BeginSection(kLocalGlobalTag, kSectionRequired);
     const LocalGlobalSettings& lg = s.settings_.local_global;
@@ -208,6 +213,7 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
   const Section* constraints_section = nullptr;
   const Section* local_global_section = nullptr;
   const Section* group_contacts_section = nullptr;
+  const Section* contact_damping_section = nullptr;
   std::vector<const Section*> body_sections;
   for (const Section& section : sections) {
     const Section** singleton = nullptr;
@@ -235,6 +241,9 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
         break;
       case kGroupContactsTag:
         singleton = &group_contacts_section;
+        break;
+      case kContactDampingTag:
+        singleton = &contact_damping_section;
         break;
       case kBodyTag:
         body_sections.push_back(&section);
@@ -266,6 +275,10 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     ASSIGN_OR_RETURN(s.settings_, ReadSettings(&in));
     in.ExpectEnd("settings");
     RETURN_IF_ERROR(in.status());
+  }
+  if (contact_damping_section != nullptr) {
+    ByteReader in(contact_damping_section->bytes);
+    RETURN_IF_ERROR(ReadContactDamping(&in, &s.settings_));
   }
   if (group_contacts_section != nullptr && local_global_section == nullptr) {
     return absl::InvalidArgumentError(

@@ -361,5 +361,26 @@ TEST(PenaltyParamsTest, Validation) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// Dashpot c (cpf.h, contact_damping.h) on a vertex falling straight through a static triangle in
+// z = 0 (m = (0, 0, 1), so n = +z exactly): delta = -z_p goes from -0.01 to 0.03, the interval is
+// [0.25, 1], and q' - p' = (0, 0, 0.04) per unit t, so the dashpot adds c 0.04 0.75 = 0.03 c
+// along +z to the spring's k dt 0.01125.
+TEST(CpfDashpotTest, AddsTheDashpotIntegralOverTheInterval) {
+  const PairTrajectory trajectory{
+      {Vec3(0.25, 0.25, 0.01), Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)},
+      {Vec3(0.25, 0.25, -0.03), Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)}};
+  const Vec3 weights(0.5, 0.25, 0.25);
+  const TimeInterval interval{0.25, 1.0};
+  const PenaltyParams params{.stiffness_n_per_m = 5000.0, .dt_s = 0.002, .damping_n_s_per_m = 7.0};
+  const CpfResult r = CpfVertexFace(trajectory, weights, std::span(&interval, 1), params);
+  ASSERT_EQ(r.status, PenaltyStatus::kOk);
+  // Rounding of a few dozen operations on O(0.01) numbers.
+  EXPECT_LT((r.impulse_on_p_n_s - Vec3(0, 0, 10.0 * 0.01125 + 7.0 * 0.03)).norm(), 1e-14);
+  // The report uses the real points: depth at t = 1 is 0.03.
+  EXPECT_NEAR(r.depth_t1_m, 0.03, 1e-16);
+  // Momentum: -I_p shared by the weights.
+  EXPECT_LT((r.impulses_n_s[1] + 0.5 * r.impulse_on_p_n_s).norm(), 1e-15);
+}
+
 }  // namespace
 }  // namespace contactsim::core

@@ -128,5 +128,19 @@ TEST(DpfTest, ParallelEdgesFallBackToSeparationDirection) {
   EXPECT_LT((result.force_on_p_n - Vec3(0, 0, 20)).norm(), 1e-13);
 }
 
+// Dashpot c (dpf.h): the same falling vertex as cpf_test's dashpot case, DPF at t = 1: depth
+// 0.03 along the winding normal +z, relative velocity 0.04 / dt into the face, so
+// I = dt (k 0.03 + c 0.04 / dt) = dt k 0.03 + 0.04 c.
+TEST(DpfDashpotTest, AddsTheDashpotAtThePredictedVelocity) {
+  const PairTrajectory trajectory{
+      {Vec3(0.25, 0.25, 0.01), Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)},
+      {Vec3(0.25, 0.25, -0.03), Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)}};
+  const PenaltyParams params{.stiffness_n_per_m = 5000.0, .dt_s = 0.002, .damping_n_s_per_m = 7.0};
+  const DpfResult r = DpfVertexFace(trajectory, Vec3(0.5, 0.25, 0.25), params);
+  ASSERT_EQ(r.status, PenaltyStatus::kOk);
+  EXPECT_NEAR(r.depth_m, 0.03, 1e-16);
+  EXPECT_LT((r.impulses_n_s[0] - Vec3(0, 0, 0.002 * 5000.0 * 0.03 + 0.04 * 7.0)).norm(), 1e-14);
+}
+
 }  // namespace
 }  // namespace contactsim::core

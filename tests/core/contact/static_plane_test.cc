@@ -65,5 +65,25 @@ TEST(StaticPlaneTest, RejectsZeroNormal) {
             PenaltyStatus::kInvalidInput);
 }
 
+// Dashpot c (contact_damping.h): the impulse gains c (delta(t_b) - delta(t_a)) n over the
+// interval where delta > 0. Entering as above: delta rises from 0 at t = 0.25 to 0.03, so
+// c 0.03; leaving: delta falls from 0.02 to 0 at t = 0.25, so -c 0.02 (the dashpot pulls).
+TEST(StaticPlaneTest, DashpotAddsCTimesTheDepthChangeOverTheInterval) {
+  PenaltyParams damped = kParams;
+  damped.damping_n_s_per_m = 7.0;
+  const StaticPlaneResult in =
+      CpfVertexStaticPlane(Vec3(1, 2, 0.01), Vec3(1.5, 2, -0.03), Vec3::UnitZ(), 0.0, damped);
+  ASSERT_EQ(in.status, PenaltyStatus::kOk);
+  EXPECT_LT((in.impulse_n_s - Vec3(0, 0, kKDt * 0.01125 + 7.0 * 0.03)).norm(), 1e-15);
+  const StaticPlaneResult out =
+      CpfVertexStaticPlane(Vec3(0, 0, -0.02), Vec3(0, 0, 0.06), Vec3::UnitZ(), 0.0, damped);
+  ASSERT_EQ(out.status, PenaltyStatus::kOk);
+  EXPECT_LT((out.impulse_n_s - Vec3(0, 0, kKDt * 0.0025 - 7.0 * 0.02)).norm(), 1e-15);
+  // Without the dashpot, the same bits as before it existed (the branch is not taken).
+  const StaticPlaneResult plain =
+      CpfVertexStaticPlane(Vec3(1, 2, 0.01), Vec3(1.5, 2, -0.03), Vec3::UnitZ(), 0.0, kParams);
+  EXPECT_LT((plain.impulse_n_s - Vec3(0, 0, kKDt * 0.01125)).norm(), 1e-15);
+}
+
 }  // namespace
 }  // namespace contactsim::core

@@ -169,6 +169,25 @@ TEST_F(ServiceTest, DiscreteProximityContactModelIsAcceptedAndReportedBack) {
   EXPECT_EQ(step.step_count(), 3);
 }
 
+// Contact damping (docs/service.md, "Contact damping"): unset is 1 (no dashpot), a value in
+// [0, 1] is kept and reported back, anything else is refused naming the field.
+TEST_F(ServiceTest, ContactRestitutionIsValidatedAndReportedBack) {
+  EXPECT_EQ(GetSession(CreateSession(BoxSceneRequest())).settings().contact_restitution(), 1.0);
+  v1::CreateSessionRequest request = BoxSceneRequest();
+  request.mutable_settings()->set_contact_restitution(0.5);
+  const SessionHandle session = CreateSession(request);
+  EXPECT_EQ(GetSession(session).settings().contact_restitution(), 0.5);
+  v1::StepResponse step;
+  ASSERT_TRUE(Step(session, 3, &step).ok());
+  for (const double bad : {-0.1, 1.5, static_cast<double>(NAN)}) {
+    v1::CreateSessionRequest refused = BoxSceneRequest();
+    refused.mutable_settings()->set_contact_restitution(bad);
+    v1::CreateSessionResponse response;
+    ExpectError(stub_->CreateSession(Context().get(), refused, &response),
+                grpc::StatusCode::INVALID_ARGUMENT, "settings.contact_restitution:");
+  }
+}
+
 TEST_F(ServiceTest, CreateSessionValidationNamesTheField) {
   struct Case {
     std::string expected_prefix;
