@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/dynamics/fem/hyperelastic_energy.h"
 #include "core/dynamics/local_global/cloth_bending.h"
-#include "core/dynamics/local_global/contact_warm_start.h"
+#include "core/dynamics/local_global/contact_stage.h"
 #include "core/dynamics/local_global/system_matrix.h"
 #include "core/linalg/cpu_backend.h"
 
@@ -21,19 +21,6 @@ double DefaultAdmmStiffness(const Material& material) {
   // otherwise. A weight of that size balances the proximal term against the energy.
   return material.model == MaterialModel::kArap ? 2.0 * material.mu
                                                 : 2.0 * material.mu + material.lambda;
-}
-
-// H x for the contact rows (normal and tangent components of each contact point) [m].
-Eigen::VectorXd ConstraintValues(const ContactSet& contacts, const Points3& x_m) {
-  Eigen::VectorXd out(3 * contacts.num_contacts());
-  for (int32_t j = 0; j < contacts.num_contacts(); ++j) {
-    const VertexContact& c = contacts.contacts[j];
-    const Vec3 p = ContactPoint(c, x_m);
-    out[3 * j] = c.normal.dot(p);
-    out[3 * j + 1] = c.tangent1.dot(p);
-    out[3 * j + 2] = c.tangent2.dot(p);
-  }
-  return out;
 }
 
 double AdmmStiffness(const Material& material, const LocalGlobalOptions& options) {
@@ -103,20 +90,6 @@ absl::Status ValidateSettings(const Material& material, double time_step_s,
   }
   return absl::OkStatus();
 }
-
-// Adds the time since the last Lap (or construction) to a phase total [ms].
-class PhaseClock {
- public:
-  PhaseClock() : last_(std::chrono::steady_clock::now()) {}
-  void Lap(double* total_ms) {
-    const auto now = std::chrono::steady_clock::now();
-    *total_ms += std::chrono::duration<double, std::milli>(now - last_).count();
-    last_ = now;
-  }
-
- private:
-  std::chrono::steady_clock::time_point last_;
-};
 
 }  // namespace
 
@@ -537,56 +510,25 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   for (int i = 0; i < num_free; ++i) x_free.row(i) = x.row(free_[i]);
 
   // Contact set and Delassus operator of the step (Alg. 4), fixed over its iterations.
-  ContactSet contacts;
-  std::unique_ptr<NonsmoothContactSolver> contact_solver;
-  Eigen::VectorXd lambda, hq_start;
-  std::vector<double> contact_residual;
+  ContactStage contact;
   if (!options_.obstacles.empty() || mesh_detector_ != nullptr || body_detector_ != nullptr) {
-    auto detected = DetectHalfSpaceContacts(state->x_m, free_index_, num_free, options_.obstacles,
-                                            options_.contact_proximity_m);
-    if (!detected.ok()) return detected.status();
-    contacts = *std::move(detected);
-    if (mesh_detector_ != nullptr) {
-      if (absl::Status s =
-              mesh_detector_->Detect(state->x_m, free_index_, options_.contact_proximity_m,
-                                     elapsed_s_, h_, &contacts.contacts);
-          !s.ok()) {
-        return s;
-      }
-    }
-    if (body_detector_ != nullptr) {
-      if (absl::Status s = body_detector_->Detect(state->x_m, free_index_,
-                                                  options_.contact_proximity_m, &contacts.contacts);
-          !s.ok()) {
-        return s;
-      }
-    }
-    if (mesh_detector_ != nullptr || body_detector_ != nullptr) {
-      contacts.h = BuildContactJacobian(contacts.contacts, num_free);
-    }
-    clock.Lap(&times.contact_assembly_ms);
-    if (contacts.num_contacts() > 0) {
-      auto created = NonsmoothContactSolver::Create(*backend_, sparse_inverse_step_->r_transpose(),
-                                                    num_free, contacts, h_, options_.contact);
-      if (!created.ok()) return created.status();
-      contact_solver = *std::move(created);
-      clock.Lap(&times.schur_ms);
-      lambda = Eigen::VectorXd::Zero(3 * contacts.num_contacts());
-      if (options_.contact_warm_start) {
-        WarmStartContactForces(previous_contacts_, previous_lambda_, contacts.contacts, &lambda);
-      }
-      // Slip is measured relative to a kinematic obstacle: its motion over the step is the
-      // reference displacement of the tangent rows.
-      hq_start = ConstraintValues(contacts, state->x_m);
-      for (int32_t j = 0; j < contacts.num_contacts(); ++j) {
-        const VertexContact& c = contacts.contacts[j];
-        hq_start[3 * j + 1] += h_ * c.tangent1.dot(c.obstacle_velocity_mps);
-        hq_start[3 * j + 2] += h_ * c.tangent2.dot(c.obstacle_velocity_mps);
-      }
-    }
-    clock.Lap(&times.contact_assembly_ms);
+    ContactStageInputs in;
+    in.obstacles = &options_.obstacles;
+    in.mesh_detector = mesh_detector_.get();
+    in.body_detector = body_detector_.get();
+    in.free_index = &free_index_;
+    in.free = &free_;
+    in.proximity_m = options_.contact_proximity_m;
+    in.time_step_s = h_;
+    in.elapsed_s = elapsed_s_;
+    in.newton = &options_.contact;
+    in.warm_start = options_.contact_warm_start;
+    in.previous_contacts = &previous_contacts_;
+    in.previous_lambda = &previous_lambda_;
+    in.backend = backend_;
+    in.r_transpose = sparse_inverse_step_->r_transpose();
+    if (absl::Status s = contact.Begin(in, state->x_m, &clock, &times); !s.ok()) return s;
   }
-  Block correction_rhs(num_free, 3), correction(num_free, 3);
   clock.Lap(&times.rhs_ms);
 
   const int entries = 3 * columns_ * m;  // F_e: 3 x columns_ per element
@@ -597,6 +539,9 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   LocalGlobalStepStats local_stats;
   std::mutex stats_mutex;
   Block b_free(num_free, 3);
+  const ContactStage::GlobalSolveFn global_solve = [this](const Block& b, Block* q) {
+    return GlobalSolve(b, q);
+  };
   for (int k = 0; k < options_.iterations; ++k) {
     clock.Lap(&times.rhs_ms);
     const Eigen::VectorXd f = DeformationGradients(x);
@@ -647,33 +592,10 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
     if (absl::Status gs = GlobalSolve(b_free, &x_free); !gs.ok()) return gs;
     clock.Lap(&times.global_ms);
     for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
-    if (contact_solver != nullptr) {
-      // Non-smooth Newton on lambda around q_u = x, then q = q_u + h^2 A^{-1} H^T lambda.
-      const Eigen::VectorXd hq = ConstraintValues(contacts, x);
-      clock.Lap(&times.contact_assembly_ms);
-      auto newton = contact_solver->Correct(hq, hq_start, &lambda);
-      if (!newton.ok()) return newton.status();
-      clock.Lap(&times.constraint_solve_ms);
-      contact_residual.push_back(newton->residual_norm_after);
-      correction_rhs.setZero();
-      for (int32_t j = 0; j < contacts.num_contacts(); ++j) {
-        const VertexContact& c = contacts.contacts[j];
-        const Vec3 force = lambda[3 * j] * c.normal + lambda[3 * j + 1] * c.tangent1 +
-                           lambda[3 * j + 2] * c.tangent2;
-        if (c.free_vertex >= 0) {
-          correction_rhs.row(c.free_vertex) += h2 * c.weight * force.transpose();
-        }
-        for (int k = 0; k < kMaxExtraContactVertices; ++k) {
-          if (c.extra_vertices[k] < 0 || c.extra_free_vertices[k] < 0) continue;
-          correction_rhs.row(c.extra_free_vertices[k]) +=
-              h2 * c.extra_weights[k] * force.transpose();
-        }
+    if (contact.active()) {
+      if (absl::Status s = contact.Correct(global_solve, &x, &x_free, &clock, &times); !s.ok()) {
+        return s;
       }
-      clock.Lap(&times.contact_assembly_ms);
-      if (absl::Status gs = GlobalSolve(correction_rhs, &correction); !gs.ok()) return gs;
-      x_free += correction;
-      for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
-      clock.Lap(&times.correction_ms);
     }
     if (options_.iteration_observer) options_.iteration_observer(k + 1, x);
   }
@@ -681,17 +603,17 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   state->x_m = std::move(x);
   elapsed_s_ += h_;
   state->time_s = time_end_s;
-  previous_contacts_ = contacts.contacts;
-  previous_lambda_ = lambda;
+  previous_contacts_ = contact.contacts();
+  previous_lambda_ = contact.lambda();
   if (stats != nullptr) {
     clock.Lap(&times.rhs_ms);
     times.frame_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start)
             .count();
     local_stats.phase_times = times;
-    local_stats.contacts = std::move(contacts.contacts);
-    local_stats.contact_force_n = std::move(lambda);
-    local_stats.contact_residual = std::move(contact_residual);
+    local_stats.contacts = std::move(contact.contacts());
+    local_stats.contact_force_n = std::move(contact.lambda());
+    local_stats.contact_residual = std::move(contact.residuals());
     if (!constraint_terms_.empty()) {
       local_stats.constraint_reactions = constraint_terms_.Reactions(state->x_m, time_end_s);
     }

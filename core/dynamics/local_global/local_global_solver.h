@@ -73,6 +73,7 @@
 #include "core/dynamics/local_global/mesh_contact.h"
 #include "core/dynamics/local_global/nonsmooth_newton.h"
 #include "core/dynamics/local_global/ordered_cholesky.h"
+#include "core/dynamics/local_global/phase_times.h"
 #include "core/dynamics/local_global/sparse_inverse.h"
 #include "core/dynamics/local_global/system_matrix.h"
 #include "core/geometry/tet_mesh.h"
@@ -121,31 +122,6 @@ struct LocalGlobalState {
   Points3 x_m;          // positions [m]
   Points3 v_mps;        // velocities [m/s]
   double time_s = 0.0;  // simulated time [s]; Step advances it by h (moving constraint targets)
-};
-
-// Wall time of one Step's phases [ms] (std::chrono::steady_clock), summed over its
-// iterations. The columns of Zeng et al. 2024, Table 3 they correspond to:
-//   schur_ms            "Schur."     W = H A^-1 H^T and the preconditioner, once per step
-//   local_ms            "Local*"     the elements' local steps and the constraints' projections
-//   global_ms           "Global"     A^-1 b of the elastic right-hand side (S products, triangular
-//                                    solves or one Jacobi iteration), upload / download included
-//   contact_assembly_ms "Assem."     contact detection, H q, the warm start, the correction's
-//                                    right-hand side h^2 H^T lambda
-//   constraint_solve_ms "Cst. Solve" the non-smooth Newton iterations on lambda (W products, CR)
-//   correction_ms       "Corr."      q += h^2 A^-1 H^T lambda (the second global solve)
-//   frame_ms            "Frame max*" the whole Step (the paper's excludes collision detection)
-// "Cst. Global" = contact_assembly + constraint_solve + correction. Not a paper column:
-// rhs_ms (predictor, F = G x, G_w^T (z - u), the primal residual and the iteration observer),
-// included in frame_ms.
-struct LocalGlobalPhaseTimes {
-  double schur_ms = 0.0;
-  double local_ms = 0.0;
-  double global_ms = 0.0;
-  double contact_assembly_ms = 0.0;
-  double constraint_solve_ms = 0.0;
-  double correction_ms = 0.0;
-  double rhs_ms = 0.0;
-  double frame_ms = 0.0;
 };
 
 struct LocalGlobalStepStats {
