@@ -8,218 +8,43 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/dynamics/fem/hyperelastic_energy.h"
-#include "core/dynamics/local_global/cloth_bending.h"
 #include "core/dynamics/local_global/contact_stage.h"
 #include "core/dynamics/local_global/system_matrix.h"
 #include "core/linalg/cpu_backend.h"
 
 namespace contactsim::core {
-namespace {
-
-double DefaultAdmmStiffness(const Material& material) {
-  // The stiffness of Psi at rest along a stretch: 2 mu for ARAP (no volume term), 2 mu + lambda
-  // otherwise. A weight of that size balances the proximal term against the energy.
-  return material.model == MaterialModel::kArap ? 2.0 * material.mu
-                                                : 2.0 * material.mu + material.lambda;
-}
-
-double AdmmStiffness(const Material& material, const LocalGlobalOptions& options) {
-  return options.admm_stiffness_pa > 0.0 ? options.admm_stiffness_pa
-                                         : DefaultAdmmStiffness(material);
-}
-
-template <typename Indices>
-LocalGlobalSolver::ElementIndices ElementArray(const Indices& indices) {
-  return indices.template cast<int32_t>();
-}
-
-absl::Status ValidateMaterial(const Material& material) {
-  if (!(std::isfinite(material.mu) && material.mu > 0.0)) {
-    return absl::InvalidArgumentError("material.mu must be finite and > 0");
-  }
-  if (!(std::isfinite(material.lambda) && material.lambda >= 0.0)) {
-    return absl::InvalidArgumentError("material.lambda must be finite and >= 0");
-  }
-  if (!(std::isfinite(material.density) && material.density > 0.0)) {
-    return absl::InvalidArgumentError("material.density must be finite and > 0");
-  }
-  return absl::OkStatus();
-}
-
-// Checks shared by the tet and the triangle entry points.
-absl::Status ValidateSettings(const Material& material, double time_step_s,
-                              const LocalGlobalOptions& options) {
-  if (!(std::isfinite(time_step_s) && time_step_s > 0.0)) {
-    return absl::InvalidArgumentError("time_step_s must be finite and > 0");
-  }
-  if (options.iterations < 1) {
-    return absl::InvalidArgumentError("options.iterations must be >= 1");
-  }
-  if (!(std::isfinite(options.admm_stiffness_pa) && options.admm_stiffness_pa >= 0.0)) {
-    return absl::InvalidArgumentError("options.admm_stiffness_pa must be finite and >= 0");
-  }
-  if (absl::Status s = ValidateMaterial(material); !s.ok()) return s;
-  if (!options.obstacles.empty() || !options.mesh_obstacles.empty() ||
-      options.body_contact.enabled) {
-    if (absl::Status s = ValidateObstacles(options.obstacles); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("options.", s.message()));
-    }
-    if (options.global_step != GlobalStepKind::kSparseInverse) {
-      const char* field = !options.obstacles.empty()        ? "options.obstacles"
-                          : !options.mesh_obstacles.empty() ? "options.mesh_obstacles"
-                                                            : "options.body_contact";
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ": contact needs global_step kSparseInverse (W is formed from S)"));
-    }
-    if (!(std::isfinite(options.contact_proximity_m) && options.contact_proximity_m >= 0.0)) {
-      return absl::InvalidArgumentError("options.contact_proximity_m must be finite and >= 0");
-    }
-    if (options.contact.newton_iterations < 1 || options.contact.cr_iterations < 1) {
-      return absl::InvalidArgumentError(
-          "options.contact: newton_iterations and cr_iterations must be >= 1");
-    }
-    for (const double ratio :
-         {options.contact.normal_compliance_ratio, options.contact.friction_compliance_ratio}) {
-      if (!(std::isfinite(ratio) && ratio >= 0.0)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "options.contact: normal_compliance_ratio and friction_compliance_ratio must be "
-            "finite and >= 0, got ",
-            ratio));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const TetMesh& mesh, const Material& material, double time_step_s,
     const LocalGlobalOptions& options, Backend* backend) {
-  if (absl::Status s = ValidateSettings(material, time_step_s, options); !s.ok()) return s;
-  if (mesh.num_vertices() == 0 || mesh.num_tets() == 0) {
-    return absl::InvalidArgumentError("mesh is empty");
-  }
-  if (options.bending_stiffness_j != 0.0) {
-    return absl::InvalidArgumentError("options.bending_stiffness_j: only for cloth (triangles)");
-  }
-  const double k = AdmmStiffness(material, options);
-  auto system = AssembleSystemMatrix(mesh, {material.density, k, time_step_s});
-  if (!system.ok()) return system.status();
-  return CreateFromSystem(*std::move(system), ElementArray(mesh.tets()), 3, mesh.surface(),
-                          {{0, mesh.num_tets(), material, k}},
-                          std::vector<int32_t>(mesh.num_vertices(), 0), {0, mesh.num_vertices()},
-                          time_step_s, options, backend);
+  auto assembly = AssembleTetBody(mesh, material, time_step_s, options);
+  if (!assembly.ok()) return assembly.status();
+  return CreateFromAssembly(*std::move(assembly), time_step_s, options, backend);
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const std::vector<LocalGlobalBody>& bodies, double time_step_s,
     const LocalGlobalOptions& options, Backend* backend) {
-  if (bodies.empty()) return absl::InvalidArgumentError("bodies: empty");
-  if (options.bending_stiffness_j != 0.0) {
-    return absl::InvalidArgumentError("options.bending_stiffness_j: only for cloth (triangles)");
-  }
-  // Concatenate: vertices of body b after those of 0..b-1; Abar block diagonal.
-  for (size_t b = 0; b < bodies.size(); ++b) {
-    if (absl::Status s = ValidateMaterial(bodies[b].material); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("bodies[", b, "].", s.message()));
-    }
-  }
-  if (absl::Status s = ValidateSettings(bodies[0].material, time_step_s, options); !s.ok()) {
-    return s;
-  }
-  int32_t n = 0, m = 0;
-  std::vector<int32_t> vertex_offset = {0};
-  for (size_t b = 0; b < bodies.size(); ++b) {
-    const std::string field = absl::StrCat("bodies[", b, "]");
-    if (bodies[b].mesh.num_vertices() == 0 || bodies[b].mesh.num_tets() == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ".mesh: empty"));
-    }
-    n += bodies[b].mesh.num_vertices();
-    m += bodies[b].mesh.num_tets();
-    vertex_offset.push_back(n);
-  }
-  Points3 vertices(n, 3);
-  IndexQuads tets(m, 4);
-  SystemMatrix system;
-  system.lumped_mass_kg.resize(n);
-  std::vector<Eigen::Triplet<double, int32_t>> triplets;
-  std::vector<ElementGroup> groups;
-  std::vector<int32_t> vertex_body(n);
-  int32_t element_offset = 0;
-  for (size_t b = 0; b < bodies.size(); ++b) {
-    const TetMesh& mesh = bodies[b].mesh;
-    const int32_t v0 = vertex_offset[b];
-    const double k = AdmmStiffness(bodies[b].material, options);
-    auto part = AssembleSystemMatrix(mesh, {bodies[b].material.density, k, time_step_s});
-    if (!part.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bodies[", b, "].mesh: ", part.status().message()));
-    }
-    vertices.middleRows(v0, mesh.num_vertices()) = mesh.vertices();
-    tets.middleRows(element_offset, mesh.num_tets()) = mesh.tets().array() + v0;
-    system.lumped_mass_kg.segment(v0, mesh.num_vertices()) = part->lumped_mass_kg;
-    for (int col = 0; col < part->a_bar.outerSize(); ++col) {
-      for (OrderedCholesky::ColMajorSparse::InnerIterator it(part->a_bar, col); it; ++it) {
-        triplets.emplace_back(v0 + it.row(), v0 + col, it.value());
-      }
-    }
-    system.element_b.insert(system.element_b.end(), part->element_b.begin(), part->element_b.end());
-    system.element_weight.insert(system.element_weight.end(), part->element_weight.begin(),
-                                 part->element_weight.end());
-    groups.push_back({element_offset, element_offset + mesh.num_tets(), bodies[b].material, k});
-    std::fill(vertex_body.begin() + v0, vertex_body.begin() + v0 + mesh.num_vertices(),
-              static_cast<int32_t>(b));
-    element_offset += mesh.num_tets();
-  }
-  system.a_bar.resize(n, n);
-  system.a_bar.setFromTriplets(triplets.begin(), triplets.end());
-  // The union of closed, vertex-disjoint surfaces is closed: TetMesh::Create extracts it.
-  auto joined = TetMesh::Create(std::move(vertices), std::move(tets));
-  if (!joined.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("bodies: ", joined.status().message()));
-  }
-  return CreateFromSystem(std::move(system), ElementArray(joined->tets()), 3, joined->surface(),
-                          std::move(groups), std::move(vertex_body), std::move(vertex_offset),
-                          time_step_s, options, backend);
+  auto assembly = AssembleTetBodies(bodies, time_step_s, options);
+  if (!assembly.ok()) return assembly.status();
+  return CreateFromAssembly(*std::move(assembly), time_step_s, options, backend);
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const TriangleMesh& mesh, double thickness_m, const Material& material, double time_step_s,
     const LocalGlobalOptions& options, Backend* backend) {
-  if (absl::Status s = ValidateSettings(material, time_step_s, options); !s.ok()) return s;
-  if (!(std::isfinite(thickness_m) && thickness_m > 0.0)) {
-    return absl::InvalidArgumentError("thickness_m must be finite and > 0");
-  }
-  if (mesh.num_vertices() == 0 || mesh.num_faces() == 0) {
-    return absl::InvalidArgumentError("mesh is empty");
-  }
-  // A membrane of thickness t: areal density rho t [kg/m^2], weight k t a = k V (V = a t).
-  const double k = AdmmStiffness(material, options);
-  auto system =
-      AssembleSystemMatrix(mesh, {material.density * thickness_m, k * thickness_m, time_step_s});
-  if (!system.ok()) return system.status();
-  auto bending = IsometricBendingTriplets(mesh, options.bending_stiffness_j, 1.0);
-  if (!bending.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("options.", bending.status().message()));
-  }
-  const int n = mesh.num_vertices();
-  Eigen::SparseMatrix<double, Eigen::ColMajor, int32_t> q(n, n);
-  q.setFromTriplets(bending->begin(), bending->end());
-  if (!bending->empty()) system->a_bar += (time_step_s * time_step_s) * q;  // implicit bending
-  auto solver = CreateFromSystem(*std::move(system), ElementArray(mesh.faces()), 2, mesh,
-                                 {{0, mesh.num_faces(), material, k}},
-                                 std::vector<int32_t>(mesh.num_vertices(), 0),
-                                 {0, mesh.num_vertices()}, time_step_s, options, backend);
-  if (solver.ok() && !bending->empty()) (*solver)->bending_q_ = std::move(q);
-  return solver;
+  auto assembly = AssembleCloth(mesh, thickness_m, material, time_step_s, options);
+  if (!assembly.ok()) return assembly.status();
+  return CreateFromAssembly(*std::move(assembly), time_step_s, options, backend);
 }
 
-absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFromSystem(
-    SystemMatrix system, const ElementIndices& elements, int columns, const TriangleMesh& surface,
-    std::vector<ElementGroup> groups, std::vector<int32_t> vertex_body,
-    std::vector<int32_t> body_vertex_offset, double time_step_s, const LocalGlobalOptions& options,
+absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFromAssembly(
+    LocalGlobalAssembly assembly, double time_step_s, const LocalGlobalOptions& options,
     Backend* backend) {
+  SystemMatrix& system = assembly.system;
+  const ElementIndices& elements = assembly.elements;
+  const int columns = assembly.columns;
+  const TriangleMesh& surface = *assembly.surface;
+  std::vector<int32_t>& vertex_body = assembly.vertex_body;
   const int n = static_cast<int>(system.lumped_mass_kg.size());
   std::vector<int32_t> free_index(n, 0);
   for (size_t j = 0; j < options.pinned_vertices.size(); ++j) {
@@ -262,9 +87,10 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
     }
     solver->body_detector_ = *std::move(detector);
   }
-  solver->groups_ = std::move(groups);
+  solver->groups_ = std::move(assembly.groups);
   solver->vertex_body_ = std::move(vertex_body);
-  solver->body_vertex_offset_ = std::move(body_vertex_offset);
+  solver->body_vertex_offset_ = std::move(assembly.body_vertex_offset);
+  solver->bending_q_ = std::move(assembly.bending_q);
   solver->h_ = time_step_s;
   solver->options_ = options;
   solver->columns_ = columns;
@@ -431,7 +257,8 @@ absl::Status LocalGlobalSolver::SetObstacles(std::vector<HalfSpaceObstacle> obst
   LocalGlobalOptions candidate = options_;
   candidate.obstacles = std::move(obstacles);
   candidate.mesh_obstacles = std::move(mesh_obstacles);
-  if (absl::Status s = ValidateSettings(groups_.front().material, h_, candidate); !s.ok()) {
+  if (absl::Status s = ValidateLocalGlobalSettings(groups_.front().material, h_, candidate);
+      !s.ok()) {
     return s;
   }
   std::unique_ptr<MeshContactDetector> detector;
@@ -467,6 +294,62 @@ void LocalGlobalSolver::ReleaseFactors() {
   jacobi_step_.reset();
   inverse_factor_.reset();
   cholesky_.reset();
+}
+
+ContactStageInputs LocalGlobalSolver::ContactInputs() {
+  ContactStageInputs in;
+  in.obstacles = &options_.obstacles;
+  in.mesh_detector = mesh_detector_.get();
+  in.body_detector = body_detector_.get();
+  in.free_index = &free_index_;
+  in.free = &free_;
+  in.proximity_m = options_.contact_proximity_m;
+  in.time_step_s = h_;
+  in.elapsed_s = elapsed_s_;
+  in.newton = &options_.contact;
+  in.warm_start = options_.contact_warm_start;
+  in.previous_contacts = &previous_contacts_;
+  in.previous_lambda = &previous_lambda_;
+  in.backend = backend_;
+  in.r_transpose = sparse_inverse_step_->r_transpose();
+  return in;
+}
+
+absl::Status LocalGlobalSolver::LocalSteps(int k, const Eigen::VectorXd& f, Eigen::VectorXd* duals,
+                                           Eigen::VectorXd* z, LocalStepStats* stats,
+                                           PhaseClock* clock, LocalGlobalPhaseTimes* times) {
+  std::mutex stats_mutex;
+  // One batch per element group (material); entries 3 columns_ per element.
+  for (const ElementGroup& group : groups_) {
+    const size_t first = size_t(3 * columns_) * group.begin;
+    const size_t count = size_t(3 * columns_) * (group.end - group.begin);
+    LocalStepBatch batch;
+    batch.material = group.material;
+    batch.columns = columns_;
+    batch.deformation_gradients = {f.data() + first, count};
+    batch.volumes =
+        absl::Span<const double>(volumes_m3_).subspan(group.begin, group.end - group.begin);
+    batch.weights =
+        absl::Span<const double>(weights_).subspan(group.begin, group.end - group.begin);
+    batch.duals = {duals->data() + first, count};
+    batch.projections = {z->data() + first, count};
+    batch.options = options_.local_step;
+    if (k == 0) {
+      if (absl::Status s = ValidateLocalStepBatch(batch); !s.ok()) return s;
+    }
+    clock->Lap(&times->rhs_ms);
+    // Each range writes only its own elements' z and u; the stats are merged under a lock
+    // (integer sums, so the merge order does not matter).
+    absl::Status s =
+        backend_->ForEachElementRange(group.end - group.begin, [&](int32_t begin, int32_t end) {
+          const LocalStepStats part = RunLocalSteps(batch, begin, end);
+          std::lock_guard<std::mutex> lock(stats_mutex);
+          AccumulateLocalStepStats(part, stats);
+        });
+    if (!s.ok()) return s;
+    clock->Lap(&times->local_ms);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* state,
@@ -512,22 +395,8 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   // Contact set and Delassus operator of the step (Alg. 4), fixed over its iterations.
   ContactStage contact;
   if (!options_.obstacles.empty() || mesh_detector_ != nullptr || body_detector_ != nullptr) {
-    ContactStageInputs in;
-    in.obstacles = &options_.obstacles;
-    in.mesh_detector = mesh_detector_.get();
-    in.body_detector = body_detector_.get();
-    in.free_index = &free_index_;
-    in.free = &free_;
-    in.proximity_m = options_.contact_proximity_m;
-    in.time_step_s = h_;
-    in.elapsed_s = elapsed_s_;
-    in.newton = &options_.contact;
-    in.warm_start = options_.contact_warm_start;
-    in.previous_contacts = &previous_contacts_;
-    in.previous_lambda = &previous_lambda_;
-    in.backend = backend_;
-    in.r_transpose = sparse_inverse_step_->r_transpose();
-    if (absl::Status s = contact.Begin(in, state->x_m, &clock, &times); !s.ok()) return s;
+    if (absl::Status s = contact.Begin(ContactInputs(), state->x_m, &clock, &times); !s.ok())
+      return s;
   }
   clock.Lap(&times.rhs_ms);
 
@@ -537,7 +406,6 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   Points3 z_minus_u(columns_ * m, 3);
   Points3 constraint_duals = Points3::Zero(constraint_terms_.num_dual_rows(), 3);
   LocalGlobalStepStats local_stats;
-  std::mutex stats_mutex;
   Block b_free(num_free, 3);
   const ContactStage::GlobalSolveFn global_solve = [this](const Block& b, Block* q) {
     return GlobalSolve(b, q);
@@ -545,35 +413,9 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   for (int k = 0; k < options_.iterations; ++k) {
     clock.Lap(&times.rhs_ms);
     const Eigen::VectorXd f = DeformationGradients(x);
-    // One batch per element group (material); entries 3 columns_ per element.
-    for (const ElementGroup& group : groups_) {
-      const size_t first = size_t(3 * columns_) * group.begin;
-      const size_t count = size_t(3 * columns_) * (group.end - group.begin);
-      LocalStepBatch batch;
-      batch.material = group.material;
-      batch.columns = columns_;
-      batch.deformation_gradients = {f.data() + first, count};
-      batch.volumes =
-          absl::Span<const double>(volumes_m3_).subspan(group.begin, group.end - group.begin);
-      batch.weights =
-          absl::Span<const double>(weights_).subspan(group.begin, group.end - group.begin);
-      batch.duals = {duals.data() + first, count};
-      batch.projections = {z.data() + first, count};
-      batch.options = options_.local_step;
-      if (k == 0) {
-        if (absl::Status s = ValidateLocalStepBatch(batch); !s.ok()) return s;
-      }
-      clock.Lap(&times.rhs_ms);
-      // Each range writes only its own elements' z and u; the stats are merged under a lock
-      // (integer sums, so the merge order does not matter).
-      absl::Status s =
-          backend_->ForEachElementRange(group.end - group.begin, [&](int32_t begin, int32_t end) {
-            const LocalStepStats part = RunLocalSteps(batch, begin, end);
-            std::lock_guard<std::mutex> lock(stats_mutex);
-            AccumulateLocalStepStats(part, &local_stats.local);
-          });
-      if (!s.ok()) return s;
-      clock.Lap(&times.local_ms);
+    if (absl::Status s = LocalSteps(k, f, &duals, &z, &local_stats.local, &clock, &times);
+        !s.ok()) {
+      return s;
     }
     if (stats != nullptr) local_stats.primal_residual.push_back((f - z).norm());
     // z - u in the row-major 3m x 3 layout of G x (see DeformationGradients).
