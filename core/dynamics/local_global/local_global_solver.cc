@@ -13,6 +13,7 @@
 #include "core/linalg/cpu_backend.h"
 
 namespace contactsim::core {
+
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const TetMesh& mesh, const Material& material, double time_step_s,
     const LocalGlobalOptions& options, Backend* backend) {
