@@ -312,7 +312,8 @@ ContactStageInputs LocalGlobalSolver::ContactInputs() {
   in.previous_contacts = &previous_contacts_;
   in.previous_lambda = &previous_lambda_;
   in.backend = backend_;
-  in.r_transpose = sparse_inverse_step_->r_transpose();
+  // Contact needs the sparse inverse global step (ValidateLocalGlobalSettings), so it is there.
+  if (sparse_inverse_step_.has_value()) in.r_transpose = sparse_inverse_step_->r_transpose();
   return in;
 }
 
