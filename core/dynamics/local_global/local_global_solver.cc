@@ -9,243 +9,44 @@
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
 #include "core/dynamics/fem/hyperelastic_energy.h"
-#include "core/dynamics/local_global/cloth_bending.h"
-#include "core/dynamics/local_global/contact_warm_start.h"
+#include "core/dynamics/local_global/contact_stage.h"
 #include "core/dynamics/local_global/system_matrix.h"
 #include "core/linalg/cpu_backend.h"
 
 namespace contactsim::core {
-namespace {
-
-double DefaultAdmmStiffness(const Material& material) {
-  // The stiffness of Psi at rest along a stretch: 2 mu for ARAP (no volume term), 2 mu + lambda
-  // otherwise. A weight of that size balances the proximal term against the energy.
-  return material.model == MaterialModel::kArap ? 2.0 * material.mu
-                                                : 2.0 * material.mu + material.lambda;
-}
-
-// H x for the contact rows (normal and tangent components of each contact point) [m].
-Eigen::VectorXd ConstraintValues(const ContactSet& contacts, const Points3& x_m) {
-  Eigen::VectorXd out(3 * contacts.num_contacts());
-  for (int32_t j = 0; j < contacts.num_contacts(); ++j) {
-    const VertexContact& c = contacts.contacts[j];
-    const Vec3 p = ContactPoint(c, x_m);
-    out[3 * j] = c.normal.dot(p);
-    out[3 * j + 1] = c.tangent1.dot(p);
-    out[3 * j + 2] = c.tangent2.dot(p);
-  }
-  return out;
-}
-
-double AdmmStiffness(const Material& material, const LocalGlobalOptions& options) {
-  return options.admm_stiffness_pa > 0.0 ? options.admm_stiffness_pa
-                                         : DefaultAdmmStiffness(material);
-}
-
-template <typename Indices>
-LocalGlobalSolver::ElementIndices ElementArray(const Indices& indices) {
-  return indices.template cast<int32_t>();
-}
-
-absl::Status ValidateMaterial(const Material& material) {
-  if (!(std::isfinite(material.mu) && material.mu > 0.0)) {
-    return absl::InvalidArgumentError("material.mu must be finite and > 0");
-  }
-  if (!(std::isfinite(material.lambda) && material.lambda >= 0.0)) {
-    return absl::InvalidArgumentError("material.lambda must be finite and >= 0");
-  }
-  if (!(std::isfinite(material.density) && material.density > 0.0)) {
-    return absl::InvalidArgumentError("material.density must be finite and > 0");
-  }
-  return absl::OkStatus();
-}
-
-// Checks shared by the tet and the triangle entry points.
-absl::Status ValidateSettings(const Material& material, double time_step_s,
-                              const LocalGlobalOptions& options) {
-  if (!(std::isfinite(time_step_s) && time_step_s > 0.0)) {
-    return absl::InvalidArgumentError("time_step_s must be finite and > 0");
-  }
-  if (options.iterations < 1) {
-    return absl::InvalidArgumentError("options.iterations must be >= 1");
-  }
-  if (!(std::isfinite(options.admm_stiffness_pa) && options.admm_stiffness_pa >= 0.0)) {
-    return absl::InvalidArgumentError("options.admm_stiffness_pa must be finite and >= 0");
-  }
-  RETURN_IF_ERROR(ValidateMaterial(material));
-  if (!options.obstacles.empty() || !options.mesh_obstacles.empty() ||
-      options.body_contact.enabled) {
-    if (absl::Status s = ValidateObstacles(options.obstacles); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("options.", s.message()));
-    }
-    if (options.global_step != GlobalStepKind::kSparseInverse) {
-      const char* field = !options.obstacles.empty()        ? "options.obstacles"
-                          : !options.mesh_obstacles.empty() ? "options.mesh_obstacles"
-                                                            : "options.body_contact";
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ": contact needs global_step kSparseInverse (W is formed from S)"));
-    }
-    if (!(std::isfinite(options.contact_proximity_m) && options.contact_proximity_m >= 0.0)) {
-      return absl::InvalidArgumentError("options.contact_proximity_m must be finite and >= 0");
-    }
-    if (options.contact.newton_iterations < 1 || options.contact.cr_iterations < 1) {
-      return absl::InvalidArgumentError(
-          "options.contact: newton_iterations and cr_iterations must be >= 1");
-    }
-    for (const double ratio :
-         {options.contact.normal_compliance_ratio, options.contact.friction_compliance_ratio}) {
-      if (!(std::isfinite(ratio) && ratio >= 0.0)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "options.contact: normal_compliance_ratio and friction_compliance_ratio must be "
-            "finite and >= 0, got ",
-            ratio));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Adds the time since the last Lap (or construction) to a phase total [ms].
-class PhaseClock {
- public:
-  PhaseClock() : last_(std::chrono::steady_clock::now()) {}
-  void Lap(double* total_ms) {
-    const auto now = std::chrono::steady_clock::now();
-    *total_ms += std::chrono::duration<double, std::milli>(now - last_).count();
-    last_ = now;
-  }
-
- private:
-  std::chrono::steady_clock::time_point last_;
-};
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const TetMesh& mesh, const Material& material, double time_step_s,
     const LocalGlobalOptions& options, Backend* backend) {
-  RETURN_IF_ERROR(ValidateSettings(material, time_step_s, options));
-  if (mesh.num_vertices() == 0 || mesh.num_tets() == 0) {
-    return absl::InvalidArgumentError("mesh is empty");
-  }
-  if (options.bending_stiffness_j != 0.0) {
-    return absl::InvalidArgumentError("options.bending_stiffness_j: only for cloth (triangles)");
-  }
-  const double k = AdmmStiffness(material, options);
-  auto system = AssembleSystemMatrix(mesh, {material.density, k, time_step_s});
-  if (!system.ok()) return system.status();
-  return CreateFromSystem(*std::move(system), ElementArray(mesh.tets()), 3, mesh.surface(),
-                          {{0, mesh.num_tets(), material, k}},
-                          std::vector<int32_t>(mesh.num_vertices(), 0), {0, mesh.num_vertices()},
-                          time_step_s, options, backend);
+  auto assembly = AssembleTetBody(mesh, material, time_step_s, options);
+  if (!assembly.ok()) return assembly.status();
+  return CreateFromAssembly(*std::move(assembly), time_step_s, options, backend);
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const std::vector<LocalGlobalBody>& bodies, double time_step_s,
     const LocalGlobalOptions& options, Backend* backend) {
-  if (bodies.empty()) return absl::InvalidArgumentError("bodies: empty");
-  if (options.bending_stiffness_j != 0.0) {
-    return absl::InvalidArgumentError("options.bending_stiffness_j: only for cloth (triangles)");
-  }
-  // Concatenate: vertices of body b after those of 0..b-1; Abar block diagonal.
-  for (size_t b = 0; b < bodies.size(); ++b) {
-    if (absl::Status s = ValidateMaterial(bodies[b].material); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("bodies[", b, "].", s.message()));
-    }
-  }
-  RETURN_IF_ERROR(ValidateSettings(bodies[0].material, time_step_s, options));
-  int32_t n = 0, m = 0;
-  std::vector<int32_t> vertex_offset = {0};
-  for (size_t b = 0; b < bodies.size(); ++b) {
-    const std::string field = absl::StrCat("bodies[", b, "]");
-    if (bodies[b].mesh.num_vertices() == 0 || bodies[b].mesh.num_tets() == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ".mesh: empty"));
-    }
-    n += bodies[b].mesh.num_vertices();
-    m += bodies[b].mesh.num_tets();
-    vertex_offset.push_back(n);
-  }
-  Points3 vertices(n, 3);
-  IndexQuads tets(m, 4);
-  SystemMatrix system;
-  system.lumped_mass_kg.resize(n);
-  std::vector<Eigen::Triplet<double, int32_t>> triplets;
-  std::vector<ElementGroup> groups;
-  std::vector<int32_t> vertex_body(n);
-  int32_t element_offset = 0;
-  for (size_t b = 0; b < bodies.size(); ++b) {
-    const TetMesh& mesh = bodies[b].mesh;
-    const int32_t v0 = vertex_offset[b];
-    const double k = AdmmStiffness(bodies[b].material, options);
-    auto part = AssembleSystemMatrix(mesh, {bodies[b].material.density, k, time_step_s});
-    if (!part.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bodies[", b, "].mesh: ", part.status().message()));
-    }
-    vertices.middleRows(v0, mesh.num_vertices()) = mesh.vertices();
-    tets.middleRows(element_offset, mesh.num_tets()) = mesh.tets().array() + v0;
-    system.lumped_mass_kg.segment(v0, mesh.num_vertices()) = part->lumped_mass_kg;
-    for (int col = 0; col < part->a_bar.outerSize(); ++col) {
-      for (OrderedCholesky::ColMajorSparse::InnerIterator it(part->a_bar, col); it; ++it) {
-        triplets.emplace_back(v0 + it.row(), v0 + col, it.value());
-      }
-    }
-    system.element_b.insert(system.element_b.end(), part->element_b.begin(), part->element_b.end());
-    system.element_weight.insert(system.element_weight.end(), part->element_weight.begin(),
-                                 part->element_weight.end());
-    groups.push_back({element_offset, element_offset + mesh.num_tets(), bodies[b].material, k});
-    std::fill(vertex_body.begin() + v0, vertex_body.begin() + v0 + mesh.num_vertices(),
-              static_cast<int32_t>(b));
-    element_offset += mesh.num_tets();
-  }
-  system.a_bar.resize(n, n);
-  system.a_bar.setFromTriplets(triplets.begin(), triplets.end());
-  // The union of closed, vertex-disjoint surfaces is closed: TetMesh::Create extracts it.
-  auto joined = TetMesh::Create(std::move(vertices), std::move(tets));
-  if (!joined.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("bodies: ", joined.status().message()));
-  }
-  return CreateFromSystem(std::move(system), ElementArray(joined->tets()), 3, joined->surface(),
-                          std::move(groups), std::move(vertex_body), std::move(vertex_offset),
-                          time_step_s, options, backend);
+  auto assembly = AssembleTetBodies(bodies, time_step_s, options);
+  if (!assembly.ok()) return assembly.status();
+  return CreateFromAssembly(*std::move(assembly), time_step_s, options, backend);
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const TriangleMesh& mesh, double thickness_m, const Material& material, double time_step_s,
     const LocalGlobalOptions& options, Backend* backend) {
-  RETURN_IF_ERROR(ValidateSettings(material, time_step_s, options));
-  if (!(std::isfinite(thickness_m) && thickness_m > 0.0)) {
-    return absl::InvalidArgumentError("thickness_m must be finite and > 0");
-  }
-  if (mesh.num_vertices() == 0 || mesh.num_faces() == 0) {
-    return absl::InvalidArgumentError("mesh is empty");
-  }
-  // A membrane of thickness t: areal density rho t [kg/m^2], weight k t a = k V (V = a t).
-  const double k = AdmmStiffness(material, options);
-  auto system =
-      AssembleSystemMatrix(mesh, {material.density * thickness_m, k * thickness_m, time_step_s});
-  if (!system.ok()) return system.status();
-  auto bending = IsometricBendingTriplets(mesh, options.bending_stiffness_j, 1.0);
-  if (!bending.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("options.", bending.status().message()));
-  }
-  const int n = mesh.num_vertices();
-  Eigen::SparseMatrix<double, Eigen::ColMajor, int32_t> q(n, n);
-  q.setFromTriplets(bending->begin(), bending->end());
-  if (!bending->empty()) system->a_bar += (time_step_s * time_step_s) * q;  // implicit bending
-  auto solver = CreateFromSystem(*std::move(system), ElementArray(mesh.faces()), 2, mesh,
-                                 {{0, mesh.num_faces(), material, k}},
-                                 std::vector<int32_t>(mesh.num_vertices(), 0),
-                                 {0, mesh.num_vertices()}, time_step_s, options, backend);
-  if (solver.ok() && !bending->empty()) (*solver)->bending_q_ = std::move(q);
-  return solver;
+  auto assembly = AssembleCloth(mesh, thickness_m, material, time_step_s, options);
+  if (!assembly.ok()) return assembly.status();
+  return CreateFromAssembly(*std::move(assembly), time_step_s, options, backend);
 }
 
-absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFromSystem(
-    SystemMatrix system, const ElementIndices& elements, int columns, const TriangleMesh& surface,
-    std::vector<ElementGroup> groups, std::vector<int32_t> vertex_body,
-    std::vector<int32_t> body_vertex_offset, double time_step_s, const LocalGlobalOptions& options,
+absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFromAssembly(
+    LocalGlobalAssembly assembly, double time_step_s, const LocalGlobalOptions& options,
     Backend* backend) {
+  SystemMatrix& system = assembly.system;
+  const ElementIndices& elements = assembly.elements;
+  const int columns = assembly.columns;
+  const TriangleMesh& surface = *assembly.surface;
+  std::vector<int32_t>& vertex_body = assembly.vertex_body;
   const int n = static_cast<int>(system.lumped_mass_kg.size());
   std::vector<int32_t> free_index(n, 0);
   for (size_t j = 0; j < options.pinned_vertices.size(); ++j) {
@@ -288,9 +89,10 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
     }
     solver->body_detector_ = *std::move(detector);
   }
-  solver->groups_ = std::move(groups);
+  solver->groups_ = std::move(assembly.groups);
   solver->vertex_body_ = std::move(vertex_body);
-  solver->body_vertex_offset_ = std::move(body_vertex_offset);
+  solver->body_vertex_offset_ = std::move(assembly.body_vertex_offset);
+  solver->bending_q_ = std::move(assembly.bending_q);
   solver->h_ = time_step_s;
   solver->options_ = options;
   solver->columns_ = columns;
@@ -457,7 +259,7 @@ absl::Status LocalGlobalSolver::SetObstacles(std::vector<HalfSpaceObstacle> obst
   LocalGlobalOptions candidate = options_;
   candidate.obstacles = std::move(obstacles);
   candidate.mesh_obstacles = std::move(mesh_obstacles);
-  RETURN_IF_ERROR(ValidateSettings(groups_.front().material, h_, candidate));
+  RETURN_IF_ERROR(ValidateLocalGlobalSettings(groups_.front().material, h_, candidate));
   std::unique_ptr<MeshContactDetector> detector;
   if (!candidate.mesh_obstacles.empty()) {
     auto created = MeshContactDetector::Create(
@@ -491,6 +293,63 @@ void LocalGlobalSolver::ReleaseFactors() {
   jacobi_step_.reset();
   inverse_factor_.reset();
   cholesky_.reset();
+}
+
+ContactStageInputs LocalGlobalSolver::ContactInputs() {
+  ContactStageInputs in;
+  in.obstacles = &options_.obstacles;
+  in.mesh_detector = mesh_detector_.get();
+  in.body_detector = body_detector_.get();
+  in.free_index = &free_index_;
+  in.free = &free_;
+  in.proximity_m = options_.contact_proximity_m;
+  in.time_step_s = h_;
+  in.elapsed_s = elapsed_s_;
+  in.newton = &options_.contact;
+  in.warm_start = options_.contact_warm_start;
+  in.previous_contacts = &previous_contacts_;
+  in.previous_lambda = &previous_lambda_;
+  in.backend = backend_;
+  // Contact needs the sparse inverse global step (ValidateLocalGlobalSettings), so it is there.
+  if (sparse_inverse_step_.has_value()) in.r_transpose = sparse_inverse_step_->r_transpose();
+  return in;
+}
+
+absl::Status LocalGlobalSolver::LocalSteps(int k, const Eigen::VectorXd& f, Eigen::VectorXd* duals,
+                                           Eigen::VectorXd* z, LocalStepStats* stats,
+                                           PhaseClock* clock, LocalGlobalPhaseTimes* times) {
+  std::mutex stats_mutex;
+  // One batch per element group (material); entries 3 columns_ per element.
+  for (const ElementGroup& group : groups_) {
+    const size_t first = size_t(3 * columns_) * group.begin;
+    const size_t count = size_t(3 * columns_) * (group.end - group.begin);
+    LocalStepBatch batch;
+    batch.material = group.material;
+    batch.columns = columns_;
+    batch.deformation_gradients = {f.data() + first, count};
+    batch.volumes =
+        absl::Span<const double>(volumes_m3_).subspan(group.begin, group.end - group.begin);
+    batch.weights =
+        absl::Span<const double>(weights_).subspan(group.begin, group.end - group.begin);
+    batch.duals = {duals->data() + first, count};
+    batch.projections = {z->data() + first, count};
+    batch.options = options_.local_step;
+    if (k == 0) {
+      RETURN_IF_ERROR(ValidateLocalStepBatch(batch));
+    }
+    clock->Lap(&times->rhs_ms);
+    // Each range writes only its own elements' z and u; the stats are merged under a lock
+    // (integer sums, so the merge order does not matter).
+    absl::Status s =
+        backend_->ForEachElementRange(group.end - group.begin, [&](int32_t begin, int32_t end) {
+          const LocalStepStats part = RunLocalSteps(batch, begin, end);
+          std::lock_guard<std::mutex> lock(stats_mutex);
+          AccumulateLocalStepStats(part, stats);
+        });
+    if (!s.ok()) return s;
+    clock->Lap(&times->local_ms);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* state,
@@ -534,53 +393,10 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   for (int i = 0; i < num_free; ++i) x_free.row(i) = x.row(free_[i]);
 
   // Contact set and Delassus operator of the step (Alg. 4), fixed over its iterations.
-  ContactSet contacts;
-  std::unique_ptr<NonsmoothContactSolver> contact_solver;
-  Eigen::VectorXd lambda, hq_start;
-  std::vector<double> contact_residual;
+  ContactStage contact;
   if (!options_.obstacles.empty() || mesh_detector_ != nullptr || body_detector_ != nullptr) {
-    auto detected = DetectHalfSpaceContacts(state->x_m, free_index_, num_free, options_.obstacles,
-                                            options_.contact_proximity_m);
-    if (!detected.ok()) return detected.status();
-    contacts = *std::move(detected);
-    if (mesh_detector_ != nullptr) {
-      if (absl::Status s =
-              mesh_detector_->Detect(state->x_m, free_index_, options_.contact_proximity_m,
-                                     elapsed_s_, h_, &contacts.contacts);
-          !s.ok()) {
-        return s;
-      }
-    }
-    if (body_detector_ != nullptr) {
-      RETURN_IF_ERROR(body_detector_->Detect(state->x_m, free_index_, options_.contact_proximity_m,
-                                             &contacts.contacts));
-    }
-    if (mesh_detector_ != nullptr || body_detector_ != nullptr) {
-      contacts.h = BuildContactJacobian(contacts.contacts, num_free);
-    }
-    clock.Lap(&times.contact_assembly_ms);
-    if (contacts.num_contacts() > 0) {
-      auto created = NonsmoothContactSolver::Create(*backend_, sparse_inverse_step_->r_transpose(),
-                                                    num_free, contacts, h_, options_.contact);
-      if (!created.ok()) return created.status();
-      contact_solver = *std::move(created);
-      clock.Lap(&times.schur_ms);
-      lambda = Eigen::VectorXd::Zero(3 * contacts.num_contacts());
-      if (options_.contact_warm_start) {
-        WarmStartContactForces(previous_contacts_, previous_lambda_, contacts.contacts, &lambda);
-      }
-      // Slip is measured relative to a kinematic obstacle: its motion over the step is the
-      // reference displacement of the tangent rows.
-      hq_start = ConstraintValues(contacts, state->x_m);
-      for (int32_t j = 0; j < contacts.num_contacts(); ++j) {
-        const VertexContact& c = contacts.contacts[j];
-        hq_start[3 * j + 1] += h_ * c.tangent1.dot(c.obstacle_velocity_mps);
-        hq_start[3 * j + 2] += h_ * c.tangent2.dot(c.obstacle_velocity_mps);
-      }
-    }
-    clock.Lap(&times.contact_assembly_ms);
+    RETURN_IF_ERROR(contact.Begin(ContactInputs(), state->x_m, &clock, &times));
   }
-  Block correction_rhs(num_free, 3), correction(num_free, 3);
   clock.Lap(&times.rhs_ms);
 
   const int entries = 3 * columns_ * m;  // F_e: 3 x columns_ per element
@@ -589,41 +405,14 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   Points3 z_minus_u(columns_ * m, 3);
   Points3 constraint_duals = Points3::Zero(constraint_terms_.num_dual_rows(), 3);
   LocalGlobalStepStats local_stats;
-  std::mutex stats_mutex;
   Block b_free(num_free, 3);
+  const ContactStage::GlobalSolveFn global_solve = [this](const Block& b, Block* q) {
+    return GlobalSolve(b, q);
+  };
   for (int k = 0; k < options_.iterations; ++k) {
     clock.Lap(&times.rhs_ms);
     const Eigen::VectorXd f = DeformationGradients(x);
-    // One batch per element group (material); entries 3 columns_ per element.
-    for (const ElementGroup& group : groups_) {
-      const size_t first = size_t(3 * columns_) * group.begin;
-      const size_t count = size_t(3 * columns_) * (group.end - group.begin);
-      LocalStepBatch batch;
-      batch.material = group.material;
-      batch.columns = columns_;
-      batch.deformation_gradients = {f.data() + first, count};
-      batch.volumes =
-          absl::Span<const double>(volumes_m3_).subspan(group.begin, group.end - group.begin);
-      batch.weights =
-          absl::Span<const double>(weights_).subspan(group.begin, group.end - group.begin);
-      batch.duals = {duals.data() + first, count};
-      batch.projections = {z.data() + first, count};
-      batch.options = options_.local_step;
-      if (k == 0) {
-        RETURN_IF_ERROR(ValidateLocalStepBatch(batch));
-      }
-      clock.Lap(&times.rhs_ms);
-      // Each range writes only its own elements' z and u; the stats are merged under a lock
-      // (integer sums, so the merge order does not matter).
-      absl::Status s =
-          backend_->ForEachElementRange(group.end - group.begin, [&](int32_t begin, int32_t end) {
-            const LocalStepStats part = RunLocalSteps(batch, begin, end);
-            std::lock_guard<std::mutex> lock(stats_mutex);
-            AccumulateLocalStepStats(part, &local_stats.local);
-          });
-      if (!s.ok()) return s;
-      clock.Lap(&times.local_ms);
-    }
+    RETURN_IF_ERROR(LocalSteps(k, f, &duals, &z, &local_stats.local, &clock, &times));
     if (stats != nullptr) local_stats.primal_residual.push_back((f - z).norm());
     // z - u in the row-major 3m x 3 layout of G x (see DeformationGradients).
     Eigen::Map<Eigen::VectorXd>(z_minus_u.data(), z_minus_u.size()) = z - duals;
@@ -641,33 +430,8 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
     RETURN_IF_ERROR(GlobalSolve(b_free, &x_free));
     clock.Lap(&times.global_ms);
     for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
-    if (contact_solver != nullptr) {
-      // Non-smooth Newton on lambda around q_u = x, then q = q_u + h^2 A^{-1} H^T lambda.
-      const Eigen::VectorXd hq = ConstraintValues(contacts, x);
-      clock.Lap(&times.contact_assembly_ms);
-      auto newton = contact_solver->Correct(hq, hq_start, &lambda);
-      if (!newton.ok()) return newton.status();
-      clock.Lap(&times.constraint_solve_ms);
-      contact_residual.push_back(newton->residual_norm_after);
-      correction_rhs.setZero();
-      for (int32_t j = 0; j < contacts.num_contacts(); ++j) {
-        const VertexContact& c = contacts.contacts[j];
-        const Vec3 force = lambda[3 * j] * c.normal + lambda[3 * j + 1] * c.tangent1 +
-                           lambda[3 * j + 2] * c.tangent2;
-        if (c.free_vertex >= 0) {
-          correction_rhs.row(c.free_vertex) += h2 * c.weight * force.transpose();
-        }
-        for (int k = 0; k < kMaxExtraContactVertices; ++k) {
-          if (c.extra_vertices[k] < 0 || c.extra_free_vertices[k] < 0) continue;
-          correction_rhs.row(c.extra_free_vertices[k]) +=
-              h2 * c.extra_weights[k] * force.transpose();
-        }
-      }
-      clock.Lap(&times.contact_assembly_ms);
-      RETURN_IF_ERROR(GlobalSolve(correction_rhs, &correction));
-      x_free += correction;
-      for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
-      clock.Lap(&times.correction_ms);
+    if (contact.active()) {
+      RETURN_IF_ERROR(contact.Correct(global_solve, &x, &x_free, &clock, &times));
     }
     if (options_.iteration_observer) options_.iteration_observer(k + 1, x);
   }
@@ -675,17 +439,17 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
   state->x_m = std::move(x);
   elapsed_s_ += h_;
   state->time_s = time_end_s;
-  previous_contacts_ = contacts.contacts;
-  previous_lambda_ = lambda;
+  previous_contacts_ = contact.contacts();
+  previous_lambda_ = contact.lambda();
   if (stats != nullptr) {
     clock.Lap(&times.rhs_ms);
     times.frame_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start)
             .count();
     local_stats.phase_times = times;
-    local_stats.contacts = std::move(contacts.contacts);
-    local_stats.contact_force_n = std::move(lambda);
-    local_stats.contact_residual = std::move(contact_residual);
+    local_stats.contacts = std::move(contact.contacts());
+    local_stats.contact_force_n = std::move(contact.lambda());
+    local_stats.contact_residual = std::move(contact.residuals());
     if (!constraint_terms_.empty()) {
       local_stats.constraint_reactions = constraint_terms_.Reactions(state->x_m, time_end_s);
     }

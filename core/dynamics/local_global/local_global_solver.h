@@ -34,9 +34,9 @@
 // G_w^T (z - u) (G stacks the D_e, G_w = diag(w) G) run on the host with Eigen (a GPU backend
 // would move them to SpMM).
 //
-// Contact (Alg. 4): with options.obstacles, every step detects vertex / half-space contacts at its
-// start (contact_frame.h; proximity options.contact_proximity_m), forms W = H A^{-1} H^T once
-// (delassus.h) and, after each global step, runs the non-smooth Newton correction
+// Contact (Alg. 4, contact_stage.h): with options.obstacles, every step detects vertex / half-space
+// contacts at its start (contact_frame.h; proximity options.contact_proximity_m), forms W = H
+// A^{-1} H^T once (delassus.h) and, after each global step, runs the non-smooth Newton correction
 // (nonsmooth_newton.h) and applies q += h^2 A^{-1} H^T lambda through S. Contact needs the sparse
 // inverse global step (W is formed from S). options.mesh_obstacles adds triangle-mesh obstacles
 // (static, translating and/or rotating; mesh_contact.h: vertex-triangle, edge-edge and
@@ -50,6 +50,8 @@
 // default ADMM weight) and its elements run their local steps with it. options.body_contact adds
 // contacts between different bodies (body_contact.h) to the contact set. Pins, constraints and
 // obstacles index the concatenated vertices (body_vertex_offset(b) + local index).
+//
+// Every Create assembles its model (local_global_assembly.h) and then takes one path.
 //
 // Errors: InvalidArgument naming the field for bad options, material, time step, pinned indices
 // or state shapes / non-finite values; errors of the factorization are passed through.
@@ -70,9 +72,11 @@
 #include "core/dynamics/local_global/constraint_terms.h"
 #include "core/dynamics/local_global/contact_frame.h"
 #include "core/dynamics/local_global/jacobi_global_step.h"
+#include "core/dynamics/local_global/local_global_assembly.h"
 #include "core/dynamics/local_global/mesh_contact.h"
 #include "core/dynamics/local_global/nonsmooth_newton.h"
 #include "core/dynamics/local_global/ordered_cholesky.h"
+#include "core/dynamics/local_global/phase_times.h"
 #include "core/dynamics/local_global/sparse_inverse.h"
 #include "core/dynamics/local_global/system_matrix.h"
 #include "core/geometry/tet_mesh.h"
@@ -80,6 +84,8 @@
 #include "core/linalg/backend.h"
 
 namespace contactsim::core {
+
+struct ContactStageInputs;
 
 enum class GlobalStepKind { kSparseInverse, kCompleteSolve, kJacobi };
 
@@ -123,31 +129,6 @@ struct LocalGlobalState {
   double time_s = 0.0;  // simulated time [s]; Step advances it by h (moving constraint targets)
 };
 
-// Wall time of one Step's phases [ms] (std::chrono::steady_clock), summed over its
-// iterations. The columns of Zeng et al. 2024, Table 3 they correspond to:
-//   schur_ms            "Schur."     W = H A^-1 H^T and the preconditioner, once per step
-//   local_ms            "Local*"     the elements' local steps and the constraints' projections
-//   global_ms           "Global"     A^-1 b of the elastic right-hand side (S products, triangular
-//                                    solves or one Jacobi iteration), upload / download included
-//   contact_assembly_ms "Assem."     contact detection, H q, the warm start, the correction's
-//                                    right-hand side h^2 H^T lambda
-//   constraint_solve_ms "Cst. Solve" the non-smooth Newton iterations on lambda (W products, CR)
-//   correction_ms       "Corr."      q += h^2 A^-1 H^T lambda (the second global solve)
-//   frame_ms            "Frame max*" the whole Step (the paper's excludes collision detection)
-// "Cst. Global" = contact_assembly + constraint_solve + correction. Not a paper column:
-// rhs_ms (predictor, F = G x, G_w^T (z - u), the primal residual and the iteration observer),
-// included in frame_ms.
-struct LocalGlobalPhaseTimes {
-  double schur_ms = 0.0;
-  double local_ms = 0.0;
-  double global_ms = 0.0;
-  double contact_assembly_ms = 0.0;
-  double constraint_solve_ms = 0.0;
-  double correction_ms = 0.0;
-  double rhs_ms = 0.0;
-  double frame_ms = 0.0;
-};
-
 struct LocalGlobalStepStats {
   LocalGlobalPhaseTimes phase_times;
   // ||D x^k - z^k||_F over all elements after the k-th local step (k = 0..iterations-1): the
@@ -183,7 +164,7 @@ struct LocalGlobalBody {
 class LocalGlobalSolver {
  public:
   // Element vertex indices, one element per row (4 per tet, 3 per triangle).
-  using ElementIndices = Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using ElementIndices = LocalGlobalElementIndices;
   // backend: where the local steps and the global solve run; nullptr uses an owned CpuBackend.
   // A given backend must outlive the solver.
   static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> Create(
@@ -266,23 +247,22 @@ class LocalGlobalSolver {
  private:
   using RowMajorSparse = Eigen::SparseMatrix<double, Eigen::RowMajor, int32_t>;
   using Block = OrderedCholesky::Block;
-  // A contiguous range of elements [begin, end) of one material and ADMM stiffness k [Pa].
-  struct ElementGroup {
-    int32_t begin = 0;
-    int32_t end = 0;
-    Material material;
-    double k = 0.0;
-  };
+  using ElementGroup = LocalGlobalElementGroup;
   LocalGlobalSolver() = default;
-  // Shared tail of every Create: element operators G, constraint terms, elimination, factor.
-  // vertex_body: body id per vertex; body_vertex_offset: num_bodies + 1 entries.
-  static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> CreateFromSystem(
-      SystemMatrix system, const ElementIndices& elements, int columns, const TriangleMesh& surface,
-      std::vector<ElementGroup> groups, std::vector<int32_t> vertex_body,
-      std::vector<int32_t> body_vertex_offset, double time_step_s,
-      const LocalGlobalOptions& options, Backend* backend);
+  // The one path every Create takes once its model is assembled: element operators G, constraint
+  // terms, detectors, elimination of the pinned vertices, factor and global step.
+  static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> CreateFromAssembly(
+      LocalGlobalAssembly assembly, double time_step_s, const LocalGlobalOptions& options,
+      Backend* backend);
   absl::Status Validate(const Points3& p, const char* field) const;
   absl::Status GlobalSolve(const Block& b_free, Block* x_free);
+  // The elements' local steps of iteration k at F = f (one batch per element group): z and the
+  // scaled duals u in place.
+  absl::Status LocalSteps(int k, const Eigen::VectorXd& f, Eigen::VectorXd* duals,
+                          Eigen::VectorXd* z, LocalStepStats* stats, PhaseClock* clock,
+                          LocalGlobalPhaseTimes* times);
+  // What this step's contact stage reads (contact_stage.h).
+  ContactStageInputs ContactInputs();
 
   std::vector<ElementGroup> groups_;  // cover the elements in order
   std::vector<int32_t> vertex_body_;

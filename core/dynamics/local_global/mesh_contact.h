@@ -71,6 +71,10 @@
 // triangles grown by proximity_m, refitted per step; the narrow phase is
 // core/collision/proximity.h. Body primitives with every vertex pinned get no contacts. Contacts
 // come out sorted by (kind, vertex, extra vertices, obstacle, feature).
+//
+// Files: mesh_contact_obstacle.h (the obstacle and its motion), mesh_contact_features.h (its
+// sharp features and trees), mesh_contact_body.h (the body's primitives), mesh_contact_kinds.h
+// (the step-start pose and one narrow phase per contact kind); Detect runs them in that order.
 
 #pragma once
 
@@ -79,40 +83,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/collision/broad_phase/bvh.h"
-#include "core/collision/proximity.h"
 #include "core/common/eigen_types.h"
 #include "core/dynamics/local_global/contact_frame.h"
+#include "core/dynamics/local_global/mesh_contact_body.h"
+#include "core/dynamics/local_global/mesh_contact_features.h"
+#include "core/dynamics/local_global/mesh_contact_obstacle.h"
 #include "core/geometry/triangle_mesh.h"
 
 namespace contactsim::core {
-
-struct TriangleMeshObstacle {
-  Points3 vertices_m;  // positions at time 0 [m]
-  IndexTriples faces;  // counter-clockwise seen from the free side: outward (x1-x0) x (x2-x0)
-  Vec3 velocity_mps = Vec3::Zero();   // kinematic translation (0: static)
-  double friction_coefficient = 0.0;  // Coulomb mu >= 0, isotropic
-  // Kinematic rotation (0: none): angular velocity w [rad/s] (axis w / |w|, right-handed, rate
-  // |w|) about the point rotation_center_m at time 0 [m], which moves with velocity_mps.
-  Vec3 angular_velocity_radps = Vec3::Zero();
-  Vec3 rotation_center_m = Vec3::Zero();
-  // Codimensional (zero thickness, both sides free: a knife blade, a sheet): every normal is
-  // oriented towards the side the body primitive is on at the step start (see above), boundary
-  // edges and boundary vertices are sharp features, and the face winding does not matter.
-  bool two_sided = false;
-  // Two-sided only: the sheet is a slab of this thickness [m] around its triangles (a blade's
-  // real thickness), so every contact keeps the body thickness_m / 2 from them. With 0 a point
-  // that reaches the sheet's plane has no side left to be pushed back to; the solver's
-  // penetration error must stay below thickness_m / 2 (docs/local_global.md, "Cloth on Knives").
-  double thickness_m = 0.0;
-};
-
-// The obstacle's vertices at time t [m]: c + R(w t)(x0 - c) + v t (x0 + v t without rotation).
-Points3 ObstacleVerticesAt(const TriangleMeshObstacle& obstacle, double time_s);
-
-// What the body's surface bounds: a closed surface of a solid (tet mesh: the outward side of each
-// triangle is free), or an open, two-sided surface (cloth: both sides free).
-enum class BodySurfaceKind { kClosed, kOpenTwoSided };
 
 class MeshContactDetector {
  public:
@@ -133,43 +111,10 @@ class MeshContactDetector {
   int num_obstacles() const { return static_cast<int>(obstacles_.size()); }
 
  private:
-  struct Obstacle {
-    Points3 vertices_m;
-    IndexTriples faces;
-    IndexPairs edges;
-    Vec3 velocity_mps = Vec3::Zero();
-    double friction_coefficient = 0.0;
-    bool rotating = false;  // angular velocity != 0
-    Vec3 angular_velocity_radps = Vec3::Zero();
-    Vec3 rotation_center_m = Vec3::Zero();
-    bool two_sided = false;
-    double half_thickness_m = 0.0;
-    // Face and feature-edge normals where the trees are (rotating: posed per step; the others
-    // never change them).
-    std::vector<Vec3> face_normals;
-    std::vector<int32_t> feature_edges;                              // edge ids
-    std::vector<Vec3> feature_edge_normals;                          // outward, per feature edge
-    std::vector<Vec3> rest_face_normals, rest_feature_edge_normals;  // rotating: at time 0
-    std::vector<int32_t> feature_vertices;                           // vertex ids
-    // Per feature vertex: the sum of its faces' normals, normalized (its outward direction on a
-    // closed obstacle; orients triangle-vertex normals against an open body).
-    std::vector<Vec3> feature_vertex_normals;
-    std::vector<Vec3> rest_feature_vertex_normals;  // rotating: at time 0
-    IndexTriples face_edges;                        // edge ids of (x0x1, x1x2, x2x0) per face
-    std::vector<bool> is_feature_edge, is_feature_vertex;
-    Bvh face_tree, edge_tree, vertex_tree;
-    Vec3 tree_shift = Vec3::Zero();  // displacement the trees were built at
-    double tree_time_s = -1.0;       // rotating: time the trees and normals were posed at
-  };
   MeshContactDetector() = default;
-  static bool ClosestFeatureIsSharp(const Obstacle& o, int32_t f, TriangleRegion region);
 
-  std::vector<Obstacle> obstacles_;
-  BodySurfaceKind body_kind_ = BodySurfaceKind::kClosed;
-  std::vector<int32_t> surface_vertices_;  // body vertices used by a surface face
-  IndexPairs surface_edges_;
-  IndexTriples surface_faces_;
-  Bvh body_vertex_tree_, body_edge_tree_, body_face_tree_;
+  std::vector<mesh_contact::ObstacleFeatures> obstacles_;
+  mesh_contact::BodySurfacePrimitives body_;
 };
 
 }  // namespace contactsim::core
