@@ -1,5 +1,6 @@
 #include "core/sim/penalty/contact_dashpots.h"
 
+#include <Eigen/Geometry>
 #include <array>
 #include <cmath>
 #include <span>
