@@ -116,7 +116,9 @@ TEST(ViewerProtocolTest, TrianglesNamingMissingVerticesAreDropped) {
   // The cloth's header: after body 0 (16 + 12 + 8 + 96 + 24 bytes).
   const size_t cloth = 16 + 12 + 8 + 8 * 12 + 2 * 12;
   EXPECT_EQ(Read<int32_t>(encoded->message, cloth), 3);
-  EXPECT_EQ(Read<uint32_t>(encoded->message, cloth + 12 + 4), 1u);
+  // id, kind, placement, name length, "cloth" padded to 8 bytes, vertices, triangles.
+  EXPECT_EQ(Read<uint32_t>(encoded->message, cloth + 16), 3u);
+  EXPECT_EQ(Read<uint32_t>(encoded->message, cloth + 20), 1u);
 }
 
 TEST(ViewerProtocolTest, RigidBodyFramesCarryThePoseThatMapsTheReferenceVertices) {
