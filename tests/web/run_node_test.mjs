@@ -10,9 +10,11 @@ const need = (ok, what) => { if (!ok) missing.push(what); };
 const env = process.env;
 need(env.CONTACTSIM_VIEWER_FIXTURES && existsSync(env.CONTACTSIM_VIEWER_FIXTURES),
   'viewer-protocol-fixtures (build target)');
-if (mode === '--browser') {
+if (mode === '--browser' || mode === '--harness') {
   need(env.CONTACTSIM_VIEWER_HARNESS && existsSync(env.CONTACTSIM_VIEWER_HARNESS),
     'contactsim-viewer-harness (build target)');
+}
+if (mode === '--browser') {
   need(env.CONTACTSIM_CHROMIUM && existsSync(env.CONTACTSIM_CHROMIUM),
     'chromium (Debian package chromium; deploy/install-deps.sh)');
   need(existsSync(join(env.CONTACTSIM_WEB_DIR ?? '', 'node_modules/playwright-core')),

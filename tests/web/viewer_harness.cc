@@ -26,6 +26,8 @@
 #include "server/service/server.h"
 #include "server/viewer/viewer_protocol.h"
 #include "server/viewer/viewer_server.h"
+#include "spdlog/sinks/stdout_color_sinks.h"
+#include "spdlog/spdlog.h"
 
 namespace {
 
@@ -55,6 +57,9 @@ int main(int argc, char** argv) {
   app.add_option("--steps-per-call", steps_per_call, "n_steps of each Step call")
       ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
+  // stdout carries the command replies: the server's log goes to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("harness"));
+  spdlog::set_level(spdlog::level::warn);
 
   server::ServerOptions options;
   options.listen_address = "127.0.0.1:0";

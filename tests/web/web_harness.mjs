@@ -35,7 +35,7 @@ export function startHarness(sceneFile, extraArgs = []) {
   });
   lines.on('line', (line) => {
     if (line.startsWith('ready ')) ready(line);
-    else if (waiting.length) waiting.shift()(line);
+    else if (waiting.length && !line.startsWith('[')) waiting.shift()(line);
   });
   return readyLine.then((line) => {
     const fields = Object.fromEntries(line.split(' ').slice(1).map((kv) => kv.split('=')));
