@@ -31,7 +31,7 @@ renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
 const scene = new THREE.Scene();
 scene.background = new THREE.Color(0xf4f5f7);
 THREE.Object3D.DEFAULT_UP.set(0, 0, 1);
-const camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000);
+const camera = new THREE.PerspectiveCamera(45, 1, 0.01, 100);
 camera.up.set(0, 0, 1);
 camera.position.set(1.5, -1.5, 1.0);
 const controls = new OrbitControls(camera, canvas);
@@ -41,11 +41,11 @@ const sun = new THREE.DirectionalLight(0xffffff, 1.6);
 sun.position.set(2, -3, 5);
 scene.add(sun);
 // The ground plane z = 0 (the scenes' planes are z = 0; see docs/viewer.md) and a grid on it.
-const ground = new THREE.Mesh(new THREE.PlaneGeometry(20, 20),
-  new THREE.MeshStandardMaterial({ color: 0xdde1e6, roughness: 1 }));
-ground.position.z = -0.0005;
+const ground = new THREE.Mesh(new THREE.PlaneGeometry(6, 6), new THREE.MeshStandardMaterial({
+  color: 0xdde1e6, roughness: 1, polygonOffset: true, polygonOffsetFactor: 2, polygonOffsetUnits: 2,
+}));
 scene.add(ground);
-const grid = new THREE.GridHelper(20, 200, 0x9aa3ad, 0xc3c9d0);
+const grid = new THREE.GridHelper(6, 60, 0x8a939d, 0xb9c0c8);
 grid.rotation.x = Math.PI / 2;
 scene.add(grid);
 
