@@ -81,8 +81,8 @@ async function run(n, browser) {
   const viewers = [];
   for (let i = 0; i < n; ++i) {
     if (clients === 'browser') {
-      const page = await browser.newPage({ viewport: { width: 640, height: 400 }, bypassCSP: true });
-      await page.goto(harness.viewerUrl());
+      const page = await browser.newPage({ viewport: { width: 480, height: 300 }, bypassCSP: true });
+      await page.goto(harness.viewerUrl(), { waitUntil: 'commit', timeout: 120000 });
       viewers.push(page);
     } else {
       viewers.push(socketViewer(harness.base, harness.session, harness.token));
@@ -91,6 +91,11 @@ async function run(n, browser) {
   const frames = async () => (clients === 'browser'
     ? (await Promise.all(viewers.map(viewerStats))).map((s) => s.frames)
     : viewers.map((v) => v.frames));
+  // Every viewer live (16 pages of software WebGL take a while on 2 cores), then warm-up.
+  if (clients === 'browser') {
+    await Promise.all(viewers.map((page) => page.waitForFunction(
+      () => window.__viewer && window.__viewer.frames > 0, null, { timeout: 180000, polling: 500 })));
+  }
   await sleep(3000);
   const f0 = await frames();
   const s0 = await harness.stats();
@@ -112,10 +117,14 @@ for (const n of counts) {
   const r = await run(n, browser);
   results.push(r);
   if (r.bytes) console.log(`# ${r.bytes}`);
-  console.error(`done: ${n} viewers`);
+  // As it goes, so a run cut short keeps its rows.
+  console.error(`done: ${n} viewers: ${r.stepsPerS.toFixed(0)} steps/s, frames/s per viewer ` +
+    `${r.fps.map((f) => f.toFixed(1)).join(' ')}`);
 }
 await browser?.close();
-const base = results.find((r) => r.n === 0)?.stepsPerS;
+// The baseline: the mean of every N = 0 run (list 0 first and last to see the drift).
+const zeros = results.filter((r) => r.n === 0).map((r) => r.stepsPerS);
+const base = zeros.length ? zeros.reduce((s, v) => s + v, 0) / zeros.length : undefined;
 console.log(`\nviewer benchmark: ${scene.split('/').pop()}, clients=${clients}, ${seconds} s windows, ` +
   `viewer limit 60 frames/s`);
 console.log('| viewers | frames/s per viewer (min / mean) | controller steps/s | vs 0 viewers |');
@@ -125,4 +134,8 @@ for (const r of results) {
   const mean = r.fps.length ? (r.fps.reduce((s, v) => s + v, 0) / r.fps.length).toFixed(1) : '–';
   const ratio = base ? `${(100 * r.stepsPerS / base).toFixed(0)} %` : '–';
   console.log(`| ${r.n} | ${min} / ${mean} | ${r.stepsPerS.toFixed(0)} | ${ratio} |`);
+}
+if (zeros.length > 1) {
+  console.log(`baseline: mean of ${zeros.length} runs without viewers, ${base.toFixed(0)} steps/s ` +
+    `(spread ${(100 * (Math.max(...zeros) - Math.min(...zeros)) / base).toFixed(0)} %)`);
 }

@@ -146,9 +146,10 @@ int main(int argc, char** argv) {
       return EXIT_FAILURE;
     }
     viewer = std::move(*started);
-    spdlog::info("viewer on {}/ (session list; each session's viewer URL carries its viewer "
-                 "token after #)",
-                 viewer->base_url());
+    spdlog::info(
+        "viewer on {}/ (session list; each session's viewer URL carries its viewer "
+        "token after #)",
+        viewer->base_url());
   }
   absl::StatusOr<std::vector<contactsim::server::StartupScene>> scenes =
       contactsim::server::LoadStartupScenes(**server, scene_files);

@@ -194,23 +194,23 @@ std::string EncodeFrame(const Frame& frame, const EncodedTopology& topology,
   w.U8(static_cast<uint8_t>(status.state));
   w.U8(0);
   w.U16(0);
-  w.I64(frame.seq);                // 8
-  w.F64(frame.time_s);             // 16
-  w.I64(frame.step_count);         // 24
-  w.I64(topology.version);         // 32
-  w.I64(0);                        // 40: coalesced (PatchFrame)
+  w.I64(frame.seq);         // 8
+  w.F64(frame.time_s);      // 16
+  w.I64(frame.step_count);  // 24
+  w.I64(topology.version);  // 32
+  w.I64(0);                 // 40: coalesced (PatchFrame)
   const core::StepDiagnostics& d = frame.diagnostics;
-  w.F64(d.kinetic_energy_j);       // 48
-  w.F64(d.potential_energy_j);     // 56
-  w.F64(d.total_energy_j);         // 64
-  w.F64(d.max_penetration_depth_m);  // 72
-  w.I32(d.active_pairs);           // 80
-  w.I32(d.plane_contacts);         // 84
-  w.I32(d.stick_contacts);         // 88
-  w.I32(d.slip_contacts);          // 92
-  w.U32(static_cast<uint32_t>(d.divergence));                       // 96
-  w.U32(static_cast<uint32_t>(frame.contacts.contacts.size()));     // 100: contacts in all
-  w.U32(static_cast<uint32_t>(topology.bodies.size()));             // 104
+  w.F64(d.kinetic_energy_j);                                     // 48
+  w.F64(d.potential_energy_j);                                   // 56
+  w.F64(d.total_energy_j);                                       // 64
+  w.F64(d.max_penetration_depth_m);                              // 72
+  w.I32(d.active_pairs);                                         // 80
+  w.I32(d.plane_contacts);                                       // 84
+  w.I32(d.stick_contacts);                                       // 88
+  w.I32(d.slip_contacts);                                        // 92
+  w.U32(static_cast<uint32_t>(d.divergence));                    // 96
+  w.U32(static_cast<uint32_t>(frame.contacts.contacts.size()));  // 100: contacts in all
+  w.U32(static_cast<uint32_t>(topology.bodies.size()));          // 104
   for (const EncodedTopology::Body& entry : topology.bodies) {
     const FrameBody* state = FindBody(frame, entry.body_id);
     const Eigen::Index n = state != nullptr ? state->positions_m.rows() : 0;
@@ -333,9 +333,8 @@ absl::StatusOr<Hello> ParseHello(std::string_view text) {
         "hello: expected 'hello 1 SESSION_ID TOKEN FROM_SEQ MAX_RATE_HZ'");
   }
   if (parts[1] != "1") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("hello: protocol version ", std::string(parts[1].substr(0, 8)),
-                     " is not supported (1)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "hello: protocol version ", std::string(parts[1].substr(0, 8)), " is not supported (1)"));
   }
   Hello hello;
   if (parts[2].empty() || parts[2].size() > 64) {
@@ -354,8 +353,7 @@ absl::StatusOr<Hello> ParseHello(std::string_view text) {
   const std::string_view rate = parts[5];
   int rate_hz = 0;
   auto [rend, rerror] = std::from_chars(rate.data(), rate.data() + rate.size(), rate_hz);
-  if (rerror != std::errc() || rend != rate.data() + rate.size() || rate_hz < 0 ||
-      rate_hz > 1000) {
+  if (rerror != std::errc() || rend != rate.data() + rate.size() || rate_hz < 0 || rate_hz > 1000) {
     return absl::InvalidArgumentError("hello: max_rate_hz must be an integer in [0, 1000]");
   }
   hello.max_rate_hz = rate_hz;

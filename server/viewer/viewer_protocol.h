@@ -13,8 +13,8 @@
 //              diagnostics, per body a pose (t [m], q (w, x, y, z)) or every vertex as float32,
 //              contact points with normal and impulse vectors [N s], per-body totals, and the
 //              frames this viewer skipped since its previous one (coalesced). A kFrame refers to
-//              the newest kTopology the viewer received; a viewer's first frame, and the first after
-//              a topology change, follow their kTopology at once (flag kKeyframe), so a late
+//              the newest kTopology the viewer received; a viewer's first frame, and the first
+//              after a topology change, follow their kTopology at once (flag kKeyframe), so a late
 //              joiner needs nothing older.
 // Arrays start at 4-byte offsets so a browser can view them as Float32Array / Int32Array.
 //

@@ -204,8 +204,8 @@ class ViewerConnection final : public FrameSubscriber,
 
   bool SendBinary(const std::string& message) {
     mg_lock_connection(connection_);
-    const int written = mg_websocket_write(connection_, MG_WEBSOCKET_OPCODE_BINARY,
-                                           message.data(), message.size());
+    const int written =
+        mg_websocket_write(connection_, MG_WEBSOCKET_OPCODE_BINARY, message.data(), message.size());
     mg_unlock_connection(connection_);
     return written > 0;
   }
@@ -227,8 +227,8 @@ class ViewerConnection final : public FrameSubscriber,
     {
       std::unique_lock lock(mu_);
       const auto deadline =
-          Clock::now() + std::chrono::milliseconds(
-                             static_cast<int64_t>(options_.hello_timeout_s * 1000.0));
+          Clock::now() +
+          std::chrono::milliseconds(static_cast<int64_t>(options_.hello_timeout_s * 1000.0));
       cv_.wait_until(lock, deadline, [this] { return have_hello_ || stop_; });
       if (!have_hello_) {
         if (!stop_) RefuseLocked(&lock, kCloseNoHello, "no hello within the time allowed");
@@ -326,11 +326,11 @@ class ViewerConnection final : public FrameSubscriber,
       bytes += message.size();
       const Clock::time_point now = Clock::now();
       last_send = now;
-      budget_bytes = std::min(budget_bytes_per_s,
-                              budget_bytes + budget_bytes_per_s *
-                                                 std::chrono::duration<double>(now - budget_time)
-                                                     .count()) -
-                     static_cast<double>(bytes);
+      budget_bytes =
+          std::min(budget_bytes_per_s,
+                   budget_bytes + budget_bytes_per_s *
+                                      std::chrono::duration<double>(now - budget_time).count()) -
+          static_cast<double>(bytes);
       budget_time = now;
     }
     std::unique_lock lock(mu_);
@@ -385,9 +385,8 @@ absl::StatusOr<std::unique_ptr<ViewerServer>> ViewerServer::Start(const ViewerOp
   const size_t colon = options.listen.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == options.listen.size() ||
       options.listen.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("viewer_listen: expected IPv4:PORT (e.g. 127.0.0.1:8080), got '",
-                     options.listen, "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "viewer_listen: expected IPv4:PORT (e.g. 127.0.0.1:8080), got '", options.listen, "'"));
   }
   std::string host = options.listen.substr(0, colon);
   if (host == "localhost") host = "127.0.0.1";
@@ -483,8 +482,8 @@ absl::StatusOr<std::unique_ptr<ViewerServer>> ViewerServer::Start(const ViewerOp
   server->context_ = mg_start2(&init, &error);
   if (!server->tls_pem_path_.empty()) unlink(server->tls_pem_path_.c_str());
   if (server->context_ == nullptr) {
-    return absl::UnavailableError(absl::StrCat("viewer_listen: could not listen on ",
-                                               options.listen, " (", error_text, ")"));
+    return absl::UnavailableError(
+        absl::StrCat("viewer_listen: could not listen on ", options.listen, " (", error_text, ")"));
   }
   mg_server_port bound[4] = {};
   const int num_ports = mg_get_server_ports(server->context_, 4, bound);
@@ -548,9 +547,8 @@ absl::Status ViewerServer::LoadAssets() {
     const std::string type = ContentType(entry.path());
     if (type.empty()) continue;
     if (static_cast<int>(assets_.size()) >= kMaxAssets || entry.file_size() > kMaxAssetBytes) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("viewer assets in ", dir, ": more than ", kMaxAssets,
-                       " files or a file over 16 MiB"));
+      return absl::ResourceExhaustedError(absl::StrCat("viewer assets in ", dir, ": more than ",
+                                                       kMaxAssets, " files or a file over 16 MiB"));
     }
     std::ifstream in(entry.path(), std::ios::binary);
     std::stringstream content;
@@ -559,7 +557,8 @@ absl::Status ViewerServer::LoadAssets() {
   }
   if (!assets_.contains("index.html") || !assets_.contains("view.html")) {
     assets_.clear();
-    return absl::NotFoundError(absl::StrCat("viewer assets in ", dir, " lack index.html or view.html"));
+    return absl::NotFoundError(
+        absl::StrCat("viewer assets in ", dir, " lack index.html or view.html"));
   }
   return absl::OkStatus();
 }

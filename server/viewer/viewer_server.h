@@ -76,8 +76,7 @@ class ViewerServer {
   static int HandleHttp(mg_connection* connection, void* server);
   static int OnWsConnect(const mg_connection* connection, void* server);
   static void OnWsReady(mg_connection* connection, void* server);
-  static int OnWsData(mg_connection* connection, int bits, char* data, size_t length,
-                      void* server);
+  static int OnWsData(mg_connection* connection, int bits, char* data, size_t length, void* server);
   static void OnWsClose(const mg_connection* connection, void* server);
   void ServeSessionsJson(mg_connection* connection, bool head) const;
 

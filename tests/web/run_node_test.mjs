@@ -14,6 +14,9 @@ if (mode === '--browser' || mode === '--harness') {
   need(env.CONTACTSIM_VIEWER_HARNESS && existsSync(env.CONTACTSIM_VIEWER_HARNESS),
     'contactsim-viewer-harness (build target)');
 }
+if (mode === '--demo') {
+  need(env.CONTACTSIM_DEMO && existsSync(env.CONTACTSIM_DEMO), 'contactsim-demo (build target)');
+}
 if (mode === '--browser') {
   need(env.CONTACTSIM_CHROMIUM && existsSync(env.CONTACTSIM_CHROMIUM),
     'chromium (Debian package chromium; deploy/install-deps.sh)');

@@ -77,9 +77,10 @@ int main(int argc, char** argv) {
 
   auto scene = contactsim::client::ReadSceneFile(scene_path);
   if (!scene.ok()) return Fail(scene.status().ToString());
-  contactsim::client::Connection connection(
-      {.target = (*grpc_server)->address(), .deadline = std::chrono::seconds(30),
-       .max_receive_message_bytes = 64 << 20, .tls = std::nullopt});
+  contactsim::client::Connection connection({.target = (*grpc_server)->address(),
+                                             .deadline = std::chrono::seconds(30),
+                                             .max_receive_message_bytes = 64 << 20,
+                                             .tls = std::nullopt});
   auto loaded = contactsim::client::LoadScene(connection, *scene);
   if (!loaded.ok()) return Fail(loaded.status().ToString());
   const std::string session_id = loaded->session.session_id;

@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
   X.linear() = Eigen::AngleAxisd(M_PI / 2, Eigen::Vector3d::UnitZ()).toRotationMatrix();
   X.translation() = Eigen::Vector3d(1, 2, 3);
   const server::Frame second = make_frame(4, X);
-  std::string frame = viewer::EncodeFrame(second, *encoded,
-                                          {viewer::WireSessionState::kFailed, "diverged: NaN"});
+  std::string frame =
+      viewer::EncodeFrame(second, *encoded, {viewer::WireSessionState::kFailed, "diverged: NaN"});
   viewer::PatchFrame({.keyframe = false, .coalesced = 2}, &frame);
   std::string keyframe = viewer::EncodeFrame(first, *encoded, {});
   viewer::PatchFrame({.keyframe = true, .coalesced = 0}, &keyframe);

@@ -160,11 +160,11 @@ TEST(ViewerProtocolTest, RigidBodyFramesCarryThePoseThatMapsTheReferenceVertices
   EXPECT_EQ(Read<uint32_t>(m, c), 1u);
   EXPECT_EQ(Read<int32_t>(m, c + 4), 0);
   EXPECT_EQ(Read<int32_t>(m, c + 8), core::kStaticEnvironmentBodyId);
-  EXPECT_FLOAT_EQ(Read<float>(m, c + 16), 0.2f);      // p_WC.y
-  EXPECT_FLOAT_EQ(Read<float>(m, c + 32), 1.0f);      // normal.z
-  EXPECT_FLOAT_EQ(Read<float>(m, c + 44), 0.5f);      // J_n.z
-  EXPECT_FLOAT_EQ(Read<float>(m, c + 48), 0.1f);      // J_f.x
-  EXPECT_EQ(Read<uint32_t>(m, c + 60), 1u);           // totals
+  EXPECT_FLOAT_EQ(Read<float>(m, c + 16), 0.2f);  // p_WC.y
+  EXPECT_FLOAT_EQ(Read<float>(m, c + 32), 1.0f);  // normal.z
+  EXPECT_FLOAT_EQ(Read<float>(m, c + 44), 0.5f);  // J_n.z
+  EXPECT_FLOAT_EQ(Read<float>(m, c + 48), 0.1f);  // J_f.x
+  EXPECT_EQ(Read<uint32_t>(m, c + 60), 1u);       // totals
   EXPECT_EQ(m.size() % 4, 0u);
 }
 

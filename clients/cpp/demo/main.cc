@@ -277,8 +277,7 @@ absl::Status ServeSession(const std::string& address, const std::string& viewer_
   }
   std::printf("\nviewer      %s/view#session=%s&token=%s\n", viewer_base.c_str(),
               created->session_id.c_str(), created->viewer_token.c_str());
-  std::printf("sessions    %s/ (the list; no tokens)\nserving until Ctrl-C\n",
-              viewer_base.c_str());
+  std::printf("sessions    %s/ (the list; no tokens)\nserving until Ctrl-C\n", viewer_base.c_str());
   std::fflush(stdout);
   v1::Vec3 p_pushed, v_pushed;
   const Clock::time_point start = Clock::now();
