@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "server/service/listen_address.h"
 #include "server/service/server.h"
 #include "server/service/startup_scenes.h"
 #include "server/viewer/viewer_server.h"
@@ -89,7 +90,8 @@ int main(int argc, char** argv) {
   viewer_options.listen.clear();
   app.add_option("--viewer-listen", viewer_options.listen,
                  "IPv4:port for the browser viewer (HTTP and WebSocket, docs/viewer.md; off when "
-                 "empty; e.g. 127.0.0.1:8080; port 0 picks a free one; HTTPS with --tls-cert)")
+                 "empty; e.g. 127.0.0.1:8080; port 0 picks a free one; no TLS: keep it on "
+                 "loopback or behind a TLS-terminating proxy)")
       ->capture_default_str();
   app.add_option("--viewer-assets", viewer_options.assets_dir,
                  "folder of the bundled viewer page (default: viewer_assets next to this binary)");
@@ -137,7 +139,13 @@ int main(int argc, char** argv) {
       limits.max_vertices_per_mesh);
   std::unique_ptr<contactsim::server::viewer::ViewerServer> viewer;
   if (!viewer_options.listen.empty()) {
-    viewer_options.tls = options.tls;
+    // The viewer cannot do TLS with Debian's civetweb (viewer_server.h): on loopback it serves
+    // plain HTTP next to a TLS gRPC listener; beyond loopback with TLS flags it refuses to start.
+    if (!contactsim::server::IsLoopbackListenAddress(viewer_options.listen)) {
+      viewer_options.tls = options.tls;
+    } else if (options.tls.enabled()) {
+      spdlog::info("viewer on loopback serves plain HTTP (no TLS in the viewer; docs/viewer.md)");
+    }
     auto started =
         contactsim::server::viewer::ViewerServer::Start(viewer_options, &(*server)->sessions());
     if (!started.ok()) {

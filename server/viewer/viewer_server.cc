@@ -399,14 +399,19 @@ absl::StatusOr<std::unique_ptr<ViewerServer>> ViewerServer::Start(const ViewerOp
   }
   std::unique_ptr<ViewerServer> server(new ViewerServer(options, sessions));
   server->host_ = host;
-  server->tls_ = options.tls.enabled();
-  if (server->tls_ && (options.tls.cert_file.empty() || options.tls.key_file.empty())) {
-    return absl::InvalidArgumentError("viewer: TLS needs both --tls-cert and --tls-key");
+  // Debian 12's civetweb 1.15 loads OpenSSL at run time by its 1.1 function names, some of which
+  // OpenSSL 3 no longer exports: its first TLS handshake calls a null pointer (seen: SIGSEGV in
+  // a civetweb worker). Refuse rather than crash; terminate TLS in a proxy in front instead.
+  if (options.tls.enabled()) {
+    return absl::FailedPreconditionError(
+        "viewer: TLS (--tls-cert) is not supported by the viewer with this civetweb (Debian's "
+        "1.15 crashes on TLS handshakes with OpenSSL 3); serve it on loopback "
+        "(--viewer-listen 127.0.0.1:PORT) behind a TLS-terminating proxy");
   }
-  if (!server->tls_ && !IsLoopbackListenAddress(options.listen)) {
+  if (!IsLoopbackListenAddress(options.listen)) {
     spdlog::warn(
-        "viewer on {} without TLS: viewer tokens cross the network in clear text (give "
-        "--tls-cert and --tls-key)",
+        "viewer on {} without TLS: viewer tokens cross the network in clear text (serve it on "
+        "loopback behind a TLS-terminating proxy)",
         options.listen);
   }
   if (absl::Status loaded = server->LoadAssets(); !loaded.ok()) {
@@ -414,44 +419,12 @@ absl::StatusOr<std::unique_ptr<ViewerServer>> ViewerServer::Start(const ViewerOp
                  std::string(loaded.message()));
   }
 
-  unsigned features = MG_FEATURES_WEBSOCKET;
-  if (server->tls_) features |= MG_FEATURES_SSL;
-  mg_init_library(features);
+  mg_init_library(MG_FEATURES_WEBSOCKET);
   if (mg_check_feature(MG_FEATURES_WEBSOCKET) == 0) {
     return absl::UnavailableError("viewer: this civetweb was built without WebSocket support");
   }
-  if (server->tls_ && mg_check_feature(MG_FEATURES_SSL) == 0) {
-    return absl::UnavailableError("viewer: this civetweb was built without TLS support");
-  }
 
-  std::string ports = absl::StrCat(host, ":", options.listen.substr(colon + 1));
-  if (server->tls_) {
-    // civetweb reads the key and the certificate from one PEM file: join them in a private
-    // temporary file that is removed as soon as the listener has loaded it.
-    std::ifstream key(options.tls.key_file), cert(options.tls.cert_file);
-    if (!key) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tls_key: cannot read ", options.tls.key_file));
-    }
-    if (!cert) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tls_cert: cannot read ", options.tls.cert_file));
-    }
-    char path[] = "/tmp/contactsim-viewer-XXXXXX";
-    const int fd = mkstemp(path);
-    if (fd < 0) return absl::InternalError("viewer: cannot create a temporary PEM file");
-    std::stringstream joined;
-    joined << key.rdbuf() << "\n" << cert.rdbuf();
-    const std::string pem = joined.str();
-    const bool written = write(fd, pem.data(), pem.size()) == static_cast<ssize_t>(pem.size());
-    close(fd);
-    server->tls_pem_path_ = path;
-    if (!written) {
-      unlink(path);
-      return absl::InternalError("viewer: cannot write a temporary PEM file");
-    }
-    ports += "s";
-  }
+  const std::string ports = absl::StrCat(host, ":", options.listen.substr(colon + 1));
   const std::string threads = std::to_string(options.max_viewers + 4);
   std::vector<const char*> config = {"listening_ports",
                                      ports.c_str(),
@@ -465,13 +438,6 @@ absl::StatusOr<std::unique_ptr<ViewerServer>> ViewerServer::Start(const ViewerOp
                                      "5000",
                                      "enable_websocket_ping_pong",
                                      "yes"};
-  if (server->tls_) {
-    config.insert(config.end(), {"ssl_certificate", server->tls_pem_path_.c_str()});
-    if (!options.tls.client_ca_file.empty()) {
-      config.insert(config.end(),
-                    {"ssl_ca_file", options.tls.client_ca_file.c_str(), "ssl_verify_peer", "yes"});
-    }
-  }
   config.push_back(nullptr);
   mg_callbacks callbacks{};
   callbacks.log_message = [](const mg_connection*, const char*) { return 1; };  // no access log
@@ -480,7 +446,6 @@ absl::StatusOr<std::unique_ptr<ViewerServer>> ViewerServer::Start(const ViewerOp
   mg_error_data error{&error_code, error_text, sizeof(error_text)};
   mg_init_data init{&callbacks, server.get(), config.data()};
   server->context_ = mg_start2(&init, &error);
-  if (!server->tls_pem_path_.empty()) unlink(server->tls_pem_path_.c_str());
   if (server->context_ == nullptr) {
     return absl::UnavailableError(
         absl::StrCat("viewer_listen: could not listen on ", options.listen, " (", error_text, ")"));
@@ -524,7 +489,7 @@ ViewerServer::~ViewerServer() {
 
 std::string ViewerServer::base_url() const {
   const std::string host = host_ == "0.0.0.0" ? "127.0.0.1" : host_;
-  return absl::StrCat(tls_ ? "https" : "http", "://", host, ":", port_);
+  return absl::StrCat("http://", host, ":", port_);
 }
 
 std::string ViewerServer::ViewerUrl(const std::string& session_id,

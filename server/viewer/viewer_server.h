@@ -1,5 +1,6 @@
 // ViewerServer: the browser viewer, served by the server itself (docs/viewer.md). One civetweb
-// listener (plain HTTP, or HTTPS with the gRPC listener's certificate) serves
+// listener (plain HTTP: Debian's civetweb 1.15 crashes on TLS handshakes with OpenSSL 3, so TLS
+// options are refused; put a TLS-terminating proxy in front beyond loopback) serves
 //   GET /                the session list page (no token needed, none shown)
 //   GET /api/sessions    the list as JSON: id, name, pipeline, state, failure, steps, time, bodies
 //   GET /view            the viewer page; its URL fragment (#session=ID&token=VIEWER_TOKEN) never
@@ -34,7 +35,7 @@ namespace contactsim::server::viewer {
 
 struct ViewerOptions {
   std::string listen = "127.0.0.1:8080";  // IPv4:port; port 0 picks a free one
-  ServerTlsOptions tls;                   // the gRPC listener's files: HTTPS / WSS when given
+  ServerTlsOptions tls;                   // must be empty (FailedPrecondition otherwise)
   std::string assets_dir;                 // the bundled page; empty: next to the executable
   int max_viewers = 32;                   // WebSockets at once (each holds two threads)
   double max_rate_hz = 60.0;              // frames per second per viewer at most [1/s]
@@ -46,7 +47,8 @@ class ViewerConnection;
 
 class ViewerServer {
  public:
-  // InvalidArgument naming the option for a bad listen address or TLS file; Unavailable when it
+  // InvalidArgument naming the option for a bad listen address; FailedPrecondition for TLS
+  // options (see above); Unavailable when it
   // cannot listen. The page files are optional: without them the pages answer 503 saying how to
   // build them, and the WebSocket still works. `sessions` must outlive the server.
   static absl::StatusOr<std::unique_ptr<ViewerServer>> Start(const ViewerOptions& options,
@@ -57,7 +59,7 @@ class ViewerServer {
   ViewerServer& operator=(const ViewerServer&) = delete;
 
   int port() const { return port_; }
-  // "http://127.0.0.1:PORT" (https with TLS).
+  // "http://127.0.0.1:PORT".
   std::string base_url() const;
   // The page URL of one session's viewer; the token goes in the fragment.
   std::string ViewerUrl(const std::string& session_id, const std::string& viewer_token) const;
@@ -84,13 +86,11 @@ class ViewerServer {
   SessionManager* const sessions_;
   std::map<std::string, Asset, std::less<>> assets_;
   std::string host_;
-  bool tls_ = false;
   mg_context* context_ = nullptr;
   int port_ = 0;
   std::atomic<int> viewers_{0};
   std::mutex connections_mu_;
   std::map<const mg_connection*, std::shared_ptr<ViewerConnection>> connections_;
-  std::string tls_pem_path_;  // the key and certificate joined for civetweb, removed on start
 };
 
 }  // namespace contactsim::server::viewer

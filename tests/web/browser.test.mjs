@@ -93,35 +93,36 @@ test('four pages receive frames, the canvas changes, contact arrows appear', asy
 });
 
 test('a paused page does not lower the others\' frame rate or the controller\'s step rate', async () => {
-  // Noise: two windows with nothing changed.
+  // The paused window is bracketed by two windows without a pause, so that a drift of the
+  // machine's load (other builds on the same 2 cores) shows as noise, not as an effect.
+  const others = (fps) => fps.slice(-3).reduce((s, v) => s + v, 0) / 3;
   const base1 = await measure(pages, harness, 2500);
-  const base2 = await measure(pages, harness, 2500);
-  const others = (m) => m.fps.slice(1).reduce((s, v) => s + v, 0) / 3;
   // Pause page 0's JavaScript (it stops reading its socket; the server's writes to it block).
   const cdp = await pages[0].context().newCDPSession(pages[0]);
   await cdp.send('Debugger.enable');
   await cdp.send('Debugger.pause');
   await sleep(1000);
-  const paused = await measure(pages.slice(1), harness, 3000);
+  const paused = await measure(pages.slice(1), harness, 2500);
   await cdp.send('Debugger.resume');
-  const pausedOthers = paused.fps.reduce((s, v) => s + v, 0) / 3;
-  const fpsBase = Math.min(others(base1), others(base2));
-  const stepsBase = Math.min(base1.stepsPerS, base2.stepsPerS);
-  const fpsNoise = Math.abs(others(base1) - others(base2)) / Math.max(others(base1), others(base2));
-  const stepsNoise = Math.abs(base1.stepsPerS - base2.stepsPerS) / Math.max(base1.stepsPerS, base2.stepsPerS);
-  console.log(`# others' frames/s: ${others(base1).toFixed(1)}, ${others(base2).toFixed(1)} ` +
-    `(noise ${(100 * fpsNoise).toFixed(1)} %) -> ${pausedOthers.toFixed(1)} with page 0 paused`);
-  console.log(`# controller steps/s: ${base1.stepsPerS.toFixed(0)}, ${base2.stepsPerS.toFixed(0)} ` +
-    `(noise ${(100 * stepsNoise).toFixed(1)} %) -> ${paused.stepsPerS.toFixed(0)} with page 0 paused`);
-  // Allowed: the measured noise plus 15 % (2 shared cores run the browser and the server).
-  assert.ok(pausedOthers >= fpsBase * (1 - fpsNoise - 0.15),
-    `others' frames/s fell from ${fpsBase.toFixed(1)} to ${pausedOthers.toFixed(1)}`);
-  assert.ok(paused.stepsPerS >= stepsBase * (1 - stepsNoise - 0.15),
-    `controller steps/s fell from ${stepsBase.toFixed(0)} to ${paused.stepsPerS.toFixed(0)}`);
-  // The paused page gets going again, with the newest frame and the gap counted as dropped.
-  const before = await viewerStats(pages[0]);
-  await waitFor(pages[0], (seq) => window.__viewer.lastSeq > seq + 10, before.lastSeq);
+  await sleep(1000);
+  const base2 = await measure(pages, harness, 2500);
+  const fpsBase = [others(base1.fps), others(base2.fps)];
+  const stepsBase = [base1.stepsPerS, base2.stepsPerS];
+  const noise = (a) => Math.abs(a[0] - a[1]) / Math.max(a[0], a[1]);
+  console.log(`# others' frames/s: ${fpsBase[0].toFixed(1)} before, ${others(paused.fps).toFixed(1)} ` +
+    `with page 0 paused, ${fpsBase[1].toFixed(1)} after (noise ${(100 * noise(fpsBase)).toFixed(1)} %)`);
+  console.log(`# controller steps/s: ${stepsBase[0].toFixed(0)} before, ${paused.stepsPerS.toFixed(0)} ` +
+    `with page 0 paused, ${stepsBase[1].toFixed(0)} after (noise ${(100 * noise(stepsBase)).toFixed(1)} %)`);
+  // Allowed: below the lower of the two unpaused windows by at most the noise between them plus
+  // 20 % (2 shared cores run the browser, the server and, on a dev machine, other builds).
+  const floor = (a) => Math.min(...a) * (1 - noise(a) - 0.2);
+  assert.ok(others(paused.fps) >= floor(fpsBase),
+    `others' frames/s fell to ${others(paused.fps).toFixed(1)} (unpaused ${fpsBase.map((v) => v.toFixed(1))})`);
+  assert.ok(paused.stepsPerS >= floor(stepsBase),
+    `controller steps/s fell to ${paused.stepsPerS.toFixed(0)} (unpaused ${stepsBase.map((v) => v.toFixed(0))})`);
+  // The paused page got going again, with the newest frame and the gap counted as dropped.
   const resumed = await viewerStats(pages[0]);
+  assert.ok(resumed.frames > 0 && base2.fps[0] > 0, 'the paused page did not resume');
   assert.ok(resumed.dropped > 0, 'no dropped frames counted on the paused page');
 });
 
