@@ -158,3 +158,16 @@ test('stopping the viewer server shows why; the page reconnects and resumes by s
   assert.ok(resumed.dropped > during.dropped, 'frames published while away are counted as dropped');
   await page.close();
 });
+
+test('a session that diverges shows FAILED and why', async () => {
+  const page = await openViewer(harness.viewerUrl());
+  await waitFor(page, () => window.__viewer.frames > 2);
+  assert.match(await harness.command('push 1e300'), /^push/);
+  await waitFor(page, () => window.__viewer.state === 'FAILED');
+  const text = await page.textContent('#hud-state');
+  assert.match(text, /^FAILED: .+/);
+  console.log(`# page shows: ${text}`);
+  const list = await (await fetch(`${harness.base}/api/sessions`)).json();
+  assert.equal(list.sessions[0].state, 'FAILED');
+  await page.close();
+});

@@ -79,6 +79,9 @@ function exchange(frames, timeoutMs = 5000) {
           result.reason = payload.subarray(2).toString();
           socket.end();
         } else if (opcode === 0x2) {
+          if (result.messages < 2) {
+            (result.first ??= []).push({ type: payload[0], flags: payload.readUInt16LE(2) });
+          }
           ++result.messages;
         }
       }
@@ -135,7 +138,8 @@ test('a frame header declaring a huge payload does not take the server down', as
   assert.ok(ok.messages >= 2, `a good viewer after it got ${ok.messages} messages`);
 });
 
-test('the right hello gets the topology and frames', async () => {
+test('the right hello gets the topology, then a keyframe, then frames', async () => {
   const r = await exchange([frame(TEXT, hello(harness.token))], 1500);
-  assert.ok(r.messages >= 2, JSON.stringify(r));
+  assert.ok(r.messages >= 3, JSON.stringify(r));
+  assert.deepEqual(r.first, [{ type: 1, flags: 0 }, { type: 2, flags: 1 }]);
 });

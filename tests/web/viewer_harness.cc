@@ -11,11 +11,13 @@
 //   bytes          "bytes stream_state=B viewer_frame=V viewer_topology=T"  (one frame of each)
 //   stop-viewer    stops the viewer listener (browsers see "server stopping"); gRPC keeps going
 //   start-viewer   starts it again on the same port
+//   push F         sets the push force amplitude [N] (a huge F makes the session diverge: FAILED)
 //   quit           stops everything and exits 0
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -89,17 +91,19 @@ int main(int argc, char** argv) {
   std::atomic<bool> stop{false};
   std::atomic<int64_t> steps{0};
   std::atomic<bool> failed{false};
+  std::atomic<double> push_amplitude_n{push_force_n};
   const Clock::time_point start = Clock::now();
   std::thread stepping([&] {
     const int32_t pushed = loaded->bodies.empty() ? 0 : loaded->bodies[0].body_id();
     double t = 0.0;
     while (!stop.load()) {
       v1::StepControls controls;
-      if (push_force_n != 0.0) {
+      const double amplitude = push_amplitude_n.load();
+      if (amplitude != 0.0) {
         v1::BodyControl* push = controls.add_bodies();
         push->set_body_id(pushed);
-        push->mutable_force_n()->set_x(push_force_n * std::sin(M_PI * t));
-        push->mutable_force_n()->set_y(0.5 * push_force_n * std::cos(M_PI * t));
+        push->mutable_force_n()->set_x(amplitude * std::sin(M_PI * t));
+        push->mutable_force_n()->set_y(0.5 * amplitude * std::cos(M_PI * t));
       }
       auto reply = controller.Step(steps_per_call, controls);
       if (!reply.ok()) {
@@ -169,6 +173,9 @@ int main(int argc, char** argv) {
         viewer_server = std::move(*again);
         std::printf("started-viewer %s\n", viewer_server->base_url().c_str());
       }
+    } else if (line.rfind("push ", 0) == 0) {
+      push_amplitude_n.store(std::strtod(line.c_str() + 5, nullptr));
+      std::printf("push %g\n", push_amplitude_n.load());
     } else if (line == "quit") {
       break;
     } else {
