@@ -12,7 +12,8 @@ let port;
 
 before(async () => {
   harness = await startHarness(join(process.env.CONTACTSIM_SCENES_DIR, 'push_box.textproto'),
-    ['--push-force-n', '0', '--step-sleep-us', '2000']);
+    ['--push-force-n', '0', '--step-sleep-us', '2000', '--max-viewers', '4',
+      '--hello-timeout-s', '1']);
   port = Number(new URL(harness.base).port);
 });
 after(async () => { await harness?.stop(); });
@@ -142,4 +143,21 @@ test('the right hello gets the topology, then a keyframe, then frames', async ()
   const r = await exchange([frame(TEXT, hello(harness.token))], 1500);
   assert.ok(r.messages >= 3, JSON.stringify(r));
   assert.deepEqual(r.first, [{ type: 1, flags: 0 }, { type: 2, flags: 1 }]);
+});
+
+test('a socket that never says hello is closed (4008)', async () => {
+  const r = await exchange([], 4000);
+  assert.equal(r.code, 4008, JSON.stringify(r));
+});
+
+test('one viewer beyond --viewer-max-viewers is refused (4029) while the others stream', async () => {
+  const holders = [0, 1, 2, 3].map(() => exchange([frame(TEXT, hello(harness.token))], 3000));
+  await new Promise((r) => setTimeout(r, 1000));
+  const extra = await exchange([frame(TEXT, hello(harness.token))], 1500);
+  assert.equal(extra.code, 4029, JSON.stringify(extra));
+  for (const held of await Promise.all(holders)) assert.ok(held.messages >= 2, JSON.stringify(held));
+  // Once they are gone, a new viewer is served again.
+  await new Promise((r) => setTimeout(r, 500));
+  const after = await exchange([frame(TEXT, hello(harness.token))], 1500);
+  assert.ok(after.messages >= 2, JSON.stringify(after));
 });

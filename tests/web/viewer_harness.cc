@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   double push_force_n = 4.0;
   int step_sleep_us = 0;
   int steps_per_call = 1;
+  viewer::ViewerOptions viewer_options;
   CLI::App app{"ContactSim viewer test harness"};
   app.add_option("--scene", scene_path, "scene file")->required();
   app.add_option("--assets", assets, "bundled viewer page folder")->required();
@@ -58,6 +59,9 @@ int main(int argc, char** argv) {
   app.add_option("--step-sleep-us", step_sleep_us, "pause between Step calls [us]");
   app.add_option("--steps-per-call", steps_per_call, "n_steps of each Step call")
       ->check(CLI::PositiveNumber);
+  app.add_option("--max-viewers", viewer_options.max_viewers, "the viewer's --viewer-max-viewers");
+  app.add_option("--hello-timeout-s", viewer_options.hello_timeout_s,
+                 "how long a WebSocket may wait before its hello [s]");
   CLI11_PARSE(app, argc, argv);
   // stdout carries the command replies: the server's log goes to stderr.
   spdlog::set_default_logger(spdlog::stderr_color_mt("harness"));
@@ -68,7 +72,6 @@ int main(int argc, char** argv) {
   options.step_threads = 2;
   auto grpc_server = server::ContactSimServer::Start(options);
   if (!grpc_server.ok()) return Fail(grpc_server.status().ToString());
-  viewer::ViewerOptions viewer_options;
   viewer_options.listen = "127.0.0.1:0";
   viewer_options.assets_dir = assets;
   auto started = viewer::ViewerServer::Start(viewer_options, &(*grpc_server)->sessions());
