@@ -39,9 +39,9 @@ function frame(opcode, payload, { fin = true, declaredLength } = {}) {
 
 // Opens a WebSocket, sends `frames`, and resolves with the close code the server sent (0 when
 // the connection ended without one) and the binary messages before it.
-function exchange(frames, timeoutMs = 5000) {
+function exchange(frames, timeoutMs = 5000, toPort = port) {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect(toPort, '127.0.0.1');
     let buffer = Buffer.alloc(0);
     let upgraded = false;
     const result = { code: 0, reason: '', messages: 0 };
@@ -49,7 +49,7 @@ function exchange(frames, timeoutMs = 5000) {
     socket.on('error', () => {});
     socket.on('close', () => { clearTimeout(timer); resolve(result); });
     socket.on('connect', () => {
-      socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\n` +
+      socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${toPort}\r\nUpgrade: websocket\r\n` +
         `Connection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n` +
         'Sec-WebSocket-Version: 13\r\n\r\n');
     });
@@ -84,6 +84,7 @@ function exchange(frames, timeoutMs = 5000) {
             (result.first ??= []).push({ type: payload[0], flags: payload.readUInt16LE(2) });
           }
           ++result.messages;
+          result.bytes = (result.bytes ?? 0) + payload.length;
         }
       }
     });
@@ -160,4 +161,24 @@ test('one viewer beyond --viewer-max-viewers is refused (4029) while the others 
   await new Promise((r) => setTimeout(r, 500));
   const after = await exchange([frame(TEXT, hello(harness.token))], 1500);
   assert.ok(after.messages >= 2, JSON.stringify(after));
+});
+
+test('the per-viewer byte budget caps what one viewer is sent', async () => {
+  // A second server whose viewers may receive 4,000 bytes/s (plus one second of credit).
+  const capped = await startHarness(join(process.env.CONTACTSIM_SCENES_DIR, 'push_box.textproto'),
+    ['--push-force-n', '0', '--step-sleep-us', '2000', '--max-bytes-per-s', '4000']);
+  try {
+    const cappedPort = Number(new URL(capped.base).port);
+    const line = `hello 1 ${capped.session} ${capped.token} 0 0`;
+    const r = await exchange([frame(TEXT, line)], 3000, cappedPort);
+    const free = await exchange([frame(TEXT, hello(harness.token))], 3000);
+    console.log(`# 3 s: ${r.bytes} bytes in ${r.messages} messages capped, ` +
+      `${free.bytes} bytes in ${free.messages} uncapped`);
+    // 3 s at 4,000 bytes/s after 4,000 bytes of credit, plus at most one message past the limit.
+    assert.ok(r.bytes <= 4000 * 4 + 2000, `${r.bytes} bytes`);
+    assert.ok(r.messages >= 5, `${r.messages} messages`);
+    assert.ok(free.messages > 2 * r.messages, `uncapped ${free.messages}, capped ${r.messages}`);
+  } finally {
+    await capped.stop();
+  }
 });

@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
   app.add_option("--steps-per-call", steps_per_call, "n_steps of each Step call")
       ->check(CLI::PositiveNumber);
   app.add_option("--max-viewers", viewer_options.max_viewers, "the viewer's --viewer-max-viewers");
+  app.add_option("--max-bytes-per-s", viewer_options.max_bytes_per_s,
+                 "the viewer's per-viewer send budget [bytes/s]");
   app.add_option("--hello-timeout-s", viewer_options.hello_timeout_s,
                  "how long a WebSocket may wait before its hello [s]");
   CLI11_PARSE(app, argc, argv);
