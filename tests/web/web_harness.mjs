@@ -1,6 +1,7 @@
 // Shared by the browser test and the viewer benchmark: the harness process (server + scene +
 // controller, tests/web/viewer_harness.cc) and headless Chromium through playwright-core.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 
@@ -40,6 +41,7 @@ export function startHarness(sceneFile, extraArgs = []) {
   return readyLine.then((line) => {
     const fields = Object.fromEntries(line.split(' ').slice(1).map((kv) => kv.split('=')));
     return {
+      pid: child.pid,
       base: fields.base_url,
       session: fields.session,
       token: fields.viewer_token,
@@ -76,17 +78,27 @@ export async function waitFor(page, predicate, arg, timeoutMs = 15000) {
 
 export const viewerStats = (page) => page.evaluate(() => ({ ...window.__viewer }));
 
-// Frames received by each page and controller steps over `ms`.
+// CPU seconds (user + system) the process `pid` has used (Linux /proc).
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+// Frames received by each page, controller steps, and the harness's CPU time per step (the
+// server's own cost, which other load on the machine does not change much) over `ms`.
 export async function measure(pages, harness, ms) {
   const before = await Promise.all(pages.map(viewerStats));
   const s0 = await harness.stats();
+  const c0 = cpuSeconds(harness.pid);
   await sleep(ms);
   const after = await Promise.all(pages.map(viewerStats));
   const s1 = await harness.stats();
+  const c1 = cpuSeconds(harness.pid);
   const seconds = s1.wall - s0.wall;
   return {
     fps: after.map((a, i) => (a.frames - before[i].frames) / seconds),
     stepsPerS: (s1.steps - s0.steps) / seconds,
+    cpuPerStepUs: (1e6 * (c1 - c0)) / Math.max(1, s1.steps - s0.steps),
     seconds,
   };
 }
