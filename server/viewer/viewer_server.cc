@@ -1,6 +1,9 @@
 #include "server/viewer/viewer_server.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -23,7 +26,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kCloseNormal = 1000;
 constexpr int kCloseGoingAway = 1001;
 constexpr int kCloseBadMessage = 4000;
 constexpr int kCloseUnauthorized = 4001;
@@ -50,6 +52,37 @@ void Poke(const std::string& host, int port) {
     if (connected) break;
   }
   freeaddrinfo(found);
+}
+
+// Shuts down (both ways) the TCP socket of this process whose local port is `local_port` and whose
+// peer is remote_addr:remote_port. civetweb 1.15 has no call that gives a connection's socket or
+// closes a WebSocket from another thread; after a partial write the stream is cut mid-message and
+// must end, so the socket is found by its addresses (IPv4: this civetweb has no IPv6).
+void ShutdownSocket(int local_port, const std::string& remote_addr, int remote_port) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return;
+  while (dirent* entry = readdir(dir)) {
+    char* end = nullptr;
+    const long fd = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || fd < 0) continue;
+    sockaddr_in local{}, peer{};
+    socklen_t local_size = sizeof(local), peer_size = sizeof(peer);
+    if (getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local), &local_size) != 0 ||
+        local.sin_family != AF_INET || ntohs(local.sin_port) != local_port) {
+      continue;
+    }
+    if (getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0 ||
+        ntohs(peer.sin_port) != remote_port) {
+      continue;
+    }
+    char text[INET_ADDRSTRLEN] = "";
+    inet_ntop(AF_INET, &peer.sin_addr, text, sizeof(text));
+    if (remote_addr == text) {
+      shutdown(static_cast<int>(fd), SHUT_RDWR);
+      break;
+    }
+  }
+  closedir(dir);
 }
 
 std::string JsonString(std::string_view s) {
@@ -115,8 +148,18 @@ class ViewerConnection final : public FrameSubscriber,
                                public std::enable_shared_from_this<ViewerConnection> {
  public:
   ViewerConnection(mg_connection* connection, SessionManager* sessions,
-                   const ViewerOptions& options, bool over_limit)
-      : connection_(connection), sessions_(sessions), options_(options), over_limit_(over_limit) {}
+                   const ViewerOptions& options, bool over_limit, int local_port)
+      : connection_(connection),
+        sessions_(sessions),
+        options_(options),
+        over_limit_(over_limit),
+        local_port_(local_port) {
+    const mg_request_info* request = mg_get_request_info(connection);
+    if (request != nullptr) {
+      remote_addr_ = request->remote_addr;
+      remote_port_ = request->remote_port;
+    }
+  }
 
   void Start() {
     thread_ = std::thread([self = shared_from_this()] { self->Run(); });
@@ -135,7 +178,9 @@ class ViewerConnection final : public FrameSubscriber,
       return false;
     }
     if (have_hello_) {
-      RefuseLocked(&lock, kCloseBadMessage, "bad message: only one hello per connection");
+      if (std::string_view(data, length) == "ping") return true;  // keepalive
+      RefuseLocked(&lock, kCloseBadMessage,
+                   "bad message: after the hello only \"ping\" keepalives are allowed");
       return false;
     }
     absl::StatusOr<Hello> hello = ParseHello(std::string_view(data, length));
@@ -167,6 +212,9 @@ class ViewerConnection final : public FrameSubscriber,
       closed_ = true;
       cv_.notify_all();
     }
+    // The connection is ending: a sender blocked writing to a browser that does not read must not
+    // hold it (or this civetweb thread) until the write times out.
+    ShutdownSocket(local_port_, remote_addr_, remote_port_);
     if (thread_.joinable()) thread_.join();
     if (bus_ != nullptr) bus_->Unsubscribe(this);
   }
@@ -208,6 +256,17 @@ class ViewerConnection final : public FrameSubscriber,
         mg_websocket_write(connection_, MG_WEBSOCKET_OPCODE_BINARY, message.data(), message.size());
     mg_unlock_connection(connection_);
     return written > 0;
+  }
+
+  // A write failed or timed out (the browser read nothing for request_timeout_ms): the stream
+  // may be cut mid-message, so no close frame can follow; the socket is shut down, civetweb
+  // closes the connection, and the page reconnects and resumes by seq.
+  void SendFailed() {
+    {
+      std::lock_guard lock(mu_);
+      close_sent_ = true;  // nothing more may be written
+    }
+    ShutdownSocket(local_port_, remote_addr_, remote_port_);
   }
 
   // Closes with (code, reason) unless the socket is already closing.
@@ -314,7 +373,10 @@ class ViewerConnection final : public FrameSubscriber,
       const bool keyframe = topology->version != sent_topology_version;
       size_t bytes = 0;
       if (keyframe) {
-        if (!SendBinary(topology->message)) break;
+        if (!SendBinary(topology->message)) {
+          SendFailed();
+          break;
+        }
         bytes += topology->message.size();
         sent_topology_version = topology->version;
       }
@@ -322,7 +384,10 @@ class ViewerConnection final : public FrameSubscriber,
           cache_->FrameMessage(*pulled->frame, status);
       message = *encoded;
       PatchFrame({.keyframe = keyframe, .coalesced = pulled->coalesced}, &message);
-      if (!SendBinary(message)) break;
+      if (!SendBinary(message)) {
+        SendFailed();
+        break;
+      }
       bytes += message.size();
       const Clock::time_point now = Clock::now();
       last_send = now;
@@ -361,6 +426,9 @@ class ViewerConnection final : public FrameSubscriber,
   SessionManager* const sessions_;
   const ViewerOptions options_;
   const bool over_limit_;
+  const int local_port_;
+  std::string remote_addr_;
+  int remote_port_ = 0;
   std::thread thread_;
 
   std::mutex mu_;
@@ -426,18 +494,18 @@ absl::StatusOr<std::unique_ptr<ViewerServer>> ViewerServer::Start(const ViewerOp
 
   const std::string ports = absl::StrCat(host, ":", options.listen.substr(colon + 1));
   const std::string threads = std::to_string(options.max_viewers + 4);
-  std::vector<const char*> config = {"listening_ports",
-                                     ports.c_str(),
-                                     "num_threads",
-                                     threads.c_str(),
-                                     "enable_keep_alive",
-                                     "no",
-                                     "request_timeout_ms",
-                                     "10000",
-                                     "websocket_timeout_ms",
-                                     "5000",
-                                     "enable_websocket_ping_pong",
-                                     "yes"};
+  if (options.write_timeout_ms < 1000) {
+    return absl::InvalidArgumentError("viewer write timeout: at least 1000 ms");
+  }
+  const std::string write_timeout = std::to_string(options.write_timeout_ms);
+  std::vector<const char*> config = {
+      "listening_ports", ports.c_str(), "num_threads", threads.c_str(), "enable_keep_alive", "no",
+      "request_timeout_ms", write_timeout.c_str(),
+      // The page says "ping" every 10 s; a socket silent for
+      // 30 s is closed. civetweb's own pings stay off: they are
+      // written from its reader thread without the connection's
+      // lock and could land inside a frame the sender is writing.
+      "websocket_timeout_ms", "30000", "enable_websocket_ping_pong", "no"};
   config.push_back(nullptr);
   mg_callbacks callbacks{};
   callbacks.log_message = [](const mg_connection*, const char*) { return 1; };  // no access log
@@ -585,8 +653,9 @@ void ViewerServer::ServeSessionsJson(mg_connection* connection, bool head) const
 int ViewerServer::OnWsConnect(const mg_connection* connection, void* server_in) {
   auto* server = static_cast<ViewerServer*>(server_in);
   const bool over = server->viewers_.fetch_add(1) >= server->options_.max_viewers;
-  auto viewer = std::make_shared<ViewerConnection>(const_cast<mg_connection*>(connection),
-                                                   server->sessions_, server->options_, over);
+  auto viewer =
+      std::make_shared<ViewerConnection>(const_cast<mg_connection*>(connection), server->sessions_,
+                                         server->options_, over, server->port_);
   std::lock_guard lock(server->connections_mu_);
   server->connections_[connection] = std::move(viewer);
   return 0;

@@ -7,7 +7,8 @@
 //                        reaches the server, so no token is ever in a request line or a log
 //   GET /<asset>         the bundled page files (clients/web, built by CMake with esbuild)
 //   WebSocket /ws        one per viewer: the page sends "hello 1 ID TOKEN FROM_SEQ RATE" first
-//                        (viewer_protocol.h); then the server sends kTopology and kFrame messages.
+//                        (viewer_protocol.h), then only "ping" keepalives (every 10 s); the
+//                        server sends kTopology and kFrame messages.
 // Each viewer has its own sender thread that pulls the newest frame from the session's FrameBus
 // (the one StateStream reads) when it is ready to send, so a slow browser only makes its own
 // thread wait and is sent the newest frame with a count of the ones it missed; publishing never
@@ -41,6 +42,11 @@ struct ViewerOptions {
   double max_rate_hz = 60.0;              // frames per second per viewer at most [1/s]
   int64_t max_bytes_per_s = 64ll << 20;   // per viewer send budget [bytes/s]
   double hello_timeout_s = 10.0;          // a socket must say hello within this [s]
+  // civetweb gives up a write that makes no progress this long (request_timeout_ms, which also
+  // bounds reading an HTTP request) [ms]. Long on purpose: a browser that stops reading (a paused
+  // tab) only blocks its own sender, and resumes intact when it reads again; a write civetweb
+  // 1.15 gives up can leave a cut frame in the stream, so the socket is then shut down.
+  int write_timeout_ms = 600000;
 };
 
 class ViewerConnection;

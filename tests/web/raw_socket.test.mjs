@@ -39,7 +39,7 @@ function frame(opcode, payload, { fin = true, declaredLength } = {}) {
 
 // Opens a WebSocket, sends `frames`, and resolves with the close code the server sent (0 when
 // the connection ended without one) and the binary messages before it.
-function exchange(frames, timeoutMs = 5000, toPort = port) {
+function exchange(frames, timeoutMs = 5000, toPort = port, stallMs = 0) {
   return new Promise((resolve, reject) => {
     const socket = connect(toPort, '127.0.0.1');
     let buffer = Buffer.alloc(0);
@@ -65,6 +65,9 @@ function exchange(frames, timeoutMs = 5000, toPort = port) {
         upgraded = true;
         buffer = buffer.subarray(end + 4);
         for (const f of frames) socket.write(f);
+        if (stallMs > 0) {  // stop reading a moment after the hello, for stallMs
+          setTimeout(() => { socket.pause(); setTimeout(() => socket.resume(), stallMs); }, 300);
+        }
       }
       while (buffer.length >= 2) {
         const opcode = buffer[0] & 0x0f;
@@ -75,6 +78,9 @@ function exchange(frames, timeoutMs = 5000, toPort = port) {
         if (buffer.length < offset + length) return;
         const payload = buffer.subarray(offset, offset + length);
         buffer = buffer.subarray(offset + length);
+        if (opcode !== 0x8 && opcode !== 0x2 && opcode !== 0x9 && opcode !== 0xa) {
+          result.badOpcode = opcode;  // the stream lost its framing
+        }
         if (opcode === 0x8) {
           result.code = payload.length >= 2 ? payload.readUInt16BE(0) : 0;
           result.reason = payload.subarray(2).toString();
@@ -113,6 +119,13 @@ test('a malformed hello is refused, naming the problem (4000)', async () => {
   const r = await exchange([frame(TEXT, 'hello 1 a b c d')]);
   assert.equal(r.code, 4000);
   assert.match(r.reason, /from_seq/);
+});
+
+test('after the hello only "ping" keepalives are accepted', async () => {
+  const ok = await exchange([frame(TEXT, hello(harness.token)), frame(TEXT, 'ping')], 1500);
+  assert.ok(ok.messages >= 2 && ok.code === 0, JSON.stringify(ok));
+  const bad = await exchange([frame(TEXT, hello(harness.token)), frame(TEXT, 'pong')], 1500);
+  assert.equal(bad.code, 4000, JSON.stringify(bad));
 });
 
 test('a second hello is refused (4000) after frames began', async () => {
@@ -180,5 +193,25 @@ test('the per-viewer byte budget caps what one viewer is sent', async () => {
     assert.ok(free.messages > 2 * r.messages, `uncapped ${free.messages}, capped ${r.messages}`);
   } finally {
     await capped.stop();
+  }
+});
+
+test('a viewer that stops reading for 4 s blocks only itself and then gets intact frames', async () => {
+  // The 10k-vertex cloth (123 kB frames) fills the socket buffers in about a second, so the
+  // server's writes to this reader block while it does not read.
+  const slow = await startHarness(join(process.env.CONTACTSIM_SCENES_DIR, '../bench/viewer_cloth.textproto'),
+    ['--push-force-n', '0']);
+  try {
+    const slowPort = Number(new URL(slow.base).port);
+    const line = `hello 1 ${slow.session} ${slow.token} 0 0`;
+    const reader = exchange([frame(TEXT, line)], 9000, slowPort);
+    const stalled = exchange([frame(TEXT, line)], 9000, slowPort, 4000);
+    const [r, s] = await Promise.all([reader, stalled]);
+    assert.equal(s.badOpcode, undefined, 'a garbled frame reached the stalled client');
+    assert.equal(r.badOpcode, undefined, 'a garbled frame reached the reading client');
+    console.log(`# 9 s: ${r.messages} messages to the reader, ${s.messages} to the one that stalled 4 s`);
+    assert.ok(s.messages >= 5 && r.messages > s.messages, `reader ${r.messages}, stalled ${s.messages}`);
+  } finally {
+    await slow.stop();
   }
 });

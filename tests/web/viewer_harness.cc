@@ -62,6 +62,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-viewers", viewer_options.max_viewers, "the viewer's --viewer-max-viewers");
   app.add_option("--max-bytes-per-s", viewer_options.max_bytes_per_s,
                  "the viewer's per-viewer send budget [bytes/s]");
+  app.add_option("--write-timeout-ms", viewer_options.write_timeout_ms,
+                 "the viewer's write timeout [ms]");
   app.add_option("--hello-timeout-s", viewer_options.hello_timeout_s,
                  "how long a WebSocket may wait before its hello [s]");
   CLI11_PARSE(app, argc, argv);

@@ -279,6 +279,11 @@ function connect() {
   socket.onopen = () => {
     ++stats.connections;
     socket.send(helloMessage(fragment.session, fragment.token, stats.lastSeq ? stats.lastSeq + 1 : 0, 0));
+    // Keepalive: the server closes a socket that says nothing for 30 s.
+    const current = socket;
+    const keepalive = setInterval(() => {
+      if (current.readyState === WebSocket.OPEN) current.send('ping'); else clearInterval(keepalive);
+    }, 10000);
   };
   socket.onmessage = (event) => {
     let message;
@@ -306,6 +311,7 @@ function connect() {
     setStatus(`live: session ${fragment.session}`, 'live');
   };
   socket.onclose = (event) => {
+    if (stats.status.startsWith('bad message')) return;  // refused by the page itself
     stats.closeCode = event.code;
     stats.closeReason = event.reason;
     const known = CLOSE_REASONS[event.code] ?? { text: `connection closed (${event.code})`, retry: true };
