@@ -1,7 +1,7 @@
 // Narrow-phase CCD cost per query (VertexFaceCcd, EdgeEdgeCcd) on pre-generated pairs of the kind
 // a broad phase hands over: mesh-sized features (edges ~5 cm) whose swept, d-inflated AABBs
 // overlap, moving up to ~a feature size per step. Each kind is split by an independent dense
-// reference (tests/core/collision/ccd_reference.h) into
+// reference (scenes/testbeds/ccd_reference.h) into
 //   NonColliding: the reference finds no contact within d (fp_rate: the share CCD still reports,
 //                 an upper bound on its false positives, since sampling can miss a graze);
 //   Colliding:    the reference finds a contact.
@@ -17,11 +17,11 @@
 #include <cmath>
 #include <vector>
 
-#include "bench/ccd_pair_sets.h"
 #include "core/collision/ccd/edge_edge.h"
 #include "core/collision/ccd/inclusion_root_finder.h"
 #include "core/collision/ccd/separating_axis_filter.h"
 #include "core/collision/ccd/vertex_face.h"
+#include "scenes/testbeds/ccd_pair_sets.h"
 
 namespace contactsim::bench {
 namespace {

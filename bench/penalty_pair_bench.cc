@@ -29,8 +29,8 @@
 //           bound, the inside test by its pseudo-normal (VertexPenetrates, discrete_penetration.h)
 //           and the impulse dt k delta n shared by the closest point's weights. Vertices: random
 //           points inside the tube at depths uniform in (0, r / 2].
-// Pairs: the narrow-phase benchmark's colliding broad-phase pairs (bench/ccd_pair_sets.h) that
-// both methods see penetrating: CCD reports a contact with a penetration interval, and the
+// Pairs: the narrow-phase benchmark's colliding broad-phase pairs (scenes/testbeds/ccd_pair_sets.h)
+// that both methods see penetrating: CCD reports a contact with a penetration interval, and the
 // features still overlap at the end of the step (DPF depth > 0). Counter `pairs`: how many.
 // Target (issue 3): CcdCpf under 0.5 us per pair and within 2x of DcdDpf in the same run.
 //
@@ -43,7 +43,6 @@
 #include <span>
 #include <vector>
 
-#include "bench/ccd_pair_sets.h"
 #include "core/collision/ccd/ccd_penetration.h"
 #include "core/collision/ccd/edge_edge.h"
 #include "core/collision/ccd/penetration_intervals.h"
@@ -53,7 +52,8 @@
 #include "core/contact/penalty/cpf.h"
 #include "core/contact/penalty/dpf.h"
 #include "core/geometry/generators.h"
-#include "core/sim/tracked_pair.h"
+#include "core/sim/penalty/tracked_pair.h"
+#include "scenes/testbeds/ccd_pair_sets.h"
 
 namespace contactsim::bench {
 namespace {

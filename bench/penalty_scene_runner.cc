@@ -1,4 +1,4 @@
-// Penalty scene runner: steps a scene of core/sim/scenes/penalty_scenes.h with the contact models
+// Penalty scene runner: steps a scene of scenes/penalty/penalty_scenes.h with the contact models
 // asked for, prints progress and a table (steps, simulated time, wall time, steps per second of
 // wall time, deepest penetration, active pairs), and writes per model the contact force between
 // the scene's force bodies and everything else (or the scene's force_against bodies: the chain's
@@ -40,11 +40,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "core/sim/scenes/force_smoothness.h"
-#include "core/sim/scenes/penalty_scenes.h"
 #include "core/sim/world.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
+#include "scenes/penalty/force_smoothness.h"
+#include "scenes/penalty/penalty_scenes.h"
 
 namespace contactsim::bench {
 namespace {

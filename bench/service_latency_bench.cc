@@ -19,7 +19,7 @@
 #include "CLI/CLI.hpp"
 #include "clients/cpp/box_mesh.h"
 #include "clients/cpp/client.h"
-#include "clients/cpp/demo/percentiles.h"
+#include "clients/cpp/percentiles.h"
 #include "core/sim/world.h"
 #include "server/convert/body_convert.h"
 #include "server/convert/settings_convert.h"
@@ -33,7 +33,7 @@ using contactsim::client::demo::PercentileOfSorted;
 using contactsim::client::demo::Sorted;
 using Clock = std::chrono::steady_clock;
 
-// The tested box scene (tests/common/box_scene_request.h): CPF, k = 2.5 kN/m, dt = 10 ms, a 1 kg
+// The tested box scene (scenes/requests/box_scene_request.h): CPF, k = 2.5 kN/m, dt = 10 ms, a 1 kg
 // cube on z = 0. It rests within 3 s (tests/physics/box_rest_jitter_test.cc).
 v1::CreateSessionRequest SceneRequest() {
   v1::CreateSessionRequest request;

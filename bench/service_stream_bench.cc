@@ -26,7 +26,7 @@
 
 #include "CLI/CLI.hpp"
 #include "clients/cpp/client.h"
-#include "clients/cpp/demo/percentiles.h"
+#include "clients/cpp/percentiles.h"
 #include "core/geometry/generators.h"
 #include "server/convert/mesh_convert.h"
 #include "server/service/server.h"

@@ -20,7 +20,7 @@
 #include "core/dynamics/local_global/sparse_inverse.h"
 #include "core/dynamics/local_global/system_matrix.h"
 #include "core/geometry/generators.h"
-#include "core/sim/cpu_backend.h"
+#include "core/linalg/cpu_backend.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
 

@@ -13,10 +13,10 @@
 #include "contactsim/v1/simulation.grpc.pb.h"
 #include "core/geometry/generators.h"
 #include "grpcpp/grpcpp.h"
+#include "scenes/requests/box_scene_request.h"
 #include "server/convert/mesh_convert.h"
 #include "server/service/server.h"
 #include "spdlog/spdlog.h"
-#include "tests/common/box_scene_request.h"
 
 namespace {
 

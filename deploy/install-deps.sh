@@ -10,6 +10,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev
   libmetis-dev libcivetweb-dev
+  clang-format clang-tidy python3  # the lint tests (format, naming, include arrows)
   openssl  # the TLS tests make throwaway certificates with it
   python3-grpcio python3-protobuf python3-matplotlib
   # The headless browser of tests/web and bench/viewer_bench.mjs (browser viewer, docs/viewer.md).

@@ -1,7 +1,5 @@
-// Scene files (scenes/*.textproto, contactsim.v1.SceneFile in protobuf text format): parsing,
-// with errors located at line:column, and loading into a server through the API itself
-// (CreateSession, then AddBody per body, then AddConstraint per constraint). Shared by the
-// `contactsim load` command and `contactsim-server --scene`. Proto and gRPC only.
+// Scene files for client programs: the API-level loader (scenes/loader/scene_file.h) over a
+// Connection. `contactsim load` uses it; the server's --scene uses the loader directly.
 #pragma once
 
 #include <cstdint>
@@ -11,19 +9,12 @@
 
 #include "absl/status/statusor.h"
 #include "clients/cpp/connection.h"
-#include "contactsim/v1/scene_file.pb.h"
-#include "contactsim/v1/simulation.pb.h"
+#include "scenes/loader/scene_file.h"
 
 namespace contactsim::client {
 
-// InvalidArgument "<source>:<line>:<column>: <parser message>" (1-based, the first error) when
-// `text` is not a SceneFile in text format.
-absl::StatusOr<v1::SceneFile> ParseSceneFile(std::string_view text,
-                                             std::string_view source = "scene");
-
-// NotFound "<path>: cannot read the file" when it cannot be opened; otherwise ParseSceneFile with
-// the path as source.
-absl::StatusOr<v1::SceneFile> ReadSceneFile(const std::string& path);
+using scenes::ParseSceneFile;
+using scenes::ReadSceneFile;
 
 struct LoadedScene {
   CreatedSession session;
@@ -31,9 +22,7 @@ struct LoadedScene {
   std::vector<int32_t> constraint_ids;      // in file order
 };
 
-// Creates the scene's session (named `name` when not empty, else as the file says) and adds its
-// bodies and constraints in file order. On a refusal the half-built session is closed and the
-// server's code is returned with the element prefixed: "bodies[3] (link3): body.primitive...".
+// scenes::LoadScene through the connection's stub, deadline and tokens.
 absl::StatusOr<LoadedScene> LoadScene(const Connection& connection, const v1::SceneFile& scene,
                                       std::string_view name = {});
 

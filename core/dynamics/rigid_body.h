@@ -1,4 +1,5 @@
-// RigidBody: a triangle-mesh rigid body for the explicit penalty pipeline (body.h).
+// RigidBody: a triangle-mesh rigid body: dynamic in the explicit penalty pipeline (body.h), static
+// or kinematic (an obstacle or a driven tool) in every pipeline.
 //
 // Frames: W world; B the body frame, origin at the centre of mass, axes those of the mesh the body
 // was built from; P the principal axes of inertia (internal). State: p_WB [m] (centre of mass),

@@ -1,4 +1,4 @@
-// A thick bowl (the blob scene of core/sim/scenes/deformable_scenes.h; BowlShape in the API).
+// A thick bowl (the blob scene of scenes/penalty/deformable_scenes.h; BowlShape in the API).
 //
 // MakeBowl: a hemispherical shell of wall thickness t [m] that opens upwards (+z): the solid
 // between the spheres of radius R (inner) and R + t (outer) about the origin, below z = 0,

@@ -1,6 +1,6 @@
-// Pipeline: the stepping scheme of one World (DESIGN.md Sec. 1). A World owns one Pipeline; each
-// Step advances all bodies by one time step dt [s] from t_n to t_n + dt, resolving contacts the
-// pipeline's way, and describes what it did in a ContactReport and a StepDiagnostics.
+// Pipeline: the stepping scheme of one World (docs/architecture.md). A World owns one Pipeline;
+// each Step advances all bodies by one time step dt [s] from t_n to t_n + dt, resolving contacts
+// the pipeline's way, and describes what it did in a ContactReport and a StepDiagnostics.
 //
 // A pipeline may keep state between steps (tracked contact pairs, friction anchors, collision
 // caches). Clone copies everything that changes the results of later steps, so a World restored

@@ -7,8 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/sim/body_utils.h"
 #include "core/sim/divergence_check.h"
-#include "core/sim/local_global_pipeline.h"
-#include "core/sim/penalty_pipeline.h"
+#include "core/sim/pipeline_table.h"
 
 namespace contactsim::core {
 namespace {
@@ -31,17 +30,6 @@ WorldSnapshot::WorldSnapshot() = default;
 WorldSnapshot::WorldSnapshot(WorldSnapshot&&) noexcept = default;
 WorldSnapshot& WorldSnapshot::operator=(WorldSnapshot&&) noexcept = default;
 WorldSnapshot::~WorldSnapshot() = default;
-
-namespace {
-
-std::unique_ptr<Pipeline> MakePipeline(const WorldSettings& settings) {
-  if (settings.pipeline == PipelineKind::kLocalGlobal) {
-    return std::make_unique<LocalGlobalPipeline>(settings);
-  }
-  return std::make_unique<PenaltyPipeline>(settings);
-}
-
-}  // namespace
 
 World::World(const WorldSettings& settings)
     : settings_(settings), pipeline_(MakePipeline(settings)) {}

@@ -1,5 +1,5 @@
-// World: the bodies, ground planes and settings of one simulation, stepped by its pipeline (the
-// penalty pipeline, penalty_pipeline.h), with time t_n = n dt [s] after n steps.
+// World: the bodies, ground planes and settings of one simulation, stepped by its pipeline (one
+// of pipeline_table.h: penalty/, local_global/), with time t_n = n dt [s] after n steps.
 //
 // Content: bodies (any Body: rigid, cloth, FEM) with a World-assigned id (0, 1, ... never
 // reused), an optional unique name and collision flags; static ground planes {x : n . x = h}
@@ -50,8 +50,10 @@
 #include "core/sim/constraints.h"
 #include "core/sim/pipeline.h"
 #include "core/sim/sim_body.h"
+#include "core/sim/step_controls.h"
 #include "core/sim/step_diagnostics.h"
 #include "core/sim/world_settings.h"
+#include "core/sim/world_state.h"
 
 namespace contactsim::core {
 
@@ -142,6 +144,19 @@ class World {
   // before (see the top of this file).
   absl::Status Step(int num_steps = 1, std::vector<StepDiagnostics>* diagnostics = nullptr);
 
+  // The controller's path (step_controls.h): checks `controls` against the World first (NotFound
+  // or InvalidArgument naming the field, e.g. "controls.bodies[0].force_n: body 3 is not a
+  // dynamic rigid body"; nothing steps then), then for each of num_steps steps applies them and
+  // steps. *outcome gets a diagnostics entry per step taken and every body's contact totals
+  // summed over those steps, also when a step fails part-way (FailedPrecondition as Step).
+  absl::Status Step(int num_steps, const StepControls& controls, StepOutcome* outcome);
+  // The checks of Step(n, controls, ...) alone.
+  absl::Status ValidateControls(const StepControls& controls) const;
+
+  // Copies for reporting (world_state.h): every body's state, and the bodies' topology.
+  WorldState CopyState() const;
+  WorldTopology CopyTopology() const;
+
   double time_s() const { return time_s_; }
   int64_t step_count() const { return step_count_; }
   bool diverged() const { return diverged_; }
@@ -163,6 +178,8 @@ class World {
  private:
   explicit World(const WorldSettings& settings);
   absl::Status StepOnce(std::vector<StepDiagnostics>* diagnostics);
+  // Applies the controls before one step of a Step(n, controls, ...) call (world_controls.cc).
+  absl::Status ApplyControls(const StepControls& controls, bool first_step, int num_steps);
   // Body energies plus the target springs' energy (potential).
   WorldEnergies MeasureWorldEnergies() const;
   int BodyIndex(int32_t id) const;  // -1 when unknown

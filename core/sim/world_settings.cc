@@ -118,16 +118,6 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
   return absl::OkStatus();
 }
 
-const char* PipelineName(PipelineKind pipeline) {
-  switch (pipeline) {
-    case PipelineKind::kPenalty:
-      return "penalty";
-    case PipelineKind::kLocalGlobal:
-      return "local_global";
-  }
-  return "unknown";
-}
-
 const char* ContactModelName(ContactModel model) {
   switch (model) {
     case ContactModel::kDpf:

@@ -1,5 +1,7 @@
-// WorldSettings: the parameters of a World stepped by the penalty pipeline (Tang et al. 2012,
-// Sec. 3.2-3.5), and their validation.
+// WorldSettings: the parameters of a World — its step, gravity and divergence checks, which
+// pipeline steps it (pipeline_table.h) and that pipeline's own settings (the penalty pipeline's
+// contact model, stiffness and friction, Tang et al. 2012, Sec. 3.2-3.5; the local_global
+// solver's options) — and their validation.
 //
 // One step of length dt [s] moves every vertex on the straight line x(t) = (1 - t) x_t0 + t x_t1,
 // t in [0, 1] (body.h). A penetrating feature pair with depth delta [m] and unit normal n feels
@@ -47,7 +49,7 @@ enum class ContactModel : uint8_t {
   kDpfProximity = 4,
 };
 
-// The stepping scheme of a World (DESIGN.md Sec. 1): explicit penalty contact (Tang et al.
+// The stepping scheme of a World (docs/architecture.md): explicit penalty contact (Tang et al.
 // 2012, penalty_pipeline.h) or implicit hyperelastic local-global steps with non-smooth Newton
 // frictional contact (Zeng et al. 2024, local_global_pipeline.h).
 enum class PipelineKind : uint8_t {
@@ -112,7 +114,5 @@ struct WorldSettings {
 absl::Status ValidateWorldSettings(const WorldSettings& settings);
 
 const char* ContactModelName(ContactModel model);
-// "penalty" or "local_global": the names the service uses.
-const char* PipelineName(PipelineKind pipeline);
 
 }  // namespace contactsim::core

@@ -337,6 +337,10 @@ absl::StatusOr<NewBody> HyperelasticFromProto(const v1::BodySpec& message,
 
 }  // namespace
 
+bool BodyKindTakesTets(v1::BodyKind kind) {
+  return kind == v1::BODY_KIND_FEM || kind == v1::BODY_KIND_HYPERELASTIC;
+}
+
 absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
                                       std::string_view field,
                                       const core::WorldSettings& world_settings) {
@@ -405,20 +409,18 @@ v1::BodyKind BodyKindOf(const core::Body& body) {
   return BodyKindOf(body.type(), rigid_kind);
 }
 
-void FillBodyState(int32_t body_id, const core::Body& body, v1::BodyState* out) {
-  out->set_body_id(body_id);
-  out->set_kind(BodyKindOf(body));
-  if (body.type() == core::BodyType::kRigid) {
-    const core::RigidBodyState& state = static_cast<const core::RigidBody&>(body).state();
-    FillProto(state.p_WB_m, out->mutable_p_wb_m());
-    FillProto(state.q_WB, out->mutable_q_wb());
-    FillProto(state.v_WB_m_per_s, out->mutable_v_wb_m_per_s());
-    FillProto(state.w_WB_rad_per_s, out->mutable_w_wb_rad_per_s());
+void FillBodyState(const core::BodyStateCopy& body, v1::BodyState* out) {
+  out->set_body_id(body.body_id);
+  out->set_kind(BodyKindOf(body.type, body.rigid_kind));
+  if (body.rigid) {
+    FillProto(body.rigid->p_WB_m, out->mutable_p_wb_m());
+    FillProto(body.rigid->q_WB, out->mutable_q_wb());
+    FillProto(body.rigid->v_WB_m_per_s, out->mutable_v_wb_m_per_s());
+    FillProto(body.rigid->w_WB_rad_per_s, out->mutable_w_wb_rad_per_s());
     return;
   }
-  const auto& particles = static_cast<const core::ParticleBody&>(body);
-  const core::Points3& x = particles.positions_t0();
-  const core::Points3& v = particles.velocities();
+  const core::Points3& x = body.positions_m;
+  const core::Points3& v = body.velocities_m_per_s;
   out->mutable_positions_m()->Add(x.data(), x.data() + x.size());
   out->mutable_velocities_m_per_s()->Add(v.data(), v.data() + v.size());
 }

@@ -12,7 +12,8 @@
 #include "core/dynamics/body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/sim/world.h"
-#include "server/session/limits.h"
+#include "core/sim/world_state.h"
+#include "server/common/limits.h"
 
 namespace contactsim::server {
 
@@ -33,10 +34,14 @@ absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerL
                                       std::string_view field,
                                       const core::WorldSettings& world_settings = {});
 
+// Whether a body of this kind is made from a tetrahedral mesh (FEM and hyperelastic bodies) rather
+// than a triangle mesh: the one place that knows it (BodyFromProto, uploaded meshes).
+bool BodyKindTakesTets(v1::BodyKind kind);
+
 // The wire kind of a body (rigid_kind matters only for BodyType::kRigid).
 v1::BodyKind BodyKindOf(core::BodyType type, core::RigidBodyKind rigid_kind);
 v1::BodyKind BodyKindOf(const core::Body& body);
-// The body's state written into `out` in place.
-void FillBodyState(int32_t body_id, const core::Body& body, v1::BodyState* out);
+// A body's state copy written into `out` in place.
+void FillBodyState(const core::BodyStateCopy& body, v1::BodyState* out);
 
 }  // namespace contactsim::server

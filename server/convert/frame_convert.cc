@@ -14,17 +14,17 @@ void AddAs(const core::Points3& points, Repeated* out) {
 
 }  // namespace
 
-void FrameToProto(const PulledFrame& pulled, const StreamOptions& options, bool include_topology,
-                  v1::StateFrame* message) {
+void FrameToProto(const FrameContent& content, const FrameDelivery& delivery,
+                  const StreamOptions& options, v1::StateFrame* message) {
   message->Clear();
-  const Frame& frame = *pulled.frame;
-  message->set_seq(frame.seq);
-  message->set_time_s(frame.time_s);
-  message->set_step_count(frame.step_count);
-  message->set_coalesced(pulled.coalesced);
-  message->set_oldest_available_seq(pulled.oldest_available);
-  if (include_topology && frame.topology != nullptr) {
-    for (const TopologyBody& body : frame.topology->bodies) {
+  const core::WorldState& state = *content.state;
+  message->set_seq(delivery.seq);
+  message->set_time_s(state.time_s);
+  message->set_step_count(state.step_count);
+  message->set_coalesced(delivery.coalesced);
+  message->set_oldest_available_seq(delivery.oldest_available);
+  if (content.topology != nullptr) {
+    for (const core::BodyTopology& body : content.topology->bodies) {
       v1::BodyTopology* out = message->add_topology();
       out->set_body_id(body.body_id);
       out->set_kind(BodyKindOf(body.type, body.rigid_kind));
@@ -33,7 +33,7 @@ void FrameToProto(const PulledFrame& pulled, const StreamOptions& options, bool 
                                                        body.faces.data() + body.faces.size());
     }
   }
-  for (const FrameBody& body : frame.bodies) {
+  for (const core::BodyStateCopy& body : state.bodies) {
     v1::BodyFrame* out = message->add_bodies();
     out->set_body_id(body.body_id);
     if (options.float64) {
@@ -48,15 +48,15 @@ void FrameToProto(const PulledFrame& pulled, const StreamOptions& options, bool 
       }
     }
   }
-  if (options.include_contacts) {
-    for (const core::ContactRecord& record : frame.contacts.contacts) {
+  if (options.include_contacts && content.contacts != nullptr) {
+    for (const core::ContactRecord& record : content.contacts->contacts) {
       FillProto(record, message->mutable_contacts()->add_contacts());
     }
-    for (const core::BodyContactTotals& totals : frame.contacts.body_totals) {
+    for (const core::BodyContactTotals& totals : content.contacts->body_totals) {
       FillProto(totals, message->mutable_contacts()->add_body_totals());
     }
   }
-  FillProto(frame.diagnostics, message->mutable_diagnostics());
+  FillProto(*content.diagnostics, message->mutable_diagnostics());
 }
 
 }  // namespace contactsim::server

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/convert/body_convert.h"
 
 namespace contactsim::server {
 namespace {
@@ -87,7 +88,7 @@ absl::StatusOr<UploadedMesh> MeshUpload::Finish() {
 
 absl::StatusOr<v1::BodySpec> WithUploadedMesh(const v1::BodySpec& body, const UploadedMesh& mesh,
                                               std::string_view field) {
-  const bool wants_tets = body.kind() == v1::BODY_KIND_FEM;
+  const bool wants_tets = BodyKindTakesTets(body.kind());
   if (mesh.tetrahedral != wants_tets) {
     return absl::InvalidArgumentError(
         absl::StrCat(std::string(field), ".mesh_id: mesh '", body.mesh_id(), "' is ",

@@ -17,8 +17,8 @@
 #include "absl/status/statusor.h"
 #include "contactsim/v1/scene.pb.h"
 #include "contactsim/v1/simulation.pb.h"
-#include "server/session/limits.h"
-#include "server/session/uploaded_mesh.h"
+#include "server/common/limits.h"
+#include "server/common/uploaded_mesh.h"
 
 namespace contactsim::server {
 

@@ -11,7 +11,7 @@
 #include "contactsim/v1/primitives.pb.h"
 #include "core/geometry/tet_mesh.h"
 #include "core/geometry/triangle_mesh.h"
-#include "server/session/limits.h"
+#include "server/common/limits.h"
 
 namespace contactsim::server {
 

@@ -192,9 +192,9 @@ v1::WorldSettings ToProto(const core::WorldSettings& settings) {
   return message;
 }
 
-absl::StatusOr<PlaneInput> GroundPlaneFromProto(const v1::GroundPlane& message,
-                                                std::string_view field) {
-  PlaneInput plane;
+absl::StatusOr<core::GroundPlane> GroundPlaneFromProto(const v1::GroundPlane& message,
+                                                       std::string_view field) {
+  core::GroundPlane plane;
   ASSIGN_OR_RETURN(plane.normal, FiniteVec3FromProto(message.normal(), Field(field, "normal")));
   if (plane.normal.norm() == 0.0) {
     return absl::InvalidArgumentError(absl::StrCat(Field(field, "normal"), ": must be non-zero"));

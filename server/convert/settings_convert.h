@@ -17,12 +17,9 @@ absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettin
 // Every field set, defaults filled in.
 v1::WorldSettings ToProto(const core::WorldSettings& settings);
 
-struct PlaneInput {
-  core::Vec3 normal = core::Vec3::UnitZ();
-  double offset_m = 0.0;
-};
-absl::StatusOr<PlaneInput> GroundPlaneFromProto(const v1::GroundPlane& message,
-                                                std::string_view field);
+// A plane to add (its id is the World's to assign; 0 here).
+absl::StatusOr<core::GroundPlane> GroundPlaneFromProto(const v1::GroundPlane& message,
+                                                       std::string_view field);
 v1::GroundPlane ToProto(const core::GroundPlane& plane);
 
 }  // namespace contactsim::server

@@ -10,12 +10,12 @@
 
 namespace contactsim::server {
 
-absl::StatusOr<StepControls> StepControlsFromProto(const v1::StepControls& message) {
-  StepControls controls;
+absl::StatusOr<core::StepControls> StepControlsFromProto(const v1::StepControls& message) {
+  core::StepControls controls;
   for (int i = 0; i < message.bodies_size(); ++i) {
     const v1::BodyControl& in = message.bodies(i);
     const std::string field = absl::StrCat("controls.bodies[", i, "]");
-    BodyControlInput control;
+    core::BodyControlInput control;
     control.index = i;
     control.body_id = in.body_id();
     if (in.has_force_n()) {
@@ -27,7 +27,7 @@ absl::StatusOr<StepControls> StepControlsFromProto(const v1::StepControls& messa
                        FiniteVec3FromProto(in.torque_n_m(), absl::StrCat(field, ".torque_n_m")));
     }
     if (in.has_kinematic_target()) {
-      KinematicTarget target;
+      core::KinematicTarget target;
       ASSIGN_OR_RETURN(target.p_WB_m,
                        FiniteVec3FromProto(in.kinematic_target().position_m(),
                                            absl::StrCat(field, ".kinematic_target.position_m")));
@@ -60,7 +60,7 @@ absl::StatusOr<StepControls> StepControlsFromProto(const v1::StepControls& messa
                                                      in.forces_n_size(), " is not 3 x ",
                                                      in.vertices_size(), " vertices"));
     }
-    VertexForcesInput forces;
+    core::VertexForcesInput forces;
     forces.index = i;
     forces.body_id = in.body_id();
     forces.vertices.assign(in.vertices().begin(), in.vertices().end());
@@ -77,7 +77,7 @@ absl::StatusOr<StepControls> StepControlsFromProto(const v1::StepControls& messa
   for (int i = 0; i < message.constraint_targets_size(); ++i) {
     const v1::ConstraintTarget& in = message.constraint_targets(i);
     const std::string field = absl::StrCat("controls.constraint_targets[", i, "].targets_m");
-    ConstraintTargetInput targets;
+    core::ConstraintTargetInput targets;
     targets.index = i;
     targets.constraint_id = in.constraint_id();
     ASSIGN_OR_RETURN(targets.targets_m, FinitePointsFromProto(in.targets_m(), field));
@@ -130,39 +130,23 @@ void FillProto(const core::BodyContactTotals& totals, v1::BodyContactTotals* out
   out->set_contact_count(totals.contact_count);
 }
 
-void FillStepResponse(const core::World& world, const StepOutcome& outcome,
-                      v1::StepResponse* response) {
-  response->set_step_count(world.step_count());
-  response->set_time_s(world.time_s());
-  const std::vector<int32_t>& body_ids = world.body_ids();
-  response->mutable_bodies()->Reserve(static_cast<int>(body_ids.size()));
-  for (int32_t id : body_ids) FillBodyState(id, *world.body(id), response->add_bodies());
-  const core::ContactReport& report = world.last_contact_report();
-  v1::ContactReport* contacts = response->mutable_contacts();
-  contacts->mutable_contacts()->Reserve(static_cast<int>(report.contacts.size()));
-  for (const core::ContactRecord& record : report.contacts) {
-    FillProto(record, contacts->add_contacts());
+void FillStepResponse(const core::WorldState& state, const core::ContactReport& contacts,
+                      const core::StepOutcome& outcome, v1::StepResponse* response) {
+  response->set_step_count(state.step_count);
+  response->set_time_s(state.time_s);
+  response->mutable_bodies()->Reserve(static_cast<int>(state.bodies.size()));
+  for (const core::BodyStateCopy& body : state.bodies) FillBodyState(body, response->add_bodies());
+  v1::ContactReport* out = response->mutable_contacts();
+  out->mutable_contacts()->Reserve(static_cast<int>(contacts.contacts.size()));
+  for (const core::ContactRecord& record : contacts.contacts) {
+    FillProto(record, out->add_contacts());
   }
   for (const core::BodyContactTotals& totals : outcome.summed_totals) {
-    FillProto(totals, contacts->add_body_totals());
+    FillProto(totals, out->add_body_totals());
   }
   for (const core::StepDiagnostics& diagnostics : outcome.diagnostics) {
     FillProto(diagnostics, response->add_diagnostics());
   }
-}
-
-v1::SessionSummary ToProto(const SessionSummary& summary) {
-  v1::SessionSummary message;
-  message.set_session_id(summary.id);
-  message.set_name(summary.name);
-  message.set_pipeline(summary.pipeline);
-  message.set_state(summary.state == SessionState::kActive ? v1::SESSION_STATE_ACTIVE
-                                                           : v1::SESSION_STATE_FAILED);
-  message.set_failure_message(summary.failure_message);
-  message.set_step_count(summary.step_count);
-  message.set_time_s(summary.time_s);
-  message.set_num_bodies(summary.num_bodies);
-  return message;
 }
 
 }  // namespace contactsim::server

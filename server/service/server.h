@@ -11,13 +11,13 @@
 
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
+#include "server/common/limits.h"
 #include "server/metrics/http_exporter.h"
 #include "server/metrics/metrics.h"
 #include "server/metrics/server_metrics.h"
 #include "server/service/server_tls.h"
 #include "server/service/simulation_service.h"
 #include "server/service/stream_dispatcher.h"
-#include "server/session/limits.h"
 #include "server/session/session_manager.h"
 #include "server/session/worker_pool.h"
 

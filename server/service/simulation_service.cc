@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
+#include "core/sim/pipeline_table.h"
 #include "core/sim/world.h"
 #include "server/convert/body_convert.h"
 #include "server/convert/constraint_convert.h"
@@ -15,6 +16,7 @@
 #include "server/convert/step_convert.h"
 #include "server/convert/value_convert.h"
 #include "server/service/state_stream.h"
+#include "server/service/summary_proto.h"
 #include "server/service/upload_mesh_reactor.h"
 #include "spdlog/spdlog.h"
 
@@ -34,9 +36,6 @@ class FinishedReactor final : public Base {
   explicit FinishedReactor(const absl::Status& status) { this->Finish(ToGrpcStatus(status)); }
   void OnDone() override { delete this; }
 };
-
-constexpr std::string_view kPenalty = "penalty";
-constexpr std::string_view kLocalGlobal = "local_global";
 
 }  // namespace
 
@@ -116,36 +115,23 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
                                                            const v1::CreateSessionRequest* request,
                                                            v1::CreateSessionResponse* response) {
   auto run = [&]() -> absl::Status {
-    const std::string pipeline = request->pipeline().empty() ? "penalty" : request->pipeline();
-    if (pipeline != kPenalty && pipeline != kLocalGlobal) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("pipeline: unknown '", pipeline, "' (available: penalty, local_global)"));
+    // The default pipeline is the table's first (penalty).
+    core::PipelineKind pipeline = core::PipelineTable().front().kind;
+    if (!request->pipeline().empty()) {
+      ASSIGN_OR_RETURN(pipeline, core::PipelineKindFromName(request->pipeline(), "pipeline"));
     }
     ASSIGN_OR_RETURN(core::WorldSettings settings,
                      WorldSettingsFromProto(request->settings(), "settings"));
-    settings.pipeline =
-        pipeline == kLocalGlobal ? core::PipelineKind::kLocalGlobal : core::PipelineKind::kPenalty;
-    std::vector<PlaneInput> planes;
+    settings.pipeline = pipeline;
+    std::vector<core::GroundPlane> planes;
     for (int i = 0; i < request->ground_planes_size(); ++i) {
       ASSIGN_OR_RETURN(
-          PlaneInput plane,
+          core::GroundPlane plane,
           GroundPlaneFromProto(request->ground_planes(i), absl::StrCat("ground_planes[", i, "]")));
       planes.push_back(plane);
     }
-    absl::StatusOr<core::World> world = core::World::Create(settings);
-    if (!world.ok()) {
-      return absl::Status(world.status().code(),
-                          absl::StrCat("settings: ", world.status().message()));
-    }
-    for (size_t i = 0; i < planes.size(); ++i) {
-      absl::StatusOr<int32_t> id = world->AddGroundPlane(planes[i].normal, planes[i].offset_m);
-      if (!id.ok()) {
-        return absl::Status(id.status().code(),
-                            absl::StrCat("ground_planes[", i, "]: ", id.status().message()));
-      }
-    }
     ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
-                     sessions_->Create(request->name(), pipeline, std::move(*world)));
+                     sessions_->Create(request->name(), settings, planes));
     spdlog::info("session {} created ('{}', {} planes, dt {} s)", session->id(), request->name(),
                  planes.size(), settings.dt_s);
     metrics_->sessions_created.Increment();
@@ -171,13 +157,12 @@ grpc::ServerUnaryReactor* SimulationService::GetSession(grpc::CallbackServerCont
                                                         v1::GetSessionResponse* response) {
   auto run = [response](Session& session) -> absl::Status {
     *response->mutable_summary() = ToProto(session.Summary());
-    session.Read([&](const core::World& world) {
-      *response->mutable_settings() = ToProto(world.settings());
-      for (int32_t id : world.body_ids()) response->add_body_ids(id);
-      for (const core::GroundPlane& plane : world.ground_planes()) {
-        *response->add_ground_planes() = ToProto(plane);
-      }
-    });
+    const SessionContent content = session.Content();
+    *response->mutable_settings() = ToProto(content.settings);
+    for (int32_t id : content.body_ids) response->add_body_ids(id);
+    for (const core::GroundPlane& plane : content.ground_planes) {
+      *response->add_ground_planes() = ToProto(plane);
+    }
     return absl::OkStatus();
   };
   return OnSession(context, request->session_id(), Role::kViewer, /*may_run_inline=*/true, run);
@@ -211,8 +196,7 @@ grpc::ServerUnaryReactor* SimulationService::AddBody(grpc::CallbackServerContext
       ASSIGN_OR_RETURN(resolved, WithUploadedMesh(*spec, *mesh, "body"));
       spec = &resolved;
     }
-    core::WorldSettings world_settings;
-    session.Read([&](const core::World& world) { world_settings = world.settings(); });
+    const core::WorldSettings world_settings = session.settings();
     ASSIGN_OR_RETURN(NewBody body,
                      BodyFromProto(*spec, sessions_->limits(), "body", world_settings));
     const int num_vertices = body.body->num_vertices();
@@ -279,7 +263,7 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
                                                   v1::StepResponse* response) {
   const auto arrived = std::chrono::steady_clock::now();
   std::shared_ptr<Session> session;
-  StepControls controls;
+  core::StepControls controls;
   // On the callback thread: the token and the request alone (no session state) are checked
   // before queueing.
   auto check = [&]() -> absl::Status {
@@ -299,15 +283,15 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
   };
   if (absl::Status checked = check(); !checked.ok()) return Finish(context, checked);
   auto run = [this, request, response, arrived,
-              controls = std::make_shared<const StepControls>(std::move(controls))](
+              controls = std::make_shared<const core::StepControls>(std::move(controls))](
                  Session& session) -> absl::Status {
     const auto started = std::chrono::steady_clock::now();
-    size_t steps_taken = 0;
-    absl::Status status = session.Step(request->n_steps(), *controls,
-                                       [&](const core::World& world, const StepOutcome& outcome) {
-                                         steps_taken = outcome.diagnostics.size();
-                                         FillStepResponse(world, outcome, response);
-                                       });
+    SessionStepResult result = session.Step(request->n_steps(), *controls);
+    const size_t steps_taken = result.outcome.diagnostics.size();
+    if (steps_taken > 0) {
+      FillStepResponse(*result.state, *result.contacts, result.outcome, response);
+    }
+    const absl::Status& status = result.status;
     const auto finished = std::chrono::steady_clock::now();
     if (steps_taken > 0) {
       session.strand()->set_step_cost_s(std::chrono::duration<double>(finished - started).count() /

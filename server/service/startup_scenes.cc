@@ -4,19 +4,23 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "clients/cpp/connection.h"
+#include "contactsim/v1/simulation.grpc.pb.h"
 
 namespace contactsim::server {
 
 absl::StatusOr<std::vector<StartupScene>> LoadStartupScenes(ContactSimServer& server,
                                                             const std::vector<std::string>& files) {
   // Generous: the server is otherwise idle at start-up, but a large scene takes a while to build.
-  const client::Connection connection(server.InProcessChannel(), std::chrono::seconds(300));
+  const auto stub = v1::Simulation::NewStub(server.InProcessChannel());
+  auto prepare = [](grpc::ClientContext& context, const std::string& token) {
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(300));
+    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+  };
   std::vector<StartupScene> scenes;
   for (const std::string& file : files) {
-    absl::StatusOr<v1::SceneFile> scene = client::ReadSceneFile(file);
+    absl::StatusOr<v1::SceneFile> scene = scenes::ReadSceneFile(file);
     if (!scene.ok()) return scene.status();  // already names the file (and line:column)
-    absl::StatusOr<client::LoadedScene> loaded = client::LoadScene(connection, *scene);
+    absl::StatusOr<scenes::LoadedSceneIds> loaded = scenes::LoadScene(*stub, prepare, *scene);
     if (!loaded.ok()) {
       return absl::Status(loaded.status().code(),
                           absl::StrCat(file, ": ", loaded.status().message()));

@@ -1,21 +1,21 @@
 // `contactsim-server --scene FILE`: sessions created at start-up from scene files
 // (scenes/*.textproto), through the server's own API over an in-process channel, so a scene
-// file gets exactly the requests and checks a client's `contactsim load` gets (the loader is the
-// client library's, clients/cpp/scene_file.h).
+// file gets exactly the requests and checks a client's `contactsim load` gets (the API-level
+// loader of scenes/loader/scene_file.h, which `contactsim load` uses too).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "clients/cpp/scene_file.h"
+#include "scenes/loader/scene_file.h"
 #include "server/service/server.h"
 
 namespace contactsim::server {
 
 struct StartupScene {
   std::string file;
-  client::LoadedScene loaded;
+  scenes::LoadedSceneIds loaded;
 };
 
 // Loads the files in order. The first failure is returned with the file named ("FILE:LINE:COL:

@@ -72,7 +72,14 @@ void StateStream::Pump() {
   }
   const int64_t topology_version =
       pulled->frame->topology != nullptr ? pulled->frame->topology->version : 0;
-  FrameToProto(*pulled, options_, topology_version != sent_topology_version_, &message_);
+  const Frame& frame = *pulled->frame;
+  FrameContent content;
+  content.state = frame.state.get();
+  content.diagnostics = &frame.diagnostics;
+  content.contacts = frame.contacts.get();
+  if (topology_version != sent_topology_version_) content.topology = frame.topology.get();
+  FrameToProto(content, FrameDelivery{frame.seq, pulled->coalesced, pulled->oldest_available},
+               options_, &message_);
   sent_topology_version_ = topology_version;
   metrics_->stream_frames_coalesced.Increment(static_cast<uint64_t>(pulled->coalesced));
   last_write_ = now;

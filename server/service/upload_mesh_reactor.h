@@ -16,8 +16,8 @@
 #include "absl/status/statusor.h"
 #include "contactsim/v1/simulation.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "server/common/limits.h"
 #include "server/convert/mesh_upload.h"
-#include "server/session/limits.h"
 #include "server/session/session.h"
 
 namespace contactsim::server {

@@ -7,20 +7,11 @@
 #include "core/dynamics/corotational_fem.h"
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/rigid_body.h"
-#include "core/sim/world_serialization.h"
-#include "server/convert/snapshot_blob.h"
+#include "core/sim/serialization/world_serialization.h"
+#include "server/session/snapshot_blob.h"
 
 namespace contactsim::server {
 namespace {
-
-const core::RigidBody* AsRigid(const core::Body* body) {
-  if (body == nullptr || body->type() != core::BodyType::kRigid) return nullptr;
-  return static_cast<const core::RigidBody*>(body);
-}
-
-std::string ControlField(const BodyControlInput& control, const char* member) {
-  return absl::StrCat("controls.bodies[", control.index, "].", member);
-}
 
 // Room for the other fields of a SnapshotResponse and gRPC framing [bytes].
 constexpr int64_t kReplyOverheadBytes = 1024;
@@ -60,57 +51,35 @@ absl::Status CheckSnapshotLimits(const core::World& world, const ServerLimits& l
 
 }  // namespace
 
-Session::Session(std::string id, std::string name, std::string pipeline, core::World world,
-                 const ServerLimits& limits)
+Session::Session(std::string id, std::string name, core::World world, const ServerLimits& limits)
     : id_(std::move(id)),
       name_(std::move(name)),
-      pipeline_(std::move(pipeline)),
+      pipeline_(world.settings().pipeline),
       controller_token_(GenerateToken()),
       viewer_token_(GenerateToken()),
       limits_(limits),
       world_(std::move(world)),
       frames_(std::make_shared<FrameBus>(limits.stream_ring_frames)) {
   std::lock_guard lock(mu_);
-  PublishLocked(/*content_changed=*/true, nullptr);
+  PublishLocked(/*content_changed=*/true);
 }
 
-void Session::PublishLocked(bool content_changed, const core::StepDiagnostics* diagnostics) {
+void Session::PublishLocked(bool content_changed, std::shared_ptr<const core::WorldState> state,
+                            std::shared_ptr<const core::ContactReport> contacts,
+                            const core::StepDiagnostics* diagnostics) {
   if (content_changed || topology_ == nullptr) {
-    auto topology = std::make_shared<Topology>();
+    auto topology = std::make_shared<Topology>(world_.CopyTopology());
     topology->version = topology_ == nullptr ? 1 : topology_->version + 1;
-    for (int32_t id : world_.body_ids()) {
-      const core::SimBody* sim_body = world_.sim_body(id);
-      TopologyBody body;
-      body.body_id = id;
-      body.type = sim_body->body->type();
-      if (const core::RigidBody* rigid = AsRigid(sim_body->body.get())) {
-        body.rigid_kind = rigid->kind();
-      }
-      body.name = sim_body->name;
-      body.faces = sim_body->body->surface().faces();
-      topology->bodies.push_back(std::move(body));
-    }
     topology_ = std::move(topology);
   }
+  if (state == nullptr) state = std::make_shared<const core::WorldState>(world_.CopyState());
   Frame frame;
-  frame.time_s = world_.time_s();
-  frame.step_count = world_.step_count();
+  frame.time_s = state->time_s;
+  frame.step_count = state->step_count;
   frame.topology = topology_;
-  for (int32_t id : world_.body_ids()) {
-    const core::Body& body = *world_.body(id);
-    FrameBody out;
-    out.body_id = id;
-    out.positions_m = body.positions_t0();
-    out.velocities_m_per_s.resize(body.num_vertices(), 3);
-    for (int i = 0; i < body.num_vertices(); ++i) {
-      out.velocities_m_per_s.row(i) = body.VertexVelocity(i).transpose();
-    }
-    frame.bodies.push_back(std::move(out));
-  }
-  if (diagnostics != nullptr) {
-    frame.contacts = world_.last_contact_report();
-    frame.diagnostics = *diagnostics;
-  }
+  frame.state = std::move(state);
+  frame.contacts = std::move(contacts);
+  if (diagnostics != nullptr) frame.diagnostics = *diagnostics;
   frames_->Publish(std::move(frame));
 }
 
@@ -128,7 +97,7 @@ SessionSummary Session::Summary() const {
   SessionSummary summary;
   summary.id = id_;
   summary.name = name_;
-  summary.pipeline = pipeline_;
+  summary.pipeline = std::string(core::PipelineName(pipeline_));
   summary.state = state_;
   summary.failure_message = failure_message_;
   summary.step_count = world_.step_count();
@@ -137,9 +106,19 @@ SessionSummary Session::Summary() const {
   return summary;
 }
 
-void Session::Read(const std::function<void(const core::World&)>& read) const {
+SessionContent Session::Content() const {
   std::lock_guard lock(mu_);
-  read(world_);
+  SessionContent content;
+  content.settings = world_.settings();
+  content.body_ids = world_.body_ids();
+  const auto planes = world_.ground_planes();
+  content.ground_planes.assign(planes.begin(), planes.end());
+  return content;
+}
+
+core::WorldSettings Session::settings() const {
+  std::lock_guard lock(mu_);
+  return world_.settings();
 }
 
 absl::Status Session::CheckActive() const {
@@ -169,7 +148,7 @@ absl::StatusOr<int32_t> Session::AddBody(std::unique_ptr<core::Body> body,
     return absl::Status(id.status().code(),
                         absl::StrCat(std::string(field), ": ", id.status().message()));
   }
-  PublishLocked(/*content_changed=*/true, nullptr);
+  PublishLocked(/*content_changed=*/true);
   return id;
 }
 
@@ -180,7 +159,7 @@ absl::Status Session::RemoveBody(int32_t body_id) {
     return absl::NotFoundError(absl::StrCat("body_id: no body ", body_id));
   }
   RETURN_IF_ERROR(world_.RemoveBody(body_id));
-  PublishLocked(/*content_changed=*/true, nullptr);
+  PublishLocked(/*content_changed=*/true);
   return absl::OkStatus();
 }
 
@@ -246,157 +225,26 @@ absl::StatusOr<std::shared_ptr<const UploadedMesh>> Session::FindMesh(
   return it->second;
 }
 
-absl::Status Session::ValidateControls(const StepControls& controls) const {
-  std::vector<int32_t> seen;
-  for (const BodyControlInput& control : controls.bodies) {
-    const core::Body* body = world_.body(control.body_id);
-    if (body == nullptr) {
-      return absl::NotFoundError(
-          absl::StrCat(ControlField(control, "body_id"), ": no body ", control.body_id));
-    }
-    for (int32_t id : seen) {
-      if (id == control.body_id) {
-        return absl::InvalidArgumentError(absl::StrCat(ControlField(control, "body_id"), ": body ",
-                                                       control.body_id, " appears twice"));
-      }
-    }
-    seen.push_back(control.body_id);
-    const core::RigidBody* rigid = AsRigid(body);
-    const bool dynamic = rigid != nullptr && rigid->kind() == core::RigidBodyKind::kDynamic;
-    const bool kinematic = rigid != nullptr && rigid->kind() == core::RigidBodyKind::kKinematic;
-    if (control.force_n && !dynamic) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ControlField(control, "force_n"), ": body ", control.body_id,
-                       " is not a dynamic rigid body (use vertex_forces on deformables)"));
-    }
-    if (control.torque_n_m && !dynamic) {
-      return absl::InvalidArgumentError(absl::StrCat(ControlField(control, "torque_n_m"), ": body ",
-                                                     control.body_id,
-                                                     " is not a dynamic rigid body"));
-    }
-    const bool has_velocity = control.kinematic_linear_velocity_m_per_s.has_value() ||
-                              control.kinematic_angular_velocity_rad_per_s.has_value();
-    if ((control.kinematic_target || has_velocity) && !kinematic) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          ControlField(control, control.kinematic_target ? "kinematic_target"
-                                                         : "kinematic_linear_velocity_m_per_s"),
-          ": body ", control.body_id, " is not kinematic"));
-    }
-    if (control.kinematic_target && has_velocity) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ControlField(control, "kinematic_target"),
-                       ": give either a target pose or velocities, not both"));
-    }
-  }
-  for (const VertexForcesInput& forces : controls.vertex_forces) {
-    const std::string field = absl::StrCat("controls.vertex_forces[", forces.index, "]");
-    const core::Body* body = world_.body(forces.body_id);
-    if (body == nullptr) {
-      return absl::NotFoundError(absl::StrCat(field, ".body_id: no body ", forces.body_id));
-    }
-    for (size_t k = 0; k < forces.vertices.size(); ++k) {
-      const int32_t v = forces.vertices[k];
-      if (v < 0 || v >= body->num_vertices()) {
-        return absl::InvalidArgumentError(absl::StrCat(field, ".vertices[", k, "]: vertex ", v,
-                                                       " out of range [0, ", body->num_vertices(),
-                                                       ")"));
-      }
-    }
-  }
-  for (const ConstraintTargetInput& targets : controls.constraint_targets) {
-    const std::string field = absl::StrCat("controls.constraint_targets[", targets.index, "]");
-    const core::Constraint* constraint = world_.constraints().Find(targets.constraint_id);
-    if (constraint == nullptr) {
-      return absl::NotFoundError(
-          absl::StrCat(field, ".constraint_id: no constraint ", targets.constraint_id));
-    }
-    if (constraint->spec.kind != core::ConstraintKind::kPositionTarget) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ".constraint_id: constraint ", targets.constraint_id, " is a ",
-                       core::ConstraintKindName(constraint->spec.kind), ", not a position_target"));
-    }
-    if (targets.targets_m.rows() != static_cast<Eigen::Index>(constraint->spec.vertices.size())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ".targets_m: ", targets.targets_m.rows(), " targets for ",
-                       constraint->spec.vertices.size(), " vertices"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Session::ApplyControls(const StepControls& controls, bool first_step, int n_steps) {
-  for (const BodyControlInput& control : controls.bodies) {
-    auto* rigid = static_cast<core::RigidBody*>(world_.body(control.body_id));
-    if (control.force_n) RETURN_IF_ERROR(rigid->ApplyForce(*control.force_n));
-    if (control.torque_n_m) RETURN_IF_ERROR(rigid->ApplyTorque(*control.torque_n_m));
-    if (!first_step) continue;  // kinematic velocities persist over the call's steps
-    if (control.kinematic_target) {
-      // Constant velocity over the whole call reaches the target at its end.
-      RETURN_IF_ERROR(rigid->SetKinematicTarget(control.kinematic_target->p_WB_m,
-                                                control.kinematic_target->q_WB,
-                                                n_steps * world_.settings().dt_s));
-    } else if (control.kinematic_linear_velocity_m_per_s ||
-               control.kinematic_angular_velocity_rad_per_s) {
-      RETURN_IF_ERROR(rigid->SetVelocity(
-          control.kinematic_linear_velocity_m_per_s.value_or(rigid->state().v_WB_m_per_s),
-          control.kinematic_angular_velocity_rad_per_s.value_or(rigid->state().w_WB_rad_per_s)));
-    }
-  }
-  if (first_step) {  // targets stay where they are put
-    for (const ConstraintTargetInput& targets : controls.constraint_targets) {
-      RETURN_IF_ERROR(world_.SetConstraintTargets(targets.constraint_id, targets.targets_m));
-    }
-  }
-  for (const VertexForcesInput& forces : controls.vertex_forces) {
-    core::Body* body = world_.body(forces.body_id);
-    for (size_t k = 0; k < forces.vertices.size(); ++k) {
-      RETURN_IF_ERROR(body->AddVertexForce(forces.vertices[k], forces.forces_n.row(k).transpose()));
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Session::Step(
-    int n_steps, const StepControls& controls,
-    const std::function<void(const core::World&, const StepOutcome&)>& read) {
+SessionStepResult Session::Step(int n_steps, const core::StepControls& controls) {
   std::lock_guard lock(mu_);
-  RETURN_IF_ERROR(CheckActive());
-  RETURN_IF_ERROR(ValidateControls(controls));
-  StepOutcome outcome;
-  outcome.diagnostics.reserve(n_steps);
-  for (int32_t id : world_.body_ids()) {
-    core::BodyContactTotals totals;
-    totals.body_id = id;
-    outcome.summed_totals.push_back(totals);
-  }
-  absl::Status status;
-  for (int step = 0; step < n_steps && status.ok(); ++step) {
-    status = ApplyControls(controls, step == 0, n_steps);
-    if (!status.ok()) break;
-    status = world_.Step(1, &outcome.diagnostics);
-    if (!status.ok()) break;
-    // The body set cannot change within a call, so the totals line up with summed_totals.
-    const auto& totals = world_.last_contact_report().body_totals;
-    for (size_t i = 0; i < totals.size() && i < outcome.summed_totals.size(); ++i) {
-      core::BodyContactTotals& sum = outcome.summed_totals[i];
-      if (totals[i].body_id != sum.body_id) continue;
-      sum.impulse_Ns += totals[i].impulse_Ns;
-      sum.angular_impulse_Nms += totals[i].angular_impulse_Nms;
-      sum.contact_count += totals[i].contact_count;
-    }
-  }
-  if (!status.ok() && world_.diverged()) {
+  SessionStepResult result;
+  result.status = CheckActive();
+  if (!result.status.ok()) return result;
+  result.status = world_.Step(n_steps, controls, &result.outcome);
+  if (!result.status.ok() && world_.diverged()) {
     state_ = SessionState::kFailed;
     failure_message_ =
-        absl::StrCat("diverged at step ", world_.step_count(), ": ", status.message());
-    status =
+        absl::StrCat("diverged at step ", world_.step_count(), ": ", result.status.message());
+    result.status =
         absl::FailedPreconditionError(absl::StrCat("n_steps: the simulation ", failure_message_));
   }
-  if (!outcome.diagnostics.empty()) {
-    PublishLocked(/*content_changed=*/false, &outcome.diagnostics.back());
+  if (!result.outcome.diagnostics.empty()) {
+    result.state = std::make_shared<const core::WorldState>(world_.CopyState());
+    result.contacts = std::make_shared<const core::ContactReport>(world_.last_contact_report());
+    PublishLocked(/*content_changed=*/false, result.state, result.contacts,
+                  &result.outcome.diagnostics.back());
   }
-  read(world_, outcome);
-  return status;
+  return result;
 }
 
 absl::StatusOr<SessionSnapshot> Session::Snapshot() {
@@ -404,7 +252,7 @@ absl::StatusOr<SessionSnapshot> Session::Snapshot() {
   RETURN_IF_ERROR(CheckActive());
   ASSIGN_OR_RETURN(const std::string world_bytes, core::SerializeWorld(world_));
   SessionSnapshot snapshot;
-  snapshot.blob = EncodeSnapshotBlob(pipeline_, world_bytes);
+  snapshot.blob = EncodeSnapshotBlob(core::PipelineName(pipeline_), world_bytes);
   snapshot.step_count = world_.step_count();
   snapshot.time_s = world_.time_s();
   const int64_t limit = static_cast<int64_t>(limits_.max_message_bytes) - kReplyOverheadBytes;
@@ -420,17 +268,17 @@ absl::StatusOr<SessionSnapshot> Session::Snapshot() {
 absl::Status Session::Restore(std::string_view blob) {
   // Decoded and checked before the lock: a refused blob never touches the session.
   ASSIGN_OR_RETURN(DecodedSnapshot decoded, DecodeSnapshotBlob(blob));
-  if (decoded.pipeline != pipeline_) {
-    return absl::InvalidArgumentError(absl::StrCat("snapshot: taken with the '", decoded.pipeline,
-                                                   "' pipeline; this session runs '", pipeline_,
-                                                   "'"));
+  if (decoded.world.settings().pipeline != pipeline_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "snapshot: taken with the '", decoded.pipeline, "' pipeline; this session runs '",
+        std::string(core::PipelineName(pipeline_)), "'"));
   }
   RETURN_IF_ERROR(CheckSnapshotLimits(decoded.world, limits_));
   std::lock_guard lock(mu_);
   world_ = std::move(decoded.world);
   state_ = SessionState::kActive;
   failure_message_.clear();
-  PublishLocked(/*content_changed=*/true, nullptr);
+  PublishLocked(/*content_changed=*/true);
   return absl::OkStatus();
 }
 

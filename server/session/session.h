@@ -1,4 +1,4 @@
-// Session: one simulated World (penalty pipeline) with its tokens and its state (active or
+// Session: one simulated World (any pipeline) with its tokens and its state (active or
 // failed). The service runs the session's work (steps, edits, snapshots) as tasks on the
 // session's Strand, one at a time in arrival order, while different sessions run in parallel on
 // the server's WorkerPool. Every operation also takes the session's mutex, which guards reads
@@ -29,14 +29,16 @@
 #include "core/contact/contact_report.h"
 #include "core/dynamics/body.h"
 #include "core/sim/constraints.h"
+#include "core/sim/pipeline_table.h"
+#include "core/sim/step_controls.h"
 #include "core/sim/step_diagnostics.h"
 #include "core/sim/world.h"
+#include "core/sim/world_state.h"
 #include "server/auth/token.h"
+#include "server/common/limits.h"
+#include "server/common/uploaded_mesh.h"
 #include "server/session/frame_bus.h"
-#include "server/session/limits.h"
-#include "server/session/step_controls.h"
 #include "server/session/strand.h"
-#include "server/session/uploaded_mesh.h"
 
 namespace contactsim::server {
 
@@ -53,14 +55,26 @@ struct SessionSummary {
   int num_bodies = 0;
 };
 
-// What one Step call did: a diagnostics entry per step taken, and the contact totals of every
-// body summed over those steps (ascending body id).
-struct StepOutcome {
-  std::vector<core::StepDiagnostics> diagnostics;
-  std::vector<core::BodyContactTotals> summed_totals;
+// What one Step call did. `status` as World::Step (FailedPrecondition naming n_steps when the
+// simulation diverged part-way, the session then failed). When at least one step was taken,
+// `state` and `contacts` are the state after the last one and its contact report (the same copies
+// the published frame holds) and `outcome` has a diagnostics entry per step; otherwise they are
+// null and empty.
+struct SessionStepResult {
+  absl::Status status;
+  std::shared_ptr<const core::WorldState> state;
+  std::shared_ptr<const core::ContactReport> contacts;
+  core::StepOutcome outcome;
 };
 
-// A snapshot blob (server/convert/snapshot_blob.h) and the time it was taken at.
+// What GetSession reports of the World.
+struct SessionContent {
+  core::WorldSettings settings;
+  std::vector<int32_t> body_ids;  // ascending
+  std::vector<core::GroundPlane> ground_planes;
+};
+
+// A snapshot blob (server/session/snapshot_blob.h) and the time it was taken at.
 struct SessionSnapshot {
   std::string blob;
   int64_t step_count = 0;
@@ -69,8 +83,7 @@ struct SessionSnapshot {
 
 class Session {
  public:
-  Session(std::string id, std::string name, std::string pipeline, core::World world,
-          const ServerLimits& limits);
+  Session(std::string id, std::string name, core::World world, const ServerLimits& limits);
 
   const std::string& id() const { return id_; }
   const std::string& controller_token() const { return controller_token_; }
@@ -90,8 +103,9 @@ class Session {
   // Ends the session's streams (CloseSession).
   void CloseStreams() { frames_->Close(); }
 
-  // Runs `read` on the World under the session's lock (for responses that read the state).
-  void Read(const std::function<void(const core::World&)>& read) const;
+  // Copies taken under the session's lock.
+  SessionContent Content() const;
+  core::WorldSettings settings() const;
 
   // `field` names the body in errors ("body"). ResourceExhausted beyond the body limit.
   absl::StatusOr<int32_t> AddBody(std::unique_ptr<core::Body> body, core::BodyOptions options,
@@ -116,11 +130,9 @@ class Session {
   absl::StatusOr<std::shared_ptr<const UploadedMesh>> FindMesh(std::string_view mesh_id,
                                                                std::string_view field) const;
 
-  // Applies `controls` before each of n_steps steps (kinematic targets are reached at the end of
-  // the call), steps, and calls `read` under the lock with the World and the outcome (also when a
-  // step diverged part-way, so the reply can carry the diagnostics).
-  absl::Status Step(int n_steps, const StepControls& controls,
-                    const std::function<void(const core::World&, const StepOutcome&)>& read);
+  // World::Step(n_steps, controls, ...) under the lock (core/sim/step_controls.h), then publishes
+  // a frame when a step was taken.
+  SessionStepResult Step(int n_steps, const core::StepControls& controls);
 
   // The whole state serialized (version 2 blob); nothing is kept in the server. ResourceExhausted
   // when the blob would not fit in a reply (limits.max_message_bytes).
@@ -132,15 +144,17 @@ class Session {
   absl::Status Restore(std::string_view blob);
 
  private:
-  absl::Status CheckActive() const;                                   // requires mu_
-  absl::Status ValidateControls(const StepControls& controls) const;  // requires mu_
-  absl::Status ApplyControls(const StepControls& controls, bool first_step, int n_steps);
-  // Requires mu_. `content_changed` renews the topology first.
-  void PublishLocked(bool content_changed, const core::StepDiagnostics* diagnostics);
+  absl::Status CheckActive() const;  // requires mu_
+  // Requires mu_. `content_changed` renews the topology first. After a step, `state` and
+  // `contacts` are that step's copies (else the state is copied here) and `diagnostics` its
+  // entry.
+  void PublishLocked(bool content_changed, std::shared_ptr<const core::WorldState> state = nullptr,
+                     std::shared_ptr<const core::ContactReport> contacts = nullptr,
+                     const core::StepDiagnostics* diagnostics = nullptr);
 
   const std::string id_;
   const std::string name_;
-  const std::string pipeline_;
+  const core::PipelineKind pipeline_;  // the World's, which a snapshot never changes
   const std::string controller_token_;
   const std::string viewer_token_;
   const ServerLimits limits_;

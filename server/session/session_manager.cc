@@ -7,9 +7,21 @@
 
 namespace contactsim::server {
 
-absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(std::string name,
-                                                                std::string pipeline,
-                                                                core::World world) {
+absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
+    std::string name, const core::WorldSettings& settings,
+    const std::vector<core::GroundPlane>& planes) {
+  absl::StatusOr<core::World> world = core::World::Create(settings);
+  if (!world.ok()) {
+    return absl::Status(world.status().code(),
+                        absl::StrCat("settings: ", world.status().message()));
+  }
+  for (size_t i = 0; i < planes.size(); ++i) {
+    absl::StatusOr<int32_t> id = world->AddGroundPlane(planes[i].normal, planes[i].offset_m);
+    if (!id.ok()) {
+      return absl::Status(id.status().code(),
+                          absl::StrCat("ground_planes[", i, "]: ", id.status().message()));
+    }
+  }
   std::lock_guard lock(mu_);
   if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {
     return absl::ResourceExhaustedError(
@@ -19,8 +31,7 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(std::string name
   do {
     id = GenerateToken().substr(0, 16);
   } while (sessions_.count(id) > 0);
-  auto session = std::make_shared<Session>(id, std::move(name), std::move(pipeline),
-                                           std::move(world), limits_);
+  auto session = std::make_shared<Session>(id, std::move(name), *std::move(world), limits_);
   sessions_.emplace(id, session);
   return session;
 }

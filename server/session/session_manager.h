@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/sim/world.h"
-#include "server/session/limits.h"
+#include "server/common/limits.h"
 #include "server/session/session.h"
 
 namespace contactsim::server {
@@ -22,9 +22,12 @@ class SessionManager {
 
   const ServerLimits& limits() const { return limits_; }
 
+  // Builds the session's World from `settings` (its pipeline included) with the ground planes
+  // (their ids are assigned; errors name "settings: ..." or "ground_planes[i]: ..."), then
   // ResourceExhausted at the session limit. The id is 64 random bits in hex.
-  absl::StatusOr<std::shared_ptr<Session>> Create(std::string name, std::string pipeline,
-                                                  core::World world);
+  absl::StatusOr<std::shared_ptr<Session>> Create(std::string name,
+                                                  const core::WorldSettings& settings,
+                                                  const std::vector<core::GroundPlane>& planes);
   // NotFound naming session_id for an unknown id.
   absl::StatusOr<std::shared_ptr<Session>> Get(std::string_view id) const;
   absl::Status Close(std::string_view id);

@@ -45,7 +45,7 @@ class Writer {
   std::string* out_;
 };
 
-WireBodyKind KindOf(const TopologyBody& body) {
+WireBodyKind KindOf(const core::BodyTopology& body) {
   switch (body.type) {
     case core::BodyType::kRigid:
       switch (body.rigid_kind) {
@@ -116,10 +116,21 @@ bool ChooseAnchors(const core::Points3& p, EncodedTopology::Body* body) {
   return true;
 }
 
-const FrameBody* FindBody(const Frame& frame, int32_t id) {
-  auto it = std::lower_bound(frame.bodies.begin(), frame.bodies.end(), id,
-                             [](const FrameBody& b, int32_t v) { return b.body_id < v; });
-  return it != frame.bodies.end() && it->body_id == id ? &*it : nullptr;
+const std::vector<core::BodyStateCopy>& BodiesOf(const Frame& frame) {
+  static const std::vector<core::BodyStateCopy> kNone;
+  return frame.state != nullptr ? frame.state->bodies : kNone;
+}
+
+const core::BodyStateCopy* FindBody(const Frame& frame, int32_t id) {
+  const std::vector<core::BodyStateCopy>& bodies = BodiesOf(frame);
+  auto it = std::lower_bound(bodies.begin(), bodies.end(), id,
+                             [](const core::BodyStateCopy& b, int32_t v) { return b.body_id < v; });
+  return it != bodies.end() && it->body_id == id ? &*it : nullptr;
+}
+
+const core::ContactReport& ContactsOf(const Frame& frame) {
+  static const core::ContactReport kNone;
+  return frame.contacts != nullptr ? *frame.contacts : kNone;
 }
 
 std::string_view Clip(std::string_view s, size_t max_bytes) {
@@ -145,10 +156,10 @@ std::shared_ptr<const EncodedTopology> EncodeTopology(const Frame& frame) {
   w.U16(0);
   w.U32(static_cast<uint32_t>(topology.bodies.size()));
   w.I64(topology.version);
-  for (const TopologyBody& body : topology.bodies) {
+  for (const core::BodyTopology& body : topology.bodies) {
     EncodedTopology::Body entry;
     entry.body_id = body.body_id;
-    const FrameBody* state = FindBody(frame, body.body_id);
+    const core::BodyStateCopy* state = FindBody(frame, body.body_id);
     const bool rigid = body.type == core::BodyType::kRigid;
     if (rigid && state != nullptr && ChooseAnchors(state->positions_m, &entry)) {
       entry.placement = Placement::kPose;
@@ -182,11 +193,14 @@ std::string EncodeFrame(const Frame& frame, const EncodedTopology& topology,
                         const SessionStatus& status) {
   std::string out;
   size_t vertices = 0;
-  for (const FrameBody& b : frame.bodies) vertices += static_cast<size_t>(b.positions_m.rows());
+  const core::ContactReport& report = ContactsOf(frame);
+  for (const core::BodyStateCopy& b : BodiesOf(frame)) {
+    vertices += static_cast<size_t>(b.positions_m.rows());
+  }
   const size_t n_contacts =
-      std::min(frame.contacts.contacts.size(), static_cast<size_t>(kMaxContactsPerFrame));
-  out.reserve(128 + 12 * vertices + 40 * frame.bodies.size() + 56 * n_contacts +
-              40 * frame.contacts.body_totals.size() + kMaxMessageChars);
+      std::min(report.contacts.size(), static_cast<size_t>(kMaxContactsPerFrame));
+  out.reserve(128 + 12 * vertices + 40 * BodiesOf(frame).size() + 56 * n_contacts +
+              40 * report.body_totals.size() + kMaxMessageChars);
   Writer w(&out);
   w.U8(static_cast<uint8_t>(MessageType::kFrame));
   w.U8(kProtocolVersion);
@@ -200,19 +214,19 @@ std::string EncodeFrame(const Frame& frame, const EncodedTopology& topology,
   w.I64(topology.version);  // 32
   w.I64(0);                 // 40: coalesced (PatchFrame)
   const core::StepDiagnostics& d = frame.diagnostics;
-  w.F64(d.kinetic_energy_j);                                     // 48
-  w.F64(d.potential_energy_j);                                   // 56
-  w.F64(d.total_energy_j);                                       // 64
-  w.F64(d.max_penetration_depth_m);                              // 72
-  w.I32(d.active_pairs);                                         // 80
-  w.I32(d.plane_contacts);                                       // 84
-  w.I32(d.stick_contacts);                                       // 88
-  w.I32(d.slip_contacts);                                        // 92
-  w.U32(static_cast<uint32_t>(d.divergence));                    // 96
-  w.U32(static_cast<uint32_t>(frame.contacts.contacts.size()));  // 100: contacts in all
-  w.U32(static_cast<uint32_t>(topology.bodies.size()));          // 104
+  w.F64(d.kinetic_energy_j);                             // 48
+  w.F64(d.potential_energy_j);                           // 56
+  w.F64(d.total_energy_j);                               // 64
+  w.F64(d.max_penetration_depth_m);                      // 72
+  w.I32(d.active_pairs);                                 // 80
+  w.I32(d.plane_contacts);                               // 84
+  w.I32(d.stick_contacts);                               // 88
+  w.I32(d.slip_contacts);                                // 92
+  w.U32(static_cast<uint32_t>(d.divergence));            // 96
+  w.U32(static_cast<uint32_t>(report.contacts.size()));  // 100: contacts in all
+  w.U32(static_cast<uint32_t>(topology.bodies.size()));  // 104
   for (const EncodedTopology::Body& entry : topology.bodies) {
-    const FrameBody* state = FindBody(frame, entry.body_id);
+    const core::BodyStateCopy* state = FindBody(frame, entry.body_id);
     const Eigen::Index n = state != nullptr ? state->positions_m.rows() : 0;
     w.I32(entry.body_id);
     Eigen::Matrix3d E;
@@ -244,7 +258,7 @@ std::string EncodeFrame(const Frame& frame, const EncodedTopology& topology,
     }
   }
   // Contacts, struct of arrays.
-  const auto& contacts = frame.contacts.contacts;
+  const auto& contacts = report.contacts;
   w.U32(static_cast<uint32_t>(n_contacts));
   for (size_t i = 0; i < n_contacts; ++i) {
     w.I32(contacts[i].body_a);
@@ -255,7 +269,7 @@ std::string EncodeFrame(const Frame& frame, const EncodedTopology& topology,
   for (size_t i = 0; i < n_contacts; ++i) w.Vec(contacts[i].normal_impulse_Ns);
   for (size_t i = 0; i < n_contacts; ++i) w.Vec(contacts[i].friction_impulse_Ns);
   // Per-body totals.
-  const auto& totals = frame.contacts.body_totals;
+  const auto& totals = report.body_totals;
   w.U32(static_cast<uint32_t>(totals.size()));
   for (const auto& t : totals) w.I32(t.body_id);
   for (const auto& t : totals) w.I32(t.contact_count);

@@ -1,7 +1,8 @@
 // An in-process ContactSimServer on an ephemeral loopback port (127.0.0.1:0) and a client
-// Connection to it, for the client tests. The scene mirrors tests/server/service_fixture.h's box
-// (a 1 kg cube, half size 0.1 m, over the plane z = 0, k = 2500 N/m, dt = 0.01 s, CPF), built
-// with the client's own BoxMesh so that the client side never touches core.
+// Connection to it, for the client tests. The scene mirrors
+// tests/server/service/service_fixture.h's box (a 1 kg cube, half size 0.1 m, over the plane z = 0,
+// k = 2500 N/m, dt = 0.01 s, CPF), built with the client's own BoxMesh so that the client side
+// never touches core.
 #pragma once
 
 #include <arpa/inet.h>
@@ -17,8 +18,8 @@
 #include "clients/cpp/box_mesh.h"
 #include "clients/cpp/client.h"
 #include "gtest/gtest.h"
+#include "scenes/requests/box_scene_request.h"
 #include "server/service/server.h"
-#include "tests/common/box_scene_request.h"
 
 namespace contactsim::client::clienttest {
 

@@ -1,5 +1,5 @@
 # Fails when a source under SOURCE_DIR includes core, gpu or server headers: the client library
-# and CLI talk to the server through proto and gRPC only (DESIGN.md sections 1 and 2).
+# and CLI talk to the server through proto and gRPC only (docs/architecture.md).
 file(GLOB_RECURSE sources "${SOURCE_DIR}/*.h" "${SOURCE_DIR}/*.cc")
 set(bad "")
 foreach(source IN LISTS sources)

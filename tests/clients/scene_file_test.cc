@@ -1,5 +1,5 @@
 // Scene files (scenes/*.textproto) and server-built primitive meshes: every file parses and
-// loads; the penalty scenes load into exactly what core/sim/scenes/penalty_scenes.cc builds
+// loads; the penalty scenes load into exactly what scenes/penalty/penalty_scenes.cc builds
 // (settings, bodies, names, vertex and triangle counts, masses, world vertex positions, and one
 // step's rigid states); bad primitive parameters are refused with the field named and the
 // session unchanged; parse errors carry line:column; start-up scenes (`--scene`) load through the
@@ -16,9 +16,9 @@
 
 #include "core/dynamics/particle_body.h"
 #include "core/dynamics/rigid_body.h"
-#include "core/sim/scenes/penalty_scenes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scenes/penalty/penalty_scenes.h"
 #include "server/service/startup_scenes.h"
 #include "tests/clients/client_fixture.h"
 

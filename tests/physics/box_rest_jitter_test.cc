@@ -3,7 +3,7 @@
 // with continuous forces, but the jitter present with discrete forces prevents it from stopping
 // completely").
 //
-// Scene (core/sim/scenes/penalty_scenes.h, MakeBoxScene): a 1 kg cube, half size a = 0.1 m,
+// Scene (scenes/penalty/penalty_scenes.h, MakeBoxScene): a 1 kg cube, half size a = 0.1 m,
 // dropped tilted 3 degrees from 1 cm onto z = 0, k = 2500 N/m per vertex, dt = 0.01 s, no
 // friction. Why these values: with the four bottom vertices in contact, the vertical mode has
 // omega^2 = 4 k / m and the rocking modes omega^2 = 4 k a^2 / I = 6 k / m (I = 2 m a^2 / 3 about
@@ -20,7 +20,7 @@
 #include <cstdio>
 
 #include "core/dynamics/rigid_body.h"
-#include "core/sim/scenes/penalty_scenes.h"
+#include "scenes/penalty/penalty_scenes.h"
 
 namespace contactsim::core {
 namespace {

@@ -40,7 +40,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sim/scenes/penalty_scenes.h"
+#include "scenes/penalty/penalty_scenes.h"
 
 namespace contactsim::core {
 namespace {

@@ -1,10 +1,10 @@
-// The deformable penalty scenes (core/sim/scenes/deformable_scenes.h: blob, tori_cloth, bucket):
+// The deformable penalty scenes (scenes/penalty/deformable_scenes.h: blob, tori_cloth, bucket):
 // full-size builds have the paper's triangle counts (Tang et al. 2012, Sec. 4: octopus 14.7k,
 // cloth 65k, dragons 103k) and explicit steps their bodies can take; small versions run with CPF
 // without diverging, touch what they fall onto, and nothing passes through it. The checks below
 // are written from the scene geometry here, independently of the scenes' own
 // check_containment (which the runner uses), and that check is also required to pass.
-#include "core/sim/scenes/deformable_scenes.h"
+#include "scenes/penalty/deformable_scenes.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include "core/dynamics/particle_body.h"
 #include "core/geometry/bowl_generator.h"
 #include "core/geometry/mass_properties.h"
-#include "core/sim/scenes/penalty_scenes.h"
+#include "scenes/penalty/penalty_scenes.h"
 
 namespace contactsim::core {
 namespace {

@@ -1,7 +1,7 @@
 // Contact-force smoothness (Tang et al. 2012, Fig. 8, 11, 13, 15, 16: discrete penalty forces
 // "with high-frequency noise", continuous ones smooth at the same large step).
 //
-// The metric (core/sim/scenes/force_smoothness.h) is checked on series whose values follow by
+// The metric (scenes/penalty/force_smoothness.h) is checked on series whose values follow by
 // hand. The scene check is the one place where our discrete forces do show the paper's noise:
 // the box dropped on a plane (MakeBoxScene: 1 kg cube, k 2500 N/m, dt 0.01 s). There DPF's
 // rocking mode has s = (omega dt)^2 = 1.5, past DPF-at-the-predicted-end's stability bound 4/3,
@@ -17,7 +17,7 @@
 // CCD-based DPF models are not systematically rougher than CPF: they alternate from step to step
 // only past their stability bound, 1.5 times below CPF's in k (CPF had the smoothest late force in
 // 3 of 17 chain configurations).
-#include "core/sim/scenes/force_smoothness.h"
+#include "scenes/penalty/force_smoothness.h"
 
 #include <gtest/gtest.h>
 
@@ -26,7 +26,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/sim/scenes/penalty_scenes.h"
+#include "scenes/penalty/penalty_scenes.h"
 
 namespace contactsim::core {
 namespace {

@@ -15,8 +15,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/dynamics/local_global/scenes/squeeze_through_rollers.h"
 #include "gtest/gtest.h"
+#include "scenes/local_global/squeeze_through_rollers.h"
 
 namespace contactsim::core {
 namespace {

@@ -1,4 +1,4 @@
-// Conservation checks of the 1D particle-on-plane stepping (core/sim/particle_on_plane.h).
+// Conservation checks of the 1D particle-on-plane stepping (scenes/testbeds/particle_on_plane.h).
 //
 // Free flight. Away from the plane every contact model applies no impulse, and the step is
 // symplectic Euler under constant gravity: v_{n+1} = v_n - dt g, z_{n+1} = z_n + dt v_{n+1}.
@@ -22,8 +22,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/sim/particle_on_plane.h"
 #include "gtest/gtest.h"
+#include "scenes/testbeds/particle_on_plane.h"
 
 namespace contactsim::core {
 namespace {

@@ -1,6 +1,6 @@
 // Stability bounds of penalty contact for a particle on a plane (Tang et al. 2012, Sec. 3.6 and
 // supplementary C), checked with the library's contact kernels through
-// core/sim/particle_on_plane.h.
+// scenes/testbeds/particle_on_plane.h.
 //
 // Supplementary C discards gravity and linearizes m v' = -k x. With omega^2 = k / m and
 // s = (omega dt)^2 the three steps of particle_on_plane.h are (z+, v+) = A (z, v):
@@ -26,8 +26,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/sim/particle_on_plane.h"
 #include "gtest/gtest.h"
+#include "scenes/testbeds/particle_on_plane.h"
 
 namespace contactsim::core {
 namespace {

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "core/dynamics/rigid_body.h"
-#include "core/sim/scenes/penalty_scenes.h"
+#include "scenes/penalty/penalty_scenes.h"
 
 namespace contactsim::core {
 namespace {

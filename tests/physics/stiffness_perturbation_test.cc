@@ -3,7 +3,7 @@
 // step of 2ms ... we found SE to be robust only to stiffness perturbations below 15%, while CPF
 // is robust to stiffness perturbations up to 70%." SE is symplectic Euler with the discrete
 // penalty force at the start of the step (supplementary C, PlaneContactModel::kDpfAtStart), CPF
-// the continuous penalty impulse (kCpf), both through core/sim/particle_on_plane.h.
+// the continuous penalty impulse (kCpf), both through scenes/testbeds/particle_on_plane.h.
 //
 // What the paper leaves open, and the choices made here:
 //   * The perturbation: "sinusoidal perturbations to the penalty stiffness", no frequency given.
@@ -56,8 +56,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/sim/particle_on_plane.h"
 #include "gtest/gtest.h"
+#include "scenes/testbeds/particle_on_plane.h"
 
 namespace contactsim::core {
 namespace {

@@ -35,13 +35,13 @@ core::Points3 BoxVertices() {
 std::shared_ptr<Topology> MakeTopology(int64_t version) {
   auto topology = std::make_shared<Topology>();
   topology->version = version;
-  TopologyBody box;
+  core::BodyTopology box;
   box.body_id = 0;
   box.type = core::BodyType::kRigid;
   box.name = "box";
   box.faces.resize(2, 3);
   box.faces << 0, 1, 2, 1, 3, 2;
-  TopologyBody cloth;
+  core::BodyTopology cloth;
   cloth.body_id = 3;
   cloth.type = core::BodyType::kMassSpringCloth;
   cloth.name = "cloth";
@@ -57,28 +57,31 @@ Frame MakeFrame(int64_t seq, const Eigen::Isometry3d& X_WB, std::shared_ptr<Topo
   frame.time_s = 0.25 * static_cast<double>(seq);
   frame.step_count = 10 * seq;
   frame.topology = std::move(topology);
-  FrameBody box;
+  core::BodyStateCopy box;
   box.body_id = 0;
   const core::Points3 ref = BoxVertices();
   box.positions_m.resize(8, 3);
   for (int i = 0; i < 8; ++i) box.positions_m.row(i) = (X_WB * ref.row(i).transpose()).transpose();
-  FrameBody cloth;
+  core::BodyStateCopy cloth;
   cloth.body_id = 3;
   cloth.positions_m.resize(3, 3);
   cloth.positions_m << 0, 0, 0, 1, 0, 0.5 * static_cast<double>(seq), 0, 1, 0;
-  frame.bodies = {box, cloth};
+  auto state = std::make_shared<core::WorldState>();
+  state->bodies = {box, cloth};
+  frame.state = state;
   core::ContactRecord contact;
   contact.body_a = 0;
   contact.p_WC = Eigen::Vector3d(0.1, 0.2, 0.0);
   contact.normal_W = Eigen::Vector3d::UnitZ();
   contact.normal_impulse_Ns = Eigen::Vector3d(0, 0, 0.5);
   contact.friction_impulse_Ns = Eigen::Vector3d(0.1, 0, 0);
-  frame.contacts.contacts = {contact};
+  frame.contacts = std::make_shared<core::ContactReport>();
+  std::const_pointer_cast<core::ContactReport>(frame.contacts)->contacts = {contact};
   core::BodyContactTotals totals;
   totals.body_id = 0;
   totals.impulse_Ns = Eigen::Vector3d(0.1, 0, 0.5);
   totals.contact_count = 1;
-  frame.contacts.body_totals = {totals};
+  std::const_pointer_cast<core::ContactReport>(frame.contacts)->body_totals = {totals};
   frame.diagnostics.kinetic_energy_j = 1.5;
   frame.diagnostics.active_pairs = 7;
   return frame;
@@ -172,7 +175,9 @@ TEST(ViewerProtocolTest, ADegeneratePoseFallsBackToVertices) {
   const auto topology = MakeTopology(1);
   const auto encoded = EncodeTopology(MakeFrame(1, Eigen::Isometry3d::Identity(), topology));
   Frame frame = MakeFrame(2, Eigen::Isometry3d::Identity(), topology);
-  frame.bodies[0].positions_m.setConstant(std::nan(""));  // a diverged body
+  std::const_pointer_cast<core::WorldState>(frame.state)
+      ->bodies[0]
+      .positions_m.setConstant(std::nan(""));  // a diverged body
   const std::string m = EncodeFrame(frame, *encoded, {});
   EXPECT_EQ(Read<uint8_t>(m, 112), static_cast<uint8_t>(Placement::kVertices));
   EXPECT_EQ(Read<uint32_t>(m, 116), 8u);
@@ -181,7 +186,8 @@ TEST(ViewerProtocolTest, ADegeneratePoseFallsBackToVertices) {
 TEST(ViewerProtocolTest, ContactsBeyondTheLimitAreCountedNotSent) {
   const auto topology = MakeTopology(1);
   Frame frame = MakeFrame(1, Eigen::Isometry3d::Identity(), topology);
-  frame.contacts.contacts.resize(kMaxContactsPerFrame + 10, frame.contacts.contacts[0]);
+  auto report = std::const_pointer_cast<core::ContactReport>(frame.contacts);
+  report->contacts.resize(kMaxContactsPerFrame + 10, report->contacts[0]);
   const auto encoded = EncodeTopology(frame);
   const std::string m = EncodeFrame(frame, *encoded, {});
   EXPECT_EQ(Read<uint32_t>(m, 100), static_cast<uint32_t>(kMaxContactsPerFrame + 10));

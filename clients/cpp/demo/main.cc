@@ -31,9 +31,9 @@
 #include "clients/cpp/demo/demo_scene.h"
 #include "clients/cpp/demo/frame_log.h"
 #include "clients/cpp/demo/impulse_tally.h"
-#include "clients/cpp/demo/percentiles.h"
 #include "clients/cpp/demo/server_process.h"
 #include "clients/cpp/demo/svg_plot.h"
+#include "clients/cpp/percentiles.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Text form of one CCD query, one per line, used to exchange queries with other CCD
-// implementations (bench/ccd_query reads it; FormatCcdQuery writes it, e.g. to dump the pairs of
+// implementations (tools/ccd_query reads it; FormatCcdQuery writes it, e.g. to dump the pairs of
 // a simulation step for replay):
 //
 //   vf  px py pz  ax ay az  bx by bz  cx cy cz   (the four points at t = 0)

@@ -23,7 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/common/eigen_types.h"
-#include "core/sim/backend.h"
+#include "core/linalg/backend.h"
 
 namespace contactsim::core {
 

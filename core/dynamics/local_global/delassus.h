@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/sim/backend.h"
+#include "core/linalg/backend.h"
 
 namespace contactsim::core {
 

@@ -25,7 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/sim/backend.h"
+#include "core/linalg/backend.h"
 
 namespace contactsim::core {
 

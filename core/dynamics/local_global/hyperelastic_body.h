@@ -138,9 +138,10 @@ class HyperelasticBody final : public ParticleBody {
   // (the solver may have been refactored for a new held set).
   absl::Status StepImplicit(double dt_s, const Vec3& gravity_m_per_s2, LocalGlobalStepStats* stats);
 
-  // For a solver that steps this body together with others (core/sim/hyperelastic_contact_group.h):
-  // the external forces of the next step, m_i g plus the forces added since the last step [N]
-  // (n x 3); the step's start state; and the end of the step, as StepImplicit ends it.
+  // For a solver that steps this body together with others
+  // (core/sim/local_global/hyperelastic_contact_group.h): the external forces of the next step, m_i
+  // g plus the forces added since the last step [N] (n x 3); the step's start state; and the end of
+  // the step, as StepImplicit ends it.
   Points3 StepForcesN(const Vec3& gravity_m_per_s2) const;
   LocalGlobalState StepStartState() const { return {positions_t0(), velocities(), time_s_}; }
   absl::Status AcceptImplicitStep(const LocalGlobalState& end);

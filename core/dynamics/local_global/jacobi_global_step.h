@@ -11,7 +11,7 @@
 #include <Eigen/SparseCore>
 
 #include "absl/status/statusor.h"
-#include "core/sim/backend.h"
+#include "core/linalg/backend.h"
 
 namespace contactsim::core {
 

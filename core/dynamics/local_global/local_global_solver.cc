@@ -11,7 +11,7 @@
 #include "core/dynamics/local_global/cloth_bending.h"
 #include "core/dynamics/local_global/contact_warm_start.h"
 #include "core/dynamics/local_global/system_matrix.h"
-#include "core/sim/cpu_backend.h"
+#include "core/linalg/cpu_backend.h"
 
 namespace contactsim::core {
 namespace {

@@ -77,7 +77,7 @@
 #include "core/dynamics/local_global/system_matrix.h"
 #include "core/geometry/tet_mesh.h"
 #include "core/geometry/triangle_mesh.h"
-#include "core/sim/backend.h"
+#include "core/linalg/backend.h"
 
 namespace contactsim::core {
 

@@ -44,7 +44,7 @@
 #include "core/contact/complementarity/ncp_functions.h"
 #include "core/dynamics/local_global/contact_frame.h"
 #include "core/dynamics/local_global/delassus_operator.h"
-#include "core/sim/backend.h"
+#include "core/linalg/backend.h"
 
 namespace contactsim::core {
 

@@ -22,7 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/dynamics/local_global/ordered_cholesky.h"
-#include "core/sim/backend.h"
+#include "core/linalg/backend.h"
 
 namespace contactsim::core {
 

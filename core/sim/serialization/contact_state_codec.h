@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/sim/penalty_pipeline.h"
+#include "core/sim/penalty/penalty_pipeline.h"
+#include "core/sim/penalty/tracked_pair.h"
 #include "core/sim/serialization/byte_reader.h"
 #include "core/sim/serialization/byte_writer.h"
 #include "core/sim/sim_body.h"
-#include "core/sim/tracked_pair.h"
 
 namespace contactsim::core::serialization {
 

@@ -18,7 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/dynamics/local_global/contact_frame.h"
-#include "core/sim/hyperelastic_contact_group.h"
+#include "core/sim/local_global/hyperelastic_contact_group.h"
 #include "core/sim/serialization/byte_reader.h"
 #include "core/sim/serialization/byte_writer.h"
 #include "core/sim/sim_body.h"

@@ -18,7 +18,7 @@
 #include "core/collision/ccd/edge_edge.h"
 #include "core/collision/ccd/separating_axis_filter.h"
 #include "core/collision/ccd/vertex_face.h"
-#include "tests/core/collision/ccd_reference.h"
+#include "scenes/testbeds/ccd_reference.h"
 
 namespace contactsim::core {
 namespace {

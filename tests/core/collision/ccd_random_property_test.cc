@@ -19,8 +19,8 @@
 
 #include "core/collision/ccd/edge_edge.h"
 #include "core/collision/ccd/vertex_face.h"
-#include "tests/core/collision/ccd_random_generators.h"
-#include "tests/core/collision/ccd_reference.h"
+#include "scenes/testbeds/ccd_random_generators.h"
+#include "scenes/testbeds/ccd_reference.h"
 
 namespace contactsim::core {
 namespace {

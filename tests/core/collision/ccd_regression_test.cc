@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/collision/ccd/vertex_face.h"
-#include "tests/core/collision/ccd_reference.h"
+#include "scenes/testbeds/ccd_reference.h"
 
 namespace contactsim::core {
 namespace {

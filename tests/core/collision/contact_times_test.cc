@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "tests/core/collision/ccd_reference.h"
+#include "scenes/testbeds/ccd_reference.h"
 
 namespace contactsim::core {
 namespace {

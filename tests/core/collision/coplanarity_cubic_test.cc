@@ -8,8 +8,8 @@
 #include <cmath>
 #include <random>
 
-#include "tests/core/collision/ccd_random_generators.h"
-#include "tests/core/collision/ccd_reference.h"
+#include "scenes/testbeds/ccd_random_generators.h"
+#include "scenes/testbeds/ccd_reference.h"
 
 namespace contactsim::core {
 namespace {

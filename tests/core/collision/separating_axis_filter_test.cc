@@ -8,7 +8,7 @@
 
 #include <limits>
 
-#include "tests/core/collision/ccd_reference.h"
+#include "scenes/testbeds/ccd_reference.h"
 
 namespace contactsim::core {
 namespace {

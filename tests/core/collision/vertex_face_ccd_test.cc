@@ -10,7 +10,7 @@
 #include "core/collision/ccd/ccd_penetration.h"
 #include "core/collision/ccd/inclusion_root_finder.h"
 #include "core/collision/ccd/vertex_face.h"
-#include "tests/core/collision/ccd_reference.h"
+#include "scenes/testbeds/ccd_reference.h"
 
 namespace contactsim::core {
 namespace {

@@ -1,6 +1,6 @@
 // CpuBackend against dense Eigen references. (Lives with its first user, local_global; the
-// Backend itself is core/sim/cpu_backend.h.)
-#include "core/sim/cpu_backend.h"
+// Backend itself is core/linalg/cpu_backend.h.)
+#include "core/linalg/cpu_backend.h"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -16,7 +16,7 @@
 #include "core/dynamics/local_global/sparse_inverse.h"
 #include "core/dynamics/local_global/system_matrix.h"
 #include "core/geometry/generators.h"
-#include "core/sim/cpu_gram.h"
+#include "core/linalg/cpu_gram.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "oneapi/tbb/global_control.h"

@@ -10,11 +10,11 @@
 #include <string>
 
 #include "core/dynamics/rigid_body.h"
-#include "core/sim/penalty_pipeline.h"
-#include "core/sim/scenes/penalty_scenes.h"
+#include "core/sim/penalty/penalty_pipeline.h"
+#include "core/sim/serialization/world_serialization.h"
 #include "core/sim/world.h"
-#include "core/sim/world_serialization.h"
 #include "oneapi/tbb/task_arena.h"
+#include "scenes/penalty/penalty_scenes.h"
 #include "tests/core/sim/scene_builders.h"
 
 namespace contactsim::core {

@@ -12,8 +12,8 @@
 
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/generators.h"
+#include "core/sim/serialization/world_serialization.h"
 #include "core/sim/world.h"
-#include "core/sim/world_serialization.h"
 #include "tests/core/sim/scene_builders.h"
 
 namespace contactsim::core {

@@ -1,5 +1,5 @@
-// Physics of the penalty pipeline against ground planes (core/sim/penalty_pipeline.h): a box
-// resting on the ground at the analytic penetration depth, and the thesis friction model on an
+// Physics of the penalty pipeline against ground planes (core/sim/penalty/penalty_pipeline.h): a
+// box resting on the ground at the analytic penetration depth, and the thesis friction model on an
 // inclined plane (sticking below the static coefficient, sliding with the Coulomb acceleration
 // above it).
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Contact between hyperelastic bodies in a local_global World: two or more colliding bodies are
-// stepped as one contact group (core/sim/hyperelastic_contact_group.h). Checks the coupling
-// through the World (a stack carries its weight, a collision in free space keeps the momentum),
-// the report's attribution of contacts between bodies, the control without the coupling
+// stepped as one contact group (core/sim/local_global/hyperelastic_contact_group.h). Checks the
+// coupling through the World (a stack carries its weight, a collision in free space keeps the
+// momentum), the report's attribution of contacts between bodies, the control without the coupling
 // (collision disabled on one body), rebuilding the group when bodies come and go, and
 // bit-identical replay from a snapshot and from serialized bytes.
 //
@@ -19,8 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/geometry/generators.h"
+#include "core/sim/serialization/world_serialization.h"
 #include "core/sim/world.h"
-#include "core/sim/world_serialization.h"
 
 namespace contactsim::core {
 namespace {

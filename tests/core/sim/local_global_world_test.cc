@@ -1,5 +1,6 @@
-// The local_global pipeline behind World (core/sim/local_global_pipeline.h): hyperelastic bodies
-// on ground planes, static and kinematic bodies; the contact report; snapshots; refusals.
+// The local_global pipeline behind World (core/sim/local_global/local_global_pipeline.h):
+// hyperelastic bodies on ground planes, static and kinematic bodies; the contact report; snapshots;
+// refusals.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,8 +12,8 @@
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/generators.h"
+#include "core/sim/serialization/world_serialization.h"
 #include "core/sim/world.h"
-#include "core/sim/world_serialization.h"
 
 namespace contactsim::core {
 namespace {

@@ -1,6 +1,7 @@
-// Physics of the penalty pipeline between meshes (core/sim/penalty_pipeline.h): a rigid cube
-// falling fast onto a static box made of triangles, with a large time step, under every contact
-// model; and two free bodies colliding in zero gravity, which must conserve linear momentum.
+// Physics of the penalty pipeline between meshes (core/sim/penalty/penalty_pipeline.h): a rigid
+// cube falling fast onto a static box made of triangles, with a large time step, under every
+// contact model; and two free bodies colliding in zero gravity, which must conserve linear
+// momentum.
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>

@@ -1,4 +1,4 @@
-// PenaltySceneOptions' overrides (core/sim/scenes/penalty_scenes.h): dt_s and stiffness_n_per_m
+// PenaltySceneOptions' overrides (scenes/penalty/penalty_scenes.h): dt_s and stiffness_n_per_m
 // replace a scene's own values when positive, keep them when 0, and are refused, naming the
 // field, when negative or not finite. Also the chain's smallest count and its size parameters.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "core/sim/scenes/penalty_scenes.h"
+#include "scenes/penalty/penalty_scenes.h"
 
 namespace contactsim::core {
 namespace {

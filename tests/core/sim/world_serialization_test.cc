@@ -1,9 +1,9 @@
-// World serialization (core/sim/world_serialization.h): every body kind, the penalty
+// World serialization (core/sim/serialization/world_serialization.h): every body kind, the penalty
 // pipeline's contact state and the World's constraints (pins, attachments, position targets,
 // with the vertex holds they set) survive bytes, a deserialized world steps bit-identically to the
 // original, and malformed input (truncated, corrupted, unknown version or section, hostile counts,
 // out-of-range references, non-finite values) is refused with InvalidArgument, never a crash.
-#include "core/sim/world_serialization.h"
+#include "core/sim/serialization/world_serialization.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/generators.h"
 #include "core/sim/constraints.h"
-#include "core/sim/penalty_pipeline.h"
+#include "core/sim/penalty/penalty_pipeline.h"
 #include "core/sim/serialization/byte_reader.h"
 #include "core/sim/serialization/byte_writer.h"
 #include "core/sim/serialization/checksum.h"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/dynamics/rigid_body.h"
-#include "core/sim/penalty_pipeline.h"
+#include "core/sim/penalty/penalty_pipeline.h"
 #include "oneapi/tbb/task_arena.h"
 #include "tests/core/sim/scene_builders.h"
 

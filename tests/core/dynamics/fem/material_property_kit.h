@@ -1,4 +1,4 @@
-// Shared property kit for the hyperelastic materials of core/dynamics/fem (DESIGN.md Sec. 5):
+// Shared property kit for the hyperelastic materials of core/dynamics/fem (docs/architecture.md):
 // random deformation gradients away from the non-smooth set of the signed SVD, central finite
 // differences of Psi and P, and checks returning ::testing::AssertionResult so a test names the
 // material and the deformation on failure. Used by tests/physics/material_property_kit_test.cc

@@ -19,9 +19,9 @@
 #include <cmath>
 #include <iostream>
 
-#include "core/dynamics/local_global/scenes/cloth_on_knives.h"
-#include "core/dynamics/local_global/scenes/cloth_on_sharp_corner.h"
 #include "gtest/gtest.h"
+#include "scenes/local_global/cloth_on_knives.h"
+#include "scenes/local_global/cloth_on_sharp_corner.h"
 
 namespace contactsim::core {
 namespace {

@@ -1,7 +1,7 @@
 // The pull-through-gap scene (Zeng et al. 2024, Sec. 7, Figs. 1 and 3; half-space wedge instead
 // of the paper's mesh obstacles): a stiff bar grabbed by a moving compliant target slides on a
 // frictional floor, is squeezed into the narrowing gap under a tilted ceiling, and stays bounded.
-#include "core/dynamics/local_global/scenes/pull_through_gap.h"
+#include "scenes/local_global/pull_through_gap.h"
 
 #include <cmath>
 #include <iostream>

@@ -2,7 +2,7 @@
 // Man"; a tet box instead of the character mesh): a stiff Neo-Hookean body pulled by a moving
 // compliant target through two funnel gates of thin two-sided plates whose slots are narrower
 // than the body, with controls that remove the plates and close a slot.
-#include "core/dynamics/local_global/scenes/pull_through_obstacles.h"
+#include "scenes/local_global/pull_through_obstacles.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Scene (Zeng et al. 2024, Sec. 7.8): a two-finger cable-driven soft gripper lifts a soft object
 // (soft_gripper.h): three bodies in one system, contact between them and with the floor.
-#include "core/dynamics/local_global/scenes/soft_gripper.h"
+#include "scenes/local_global/soft_gripper.h"
 
 #include <algorithm>
 #include <cmath>

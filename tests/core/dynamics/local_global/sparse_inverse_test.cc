@@ -9,7 +9,7 @@
 
 #include "core/dynamics/local_global/ordered_cholesky.h"
 #include "core/dynamics/local_global/system_matrix.h"
-#include "core/sim/cpu_backend.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 #include "oneapi/tbb/global_control.h"
 #include "tests/core/dynamics/local_global/test_meshes.h"

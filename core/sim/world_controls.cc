@@ -1,0 +1,208 @@
+// World::Step(n, controls, &outcome) and the copies for reporting: the controller's path through
+// the World (step_controls.h, world_state.h).
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
+#include "core/dynamics/rigid_body.h"
+#include "core/sim/world.h"
+
+namespace contactsim::core {
+namespace {
+
+const RigidBody* AsRigid(const Body* body) {
+  if (body == nullptr || body->type() != BodyType::kRigid) return nullptr;
+  return static_cast<const RigidBody*>(body);
+}
+
+std::string ControlField(const BodyControlInput& control, const char* member) {
+  return absl::StrCat("controls.bodies[", control.index, "].", member);
+}
+
+absl::Status ValidateBodyControl(const BodyControlInput& control, const Body* body) {
+  if (body == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat(ControlField(control, "body_id"), ": no body ", control.body_id));
+  }
+  const RigidBody* rigid = AsRigid(body);
+  const bool dynamic = rigid != nullptr && rigid->kind() == RigidBodyKind::kDynamic;
+  const bool kinematic = rigid != nullptr && rigid->kind() == RigidBodyKind::kKinematic;
+  if (control.force_n && !dynamic) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ControlField(control, "force_n"), ": body ", control.body_id,
+                     " is not a dynamic rigid body (use vertex_forces on deformables)"));
+  }
+  if (control.torque_n_m && !dynamic) {
+    return absl::InvalidArgumentError(absl::StrCat(ControlField(control, "torque_n_m"), ": body ",
+                                                   control.body_id,
+                                                   " is not a dynamic rigid body"));
+  }
+  const bool has_velocity = control.kinematic_linear_velocity_m_per_s.has_value() ||
+                            control.kinematic_angular_velocity_rad_per_s.has_value();
+  if ((control.kinematic_target || has_velocity) && !kinematic) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ControlField(control, control.kinematic_target ? "kinematic_target"
+                                                       : "kinematic_linear_velocity_m_per_s"),
+        ": body ", control.body_id, " is not kinematic"));
+  }
+  if (control.kinematic_target && has_velocity) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ControlField(control, "kinematic_target"),
+                     ": give either a target pose or velocities, not both"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status World::ValidateControls(const StepControls& controls) const {
+  std::vector<int32_t> seen;
+  for (const BodyControlInput& control : controls.bodies) {
+    for (int32_t id : seen) {
+      if (id == control.body_id) {
+        return absl::InvalidArgumentError(absl::StrCat(ControlField(control, "body_id"), ": body ",
+                                                       control.body_id, " appears twice"));
+      }
+    }
+    RETURN_IF_ERROR(ValidateBodyControl(control, body(control.body_id)));
+    seen.push_back(control.body_id);
+  }
+  for (const VertexForcesInput& forces : controls.vertex_forces) {
+    const std::string field = absl::StrCat("controls.vertex_forces[", forces.index, "]");
+    const Body* target = body(forces.body_id);
+    if (target == nullptr) {
+      return absl::NotFoundError(absl::StrCat(field, ".body_id: no body ", forces.body_id));
+    }
+    for (size_t k = 0; k < forces.vertices.size(); ++k) {
+      const int32_t v = forces.vertices[k];
+      if (v < 0 || v >= target->num_vertices()) {
+        return absl::InvalidArgumentError(absl::StrCat(field, ".vertices[", k, "]: vertex ", v,
+                                                       " out of range [0, ", target->num_vertices(),
+                                                       ")"));
+      }
+    }
+  }
+  for (const ConstraintTargetInput& targets : controls.constraint_targets) {
+    const std::string field = absl::StrCat("controls.constraint_targets[", targets.index, "]");
+    const Constraint* constraint = constraints_.Find(targets.constraint_id);
+    if (constraint == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat(field, ".constraint_id: no constraint ", targets.constraint_id));
+    }
+    if (constraint->spec.kind != ConstraintKind::kPositionTarget) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".constraint_id: constraint ", targets.constraint_id, " is a ",
+                       ConstraintKindName(constraint->spec.kind), ", not a position_target"));
+    }
+    if (targets.targets_m.rows() != static_cast<Eigen::Index>(constraint->spec.vertices.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".targets_m: ", targets.targets_m.rows(), " targets for ",
+                       constraint->spec.vertices.size(), " vertices"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status World::ApplyControls(const StepControls& controls, bool first_step, int num_steps) {
+  for (const BodyControlInput& control : controls.bodies) {
+    auto* rigid = static_cast<RigidBody*>(body(control.body_id));
+    if (control.force_n) RETURN_IF_ERROR(rigid->ApplyForce(*control.force_n));
+    if (control.torque_n_m) RETURN_IF_ERROR(rigid->ApplyTorque(*control.torque_n_m));
+    if (!first_step) continue;  // kinematic velocities persist over the call's steps
+    if (control.kinematic_target) {
+      // Constant velocity over the whole call reaches the target at its end.
+      RETURN_IF_ERROR(rigid->SetKinematicTarget(control.kinematic_target->p_WB_m,
+                                                control.kinematic_target->q_WB,
+                                                num_steps * settings_.dt_s));
+    } else if (control.kinematic_linear_velocity_m_per_s ||
+               control.kinematic_angular_velocity_rad_per_s) {
+      RETURN_IF_ERROR(rigid->SetVelocity(
+          control.kinematic_linear_velocity_m_per_s.value_or(rigid->state().v_WB_m_per_s),
+          control.kinematic_angular_velocity_rad_per_s.value_or(rigid->state().w_WB_rad_per_s)));
+    }
+  }
+  if (first_step) {  // targets stay where they are put
+    for (const ConstraintTargetInput& targets : controls.constraint_targets) {
+      RETURN_IF_ERROR(SetConstraintTargets(targets.constraint_id, targets.targets_m));
+    }
+  }
+  for (const VertexForcesInput& forces : controls.vertex_forces) {
+    Body* target = body(forces.body_id);
+    for (size_t k = 0; k < forces.vertices.size(); ++k) {
+      RETURN_IF_ERROR(
+          target->AddVertexForce(forces.vertices[k], forces.forces_n.row(k).transpose()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status World::Step(int num_steps, const StepControls& controls, StepOutcome* outcome) {
+  if (num_steps < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("num_steps: must be >= 0, got ", num_steps));
+  }
+  RETURN_IF_ERROR(ValidateControls(controls));
+  outcome->diagnostics.clear();
+  outcome->diagnostics.reserve(num_steps);
+  outcome->summed_totals.clear();
+  for (const SimBody& sim_body : bodies_) {
+    BodyContactTotals totals;
+    totals.body_id = sim_body.id;
+    outcome->summed_totals.push_back(totals);
+  }
+  for (int step = 0; step < num_steps; ++step) {
+    RETURN_IF_ERROR(ApplyControls(controls, step == 0, num_steps));
+    RETURN_IF_ERROR(StepOnce(&outcome->diagnostics));
+    // The body set cannot change within a call, so the totals line up with summed_totals.
+    const std::vector<BodyContactTotals>& totals = last_report_.body_totals;
+    for (size_t i = 0; i < totals.size() && i < outcome->summed_totals.size(); ++i) {
+      BodyContactTotals& sum = outcome->summed_totals[i];
+      if (totals[i].body_id != sum.body_id) continue;
+      sum.impulse_Ns += totals[i].impulse_Ns;
+      sum.angular_impulse_Nms += totals[i].angular_impulse_Nms;
+      sum.contact_count += totals[i].contact_count;
+    }
+  }
+  return absl::OkStatus();
+}
+
+WorldState World::CopyState() const {
+  WorldState state;
+  state.time_s = time_s_;
+  state.step_count = step_count_;
+  state.bodies.reserve(bodies_.size());
+  for (const SimBody& sim_body : bodies_) {
+    const Body& source = *sim_body.body;
+    BodyStateCopy& copy = state.bodies.emplace_back();
+    copy.body_id = sim_body.id;
+    copy.type = source.type();
+    if (const RigidBody* rigid = AsRigid(&source)) {
+      copy.rigid_kind = rigid->kind();
+      copy.rigid = rigid->state();
+    }
+    copy.positions_m = source.positions_t0();
+    copy.velocities_m_per_s.resize(source.num_vertices(), 3);
+    for (int i = 0; i < source.num_vertices(); ++i) {
+      copy.velocities_m_per_s.row(i) = source.VertexVelocity(i).transpose();
+    }
+  }
+  return state;
+}
+
+WorldTopology World::CopyTopology() const {
+  WorldTopology topology;
+  topology.bodies.reserve(bodies_.size());
+  for (const SimBody& sim_body : bodies_) {
+    BodyTopology& body_topology = topology.bodies.emplace_back();
+    body_topology.body_id = sim_body.id;
+    body_topology.type = sim_body.body->type();
+    if (const RigidBody* rigid = AsRigid(sim_body.body.get())) {
+      body_topology.rigid_kind = rigid->kind();
+    }
+    body_topology.name = sim_body.name;
+    body_topology.faces = sim_body.body->surface().faces();
+  }
+  return topology;
+}
+
+}  // namespace contactsim::core

@@ -1,0 +1,134 @@
+#include "scenes/loader/scene_file.h"
+
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+
+namespace contactsim::scenes {
+namespace {
+
+// Keeps the first error the text parser reports (later ones are usually consequences of it).
+class FirstError : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (!message_) {
+      line_ = line;
+      column_ = column;
+      message_ = message;
+    }
+  }
+
+  // "<source>:<line>:<column>: <message>", 1-based like editors and compilers.
+  std::string Format(std::string_view source) const {
+    if (!message_) return absl::StrCat(std::string(source), ": not a valid SceneFile");
+    if (line_ < 0) return absl::StrCat(std::string(source), ": ", *message_);
+    return absl::StrCat(std::string(source), ":", line_ + 1, ":", column_ + 1, ": ", *message_);
+  }
+
+ private:
+  int line_ = -1;
+  int column_ = -1;
+  std::optional<std::string> message_;
+};
+
+// gRPC and Abseil share the canonical code numbers; anything else is reported as UNKNOWN.
+absl::Status FromGrpc(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  const int code = static_cast<int>(status.error_code());
+  if (code < 0 || code > static_cast<int>(absl::StatusCode::kUnauthenticated)) {
+    return absl::UnknownError(
+        absl::StrCat("grpc status code ", code, ": ", status.error_message()));
+  }
+  return absl::Status(static_cast<absl::StatusCode>(code), status.error_message());
+}
+
+absl::Status Prefixed(const absl::Status& status, const std::string& prefix) {
+  return absl::Status(status.code(), absl::StrCat(prefix, ": ", status.message()));
+}
+
+std::string BodyLabel(int index, const v1::BodySpec& body) {
+  std::string label = absl::StrCat("bodies[", index, "]");
+  if (!body.name().empty()) absl::StrAppend(&label, " (", body.name(), ")");
+  return label;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::SceneFile> ParseSceneFile(std::string_view text, std::string_view source) {
+  google::protobuf::TextFormat::Parser parser;
+  FirstError errors;
+  parser.RecordErrorsTo(&errors);
+  v1::SceneFile scene;
+  if (!parser.ParseFromString(std::string(text), &scene)) {
+    return absl::InvalidArgumentError(errors.Format(source));
+  }
+  return scene;
+}
+
+absl::StatusOr<v1::SceneFile> ReadSceneFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return absl::NotFoundError(absl::StrCat(path, ": cannot read the file"));
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (file.bad()) return absl::NotFoundError(absl::StrCat(path, ": cannot read the file"));
+  return ParseSceneFile(text, path);
+}
+
+absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
+                                         const PrepareContextFn& prepare,
+                                         const v1::SceneFile& scene, std::string_view name) {
+  v1::CreateSessionRequest create = scene.session();
+  if (!name.empty()) create.set_name(std::string(name));
+  LoadedSceneIds loaded;
+  {
+    grpc::ClientContext context;
+    prepare(context, /*token=*/"");
+    v1::CreateSessionResponse created;
+    absl::Status status = FromGrpc(stub.CreateSession(&context, create, &created));
+    if (!status.ok()) return Prefixed(status, "session");
+    loaded.session = {created.session_id(), created.controller_token(), created.viewer_token()};
+  }
+  const std::string& session_id = loaded.session.session_id;
+  const std::string& token = loaded.session.controller_token;
+  // A scene loads completely or not at all: a refused element closes the half-built session.
+  auto fail = [&](const absl::Status& status, const std::string& prefix) {
+    grpc::ClientContext context;
+    prepare(context, token);
+    v1::CloseSessionRequest request;
+    request.set_session_id(session_id);
+    v1::CloseSessionResponse response;
+    (void)stub.CloseSession(&context, request, &response);  // best effort: the refusal matters
+    return Prefixed(status, prefix);
+  };
+  for (int i = 0; i < scene.bodies_size(); ++i) {
+    grpc::ClientContext context;
+    prepare(context, token);
+    v1::AddBodyRequest request;
+    request.set_session_id(session_id);
+    *request.mutable_body() = scene.bodies(i);
+    v1::AddBodyResponse response;
+    absl::Status status = FromGrpc(stub.AddBody(&context, request, &response));
+    if (!status.ok()) return fail(status, BodyLabel(i, scene.bodies(i)));
+    loaded.bodies.push_back(std::move(response));
+  }
+  for (int i = 0; i < scene.constraints_size(); ++i) {
+    grpc::ClientContext context;
+    prepare(context, token);
+    v1::AddConstraintRequest request;
+    request.set_session_id(session_id);
+    *request.mutable_constraint() = scene.constraints(i);
+    v1::AddConstraintResponse response;
+    absl::Status status = FromGrpc(stub.AddConstraint(&context, request, &response));
+    if (!status.ok()) return fail(status, absl::StrCat("constraints[", i, "]"));
+    loaded.constraint_ids.push_back(response.constraint_id());
+  }
+  return loaded;
+}
+
+}  // namespace contactsim::scenes

@@ -1,0 +1,19 @@
+#include "server/service/summary_proto.h"
+
+namespace contactsim::server {
+
+v1::SessionSummary ToProto(const SessionSummary& summary) {
+  v1::SessionSummary message;
+  message.set_session_id(summary.id);
+  message.set_name(summary.name);
+  message.set_pipeline(summary.pipeline);
+  message.set_state(summary.state == SessionState::kActive ? v1::SESSION_STATE_ACTIVE
+                                                           : v1::SESSION_STATE_FAILED);
+  message.set_failure_message(summary.failure_message);
+  message.set_step_count(summary.step_count);
+  message.set_time_s(summary.time_s);
+  message.set_num_bodies(summary.num_bodies);
+  return message;
+}
+
+}  // namespace contactsim::server

@@ -1,0 +1,181 @@
+// The /metrics endpoint of an in-process server, scraped with a plain socket HTTP GET: the
+// exposition parses (HELP/TYPE, histogram buckets), and counters and gauges move exactly as
+// sessions are created, stepped, refused, streamed, snapshotted and closed.
+#include <chrono>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "tests/server/service/prometheus_text.h"
+#include "tests/server/service/service_fixture.h"
+
+namespace contactsim::server::servertest {
+namespace {
+
+constexpr char kStepOk[] =
+    "contactsim_rpcs_total{service=\"contactsim.v1.Simulation\",method=\"Step\",code=\"OK\"}";
+constexpr char kStepUnauthenticated[] =
+    "contactsim_rpcs_total{service=\"contactsim.v1.Simulation\",method=\"Step\","
+    "code=\"UNAUTHENTICATED\"}";
+constexpr char kCreateOk[] =
+    "contactsim_rpcs_total{service=\"contactsim.v1.Simulation\",method=\"CreateSession\","
+    "code=\"OK\"}";
+
+class MetricsServiceTest : public ServiceTest {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.metrics_listen = "127.0.0.1:0";
+    options.limits.stream_ring_frames = 2;
+    StartServerWith(options);
+  }
+
+  // Scrapes /metrics; every format error fails the test.
+  Exposition Scrape() {
+    std::optional<HttpResponse> response = HttpGet(server_->metrics_port(), "/metrics");
+    EXPECT_TRUE(response.has_value());
+    if (!response) return {};
+    EXPECT_EQ(response->status, 200);
+    EXPECT_NE(response->headers.find("Content-Type: text/plain; version=0.0.4"), std::string::npos)
+        << response->headers;
+    Exposition exposition = ParseExposition(response->body);
+    for (const std::string& error : exposition.errors) ADD_FAILURE() << error;
+    return exposition;
+  }
+
+  // Scrapes until `key` reaches `value` (the stream counters move on gRPC threads after the
+  // client sees a frame); a generous deadline for a loaded machine.
+  bool EventuallyEquals(const std::string& key, double value) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (Scrape()[key] == value) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+};
+
+TEST_F(MetricsServiceTest, ListensOnAFreePortAndServesOnlyMetrics) {
+  ASSERT_GT(server_->metrics_port(), 0);
+  EXPECT_NE(server_->metrics_port(), server_->port());
+  std::optional<HttpResponse> other = HttpGet(server_->metrics_port(), "/");
+  ASSERT_TRUE(other.has_value());
+  EXPECT_EQ(other->status, 404);
+}
+
+TEST_F(MetricsServiceTest, FreshServerReportsZeros) {
+  const Exposition scraped = Scrape();
+  EXPECT_EQ(scraped["contactsim_sessions{state=\"active\"}"], 0);
+  EXPECT_EQ(scraped["contactsim_sessions{state=\"failed\"}"], 0);
+  EXPECT_EQ(scraped["contactsim_sessions_created_total"], 0);
+  EXPECT_EQ(scraped["contactsim_steps_total"], 0);
+  EXPECT_EQ(scraped["contactsim_step_calls_total"], 0);
+  EXPECT_EQ(scraped["contactsim_step_call_duration_seconds_count"], 0);
+  EXPECT_EQ(scraped["contactsim_step_call_duration_seconds_bucket{le=\"1e-05\"}"], 0);
+  EXPECT_EQ(scraped["contactsim_step_call_duration_seconds_bucket{le=\"10\"}"], 0);
+  EXPECT_EQ(scraped["contactsim_stream_subscribers"], 0);
+  EXPECT_EQ(scraped.types.at("contactsim_step_call_duration_seconds"), "histogram");
+  EXPECT_EQ(scraped.types.at("contactsim_rpcs_total"), "counter");
+  EXPECT_EQ(scraped.types.at("contactsim_sessions"), "gauge");
+  EXPECT_EQ(scraped.samples.count(kStepOk), 0u);  // codes appear when they happen
+}
+
+TEST_F(MetricsServiceTest, CountersFollowSessionsAndSteps) {
+  const SessionHandle a = CreateSession(BoxSceneRequest());
+  AddBody(a, BoxBody());
+  Exposition scraped = Scrape();
+  EXPECT_EQ(scraped["contactsim_sessions_created_total"], 1);
+  EXPECT_EQ(scraped["contactsim_sessions{state=\"active\"}"], 1);
+  EXPECT_EQ(scraped[kCreateOk], 1);
+
+  v1::StepResponse reply;
+  ASSERT_TRUE(Step(a, 5, &reply).ok());
+  ASSERT_TRUE(Step(a, 7, &reply).ok());
+  const SessionHandle b = CreateSession(BoxSceneRequest());
+  ASSERT_TRUE(Step(b, 1, &reply).ok());
+  SessionHandle wrong = a;
+  wrong.controller = "not-a-token";
+  EXPECT_EQ(Step(wrong, 3, &reply).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+
+  scraped = Scrape();
+  EXPECT_EQ(scraped["contactsim_sessions_created_total"], 2);
+  EXPECT_EQ(scraped["contactsim_sessions{state=\"active\"}"], 2);
+  EXPECT_EQ(scraped["contactsim_steps_total"], 13);
+  EXPECT_EQ(scraped["contactsim_step_calls_total"], 3);
+  EXPECT_EQ(scraped["contactsim_step_call_duration_seconds_count"], 3);
+  EXPECT_EQ(scraped["contactsim_step_call_duration_seconds_bucket{le=\"+Inf\"}"], 3);
+  EXPECT_GT(scraped["contactsim_step_call_duration_seconds_sum"], 0.0);
+  EXPECT_EQ(scraped[kStepOk], 3);
+  EXPECT_EQ(scraped[kStepUnauthenticated], 1);
+  EXPECT_EQ(scraped["contactsim_session_tasks_inline_total"] +
+                scraped["contactsim_session_tasks_pooled_total"],
+            4);  // AddBody and three Steps; the refused Step never reached the session
+
+  v1::CloseSessionRequest close;
+  close.set_session_id(b.id);
+  v1::CloseSessionResponse closed;
+  ASSERT_TRUE(stub_->CloseSession(Context(b.controller).get(), close, &closed).ok());
+  scraped = Scrape();
+  EXPECT_EQ(scraped["contactsim_sessions{state=\"active\"}"], 1);
+  EXPECT_EQ(scraped["contactsim_sessions_closed_total"], 1);
+}
+
+TEST_F(MetricsServiceTest, FailedSessionsAreCountedByState) {
+  const SessionHandle session = CreateSession(BoxSceneRequest());
+  const int32_t box = AddBody(session, BoxBody());
+  v1::SnapshotRequest snapshot_request;
+  snapshot_request.set_session_id(session.id);
+  v1::SnapshotResponse snapshot;
+  ASSERT_TRUE(stub_->Snapshot(Context(session.controller).get(), snapshot_request, &snapshot).ok());
+  // A 1e200 N push on a 1 kg box diverges: the session fails.
+  v1::StepControls controls;
+  v1::BodyControl* control = controls.add_bodies();
+  control->set_body_id(box);
+  control->mutable_force_n()->set_x(1e200);
+  v1::StepResponse reply;
+  EXPECT_EQ(Step(session, 1, &reply, controls).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  Exposition scraped = Scrape();
+  EXPECT_EQ(scraped["contactsim_sessions{state=\"failed\"}"], 1);
+  EXPECT_EQ(scraped["contactsim_sessions{state=\"active\"}"], 0);
+  EXPECT_EQ(scraped["contactsim_snapshots_total"], 1);
+
+  v1::RestoreRequest restore;
+  restore.set_session_id(session.id);
+  restore.set_snapshot(snapshot.snapshot());
+  v1::RestoreResponse restored;
+  ASSERT_TRUE(stub_->Restore(Context(session.controller).get(), restore, &restored).ok());
+  scraped = Scrape();
+  EXPECT_EQ(scraped["contactsim_sessions{state=\"failed\"}"], 0);
+  EXPECT_EQ(scraped["contactsim_sessions{state=\"active\"}"], 1);
+  EXPECT_EQ(scraped["contactsim_restores_total"], 1);
+}
+
+TEST_F(MetricsServiceTest, StreamsCountSubscribersFramesAndSkippedFrames) {
+  const SessionHandle session = CreateSession(BoxSceneRequest());  // frame 1
+  AddBody(session, BoxBody());                                     // frame 2
+  v1::StepResponse reply;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(Step(session, 1, &reply).ok());  // frames 3..5
+  // The ring keeps frames 4 and 5: resuming from 1 skips frames 1..3.
+  grpc::ClientContext context;
+  v1::StreamStateRequest request;
+  request.set_session_id(session.id);
+  request.set_from_seq(1);
+  context.AddMetadata("authorization", "Bearer " + session.viewer);
+  auto reader = stub_->StreamState(&context, request);
+  v1::StateFrame frame;
+  ASSERT_TRUE(reader->Read(&frame));
+  EXPECT_EQ(frame.seq(), 4);
+  Exposition scraped = Scrape();
+  EXPECT_EQ(scraped["contactsim_stream_subscribers"], 1);
+  EXPECT_EQ(scraped["contactsim_stream_frames_coalesced_total"], 3);
+  ASSERT_TRUE(reader->Read(&frame));
+  EXPECT_EQ(frame.seq(), 5);
+  EXPECT_TRUE(EventuallyEquals("contactsim_stream_frames_sent_total", 2));
+  context.TryCancel();
+  while (reader->Read(&frame)) {
+  }
+  reader->Finish();
+  EXPECT_TRUE(EventuallyEquals("contactsim_stream_subscribers", 0));
+}
+
+}  // namespace
+}  // namespace contactsim::server::servertest
