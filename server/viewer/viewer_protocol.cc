@@ -69,7 +69,7 @@ WireBodyKind KindOf(const core::BodyTopology& body) {
 
 // The anchor frame E = [e1 e2 e1 x e2] of three points; false when they are (nearly) collinear.
 bool AnchorFrame(const Eigen::Vector3d& a0, const Eigen::Vector3d& a1, const Eigen::Vector3d& a2,
-                 Eigen::Matrix3d* E) {
+                 Eigen::Matrix3d* frame) {
   const Eigen::Vector3d d1 = a1 - a0;
   const double n1 = d1.norm();
   if (!(n1 > 0.0) || !std::isfinite(n1)) return false;
@@ -79,9 +79,9 @@ bool AnchorFrame(const Eigen::Vector3d& a0, const Eigen::Vector3d& a1, const Eig
   const double n2 = d2.norm();
   if (!(n2 > 1e-6 * n1) || !std::isfinite(n2)) return false;
   const Eigen::Vector3d e2 = d2 / n2;
-  E->col(0) = e1;
-  E->col(1) = e2;
-  E->col(2) = e1.cross(e2);
+  frame->col(0) = e1;
+  frame->col(1) = e2;
+  frame->col(2) = e1.cross(e2);
   return true;
 }
 
@@ -106,19 +106,19 @@ bool ChooseAnchors(const core::Points3& p, EncodedTopology::Body* body) {
     const double s = d.squaredNorm();
     if (s > best) best = s, i2 = i;
   }
-  Eigen::Matrix3d E;
-  if (!AnchorFrame(a0, p.row(i1).transpose(), p.row(i2).transpose(), &E)) return false;
+  Eigen::Matrix3d anchor_frame;
+  if (!AnchorFrame(a0, p.row(i1).transpose(), p.row(i2).transpose(), &anchor_frame)) return false;
   body->anchors[0] = 0;
   body->anchors[1] = static_cast<int>(i1);
   body->anchors[2] = static_cast<int>(i2);
-  body->E_ref = E;
+  body->anchor_frame_ref = anchor_frame;
   body->a0_ref = a0;
   return true;
 }
 
 const std::vector<core::BodyStateCopy>& BodiesOf(const Frame& frame) {
-  static const std::vector<core::BodyStateCopy> kNone;
-  return frame.state != nullptr ? frame.state->bodies : kNone;
+  static const std::vector<core::BodyStateCopy> none;
+  return frame.state != nullptr ? frame.state->bodies : none;
 }
 
 const core::BodyStateCopy* FindBody(const Frame& frame, int32_t id) {
@@ -129,8 +129,8 @@ const core::BodyStateCopy* FindBody(const Frame& frame, int32_t id) {
 }
 
 const core::ContactReport& ContactsOf(const Frame& frame) {
-  static const core::ContactReport kNone;
-  return frame.contacts != nullptr ? *frame.contacts : kNone;
+  static const core::ContactReport none;
+  return frame.contacts != nullptr ? *frame.contacts : none;
 }
 
 std::string_view Clip(std::string_view s, size_t max_bytes) {
@@ -229,16 +229,16 @@ std::string EncodeFrame(const Frame& frame, const EncodedTopology& topology,
     const core::BodyStateCopy* state = FindBody(frame, entry.body_id);
     const Eigen::Index n = state != nullptr ? state->positions_m.rows() : 0;
     w.I32(entry.body_id);
-    Eigen::Matrix3d E;
+    Eigen::Matrix3d anchor_frame;
     if (entry.placement == Placement::kPose && state != nullptr &&
         std::max({entry.anchors[0], entry.anchors[1], entry.anchors[2]}) < n &&
         AnchorFrame(state->positions_m.row(entry.anchors[0]).transpose(),
                     state->positions_m.row(entry.anchors[1]).transpose(),
-                    state->positions_m.row(entry.anchors[2]).transpose(), &E)) {
-      const Eigen::Matrix3d R = E * entry.E_ref.transpose();
+                    state->positions_m.row(entry.anchors[2]).transpose(), &anchor_frame)) {
+      const Eigen::Matrix3d rotation = anchor_frame * entry.anchor_frame_ref.transpose();
       const Eigen::Vector3d t =
-          state->positions_m.row(entry.anchors[0]).transpose() - R * entry.a0_ref;
-      Eigen::Quaterniond q(R);
+          state->positions_m.row(entry.anchors[0]).transpose() - rotation * entry.a0_ref;
+      Eigen::Quaterniond q(rotation);
       q.normalize();
       w.U8(static_cast<uint8_t>(Placement::kPose));
       w.U8(0);

@@ -68,7 +68,8 @@ struct EncodedTopology {
     int32_t body_id = 0;
     Placement placement = Placement::kVertices;
     int anchors[3] = {0, 0, 0};
-    Eigen::Matrix3d E_ref = Eigen::Matrix3d::Identity();  // anchor frame of the reference
+    Eigen::Matrix3d anchor_frame_ref =
+        Eigen::Matrix3d::Identity();  // anchor frame of the reference
     Eigen::Vector3d a0_ref = Eigen::Vector3d::Zero();
   };
   int64_t version = 0;

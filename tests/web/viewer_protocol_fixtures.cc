@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
 
   core::Points3 ref(4, 3);
   ref << 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1;
-  auto make_frame = [&](int64_t seq, const Eigen::Isometry3d& X) {
+  auto make_frame = [&](int64_t seq, const Eigen::Isometry3d& x_wb) {
     server::Frame frame;
     frame.seq = seq;
     frame.time_s = 0.125 * seq;
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     core::BodyStateCopy b;
     b.body_id = 2;
     b.positions_m.resize(4, 3);
-    for (int i = 0; i < 4; ++i) b.positions_m.row(i) = (X * ref.row(i).transpose()).transpose();
+    for (int i = 0; i < 4; ++i) b.positions_m.row(i) = (x_wb * ref.row(i).transpose()).transpose();
     core::BodyStateCopy c;
     c.body_id = 5;
     c.positions_m.resize(3, 3);
@@ -76,10 +76,10 @@ int main(int argc, char** argv) {
   };
   const server::Frame first = make_frame(1, Eigen::Isometry3d::Identity());
   const auto encoded = viewer::EncodeTopology(first);
-  Eigen::Isometry3d X = Eigen::Isometry3d::Identity();
-  X.linear() = Eigen::AngleAxisd(M_PI / 2, Eigen::Vector3d::UnitZ()).toRotationMatrix();
-  X.translation() = Eigen::Vector3d(1, 2, 3);
-  const server::Frame second = make_frame(4, X);
+  Eigen::Isometry3d x_wb = Eigen::Isometry3d::Identity();
+  x_wb.linear() = Eigen::AngleAxisd(M_PI / 2, Eigen::Vector3d::UnitZ()).toRotationMatrix();
+  x_wb.translation() = Eigen::Vector3d(1, 2, 3);
+  const server::Frame second = make_frame(4, x_wb);
   std::string frame =
       viewer::EncodeFrame(second, *encoded, {viewer::WireSessionState::kFailed, "diverged: NaN"});
   viewer::PatchFrame({.keyframe = false, .coalesced = 2}, &frame);
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
        << "\"coalesced\":2,\"state\":\"FAILED\",\"message\":\"diverged: NaN\","
        << "\"contactsTotal\":2,\"rigidWorld\":[";
   for (int i = 0; i < 4; ++i) {
-    const Eigen::Vector3d p = X * ref.row(i).transpose();
+    const Eigen::Vector3d p = x_wb * ref.row(i).transpose();
     json << (i ? "," : "") << p.x() << "," << p.y() << "," << p.z();
   }
   json << "],\"clothZ2\":0.25}\n";

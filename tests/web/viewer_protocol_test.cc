@@ -51,7 +51,7 @@ std::shared_ptr<Topology> MakeTopology(int64_t version) {
   return topology;
 }
 
-Frame MakeFrame(int64_t seq, const Eigen::Isometry3d& X_WB, std::shared_ptr<Topology> topology) {
+Frame MakeFrame(int64_t seq, const Eigen::Isometry3d& x_wb, std::shared_ptr<Topology> topology) {
   Frame frame;
   frame.seq = seq;
   frame.time_s = 0.25 * static_cast<double>(seq);
@@ -61,7 +61,7 @@ Frame MakeFrame(int64_t seq, const Eigen::Isometry3d& X_WB, std::shared_ptr<Topo
   box.body_id = 0;
   const core::Points3 ref = BoxVertices();
   box.positions_m.resize(8, 3);
-  for (int i = 0; i < 8; ++i) box.positions_m.row(i) = (X_WB * ref.row(i).transpose()).transpose();
+  for (int i = 0; i < 8; ++i) box.positions_m.row(i) = (x_wb * ref.row(i).transpose()).transpose();
   core::BodyStateCopy cloth;
   cloth.body_id = 3;
   cloth.positions_m.resize(3, 3);
@@ -127,10 +127,11 @@ TEST(ViewerProtocolTest, TrianglesNamingMissingVerticesAreDropped) {
 TEST(ViewerProtocolTest, RigidBodyFramesCarryThePoseThatMapsTheReferenceVertices) {
   const auto topology = MakeTopology(1);
   const auto encoded = EncodeTopology(MakeFrame(1, Eigen::Isometry3d::Identity(), topology));
-  Eigen::Isometry3d X = Eigen::Isometry3d::Identity();
-  X.linear() = Eigen::AngleAxisd(2.0, Eigen::Vector3d(1, -2, 0.5).normalized()).toRotationMatrix();
-  X.translation() = Eigen::Vector3d(0.3, -1.2, 2.5);
-  const Frame frame = MakeFrame(2, X, topology);
+  Eigen::Isometry3d x_wb = Eigen::Isometry3d::Identity();
+  x_wb.linear() =
+      Eigen::AngleAxisd(2.0, Eigen::Vector3d(1, -2, 0.5).normalized()).toRotationMatrix();
+  x_wb.translation() = Eigen::Vector3d(0.3, -1.2, 2.5);
+  const Frame frame = MakeFrame(2, x_wb, topology);
   const std::string m = EncodeFrame(frame, *encoded, {});
   EXPECT_EQ(Read<uint8_t>(m, 0), static_cast<uint8_t>(MessageType::kFrame));
   EXPECT_EQ(Read<int64_t>(m, kFrameSeqOffset), 2);
@@ -149,7 +150,7 @@ TEST(ViewerProtocolTest, RigidBodyFramesCarryThePoseThatMapsTheReferenceVertices
   // float32 on the wire: 1e-6 relative, so 1e-5 m on metre-sized coordinates.
   const core::Points3 ref = BoxVertices();
   for (int i = 0; i < 8; ++i) {
-    const Eigen::Vector3d expected = X * ref.row(i).transpose();
+    const Eigen::Vector3d expected = x_wb * ref.row(i).transpose();
     const Eigen::Vector3d got = q.normalized() * ref.row(i).transpose() + t;
     EXPECT_LT((got - expected).norm(), 1e-5) << "vertex " << i;
   }
