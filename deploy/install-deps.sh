@@ -13,7 +13,13 @@ packages=(
   clang-format clang-tidy python3  # the lint tests (format, naming, include arrows)
   openssl  # the TLS tests make throwaway certificates with it
   python3-grpcio python3-protobuf python3-matplotlib
+  # The headless browser of tests/web and bench/viewer_bench.mjs (browser viewer, docs/viewer.md).
+  chromium
 )
+# node and npm bundle the viewer page at build time (esbuild) and run its tests: Debian's
+# nodejs and npm unless a node (e.g. NodeSource's, which bundles npm) is already on PATH.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -22,8 +28,23 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# The viewer page's npm packages (three.js, esbuild, playwright-core), exactly as pinned in
+# clients/web/package-lock.json, into clients/web/node_modules (git-ignored).
+install_npm_packages() {
+  local web_dir
+  web_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/clients/web"
+  if [ -f "$web_dir/node_modules/.package-lock.json" ] &&
+     [ "$web_dir/node_modules/.package-lock.json" -nt "$web_dir/package-lock.json" ]; then
+    echo "install-deps: clients/web npm packages present"
+    return 0
+  fi
+  echo "install-deps: npm ci in clients/web (from package-lock.json)"
+  (cd "$web_dir" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
+  install_npm_packages
   exit 0
 fi
 
@@ -43,4 +64,5 @@ if ! { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-rec
   exit 1
 fi
 rm -f "$log"
+install_npm_packages
 echo "install-deps: done"

@@ -7,12 +7,15 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "server/service/listen_address.h"
 #include "server/service/server.h"
 #include "server/service/startup_scenes.h"
+#include "server/viewer/viewer_server.h"
 #include "spdlog/spdlog.h"
 
 int main(int argc, char** argv) {
@@ -83,6 +86,26 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
+  contactsim::server::viewer::ViewerOptions viewer_options;
+  viewer_options.listen.clear();
+  app.add_option("--viewer-listen", viewer_options.listen,
+                 "IPv4:port for the browser viewer (HTTP and WebSocket, docs/viewer.md; off when "
+                 "empty; e.g. 127.0.0.1:8080; port 0 picks a free one; no TLS: keep it on "
+                 "loopback or behind a TLS-terminating proxy)")
+      ->capture_default_str();
+  app.add_option("--viewer-assets", viewer_options.assets_dir,
+                 "folder of the bundled viewer page (default: viewer_assets next to this binary)");
+  app.add_option("--viewer-max-viewers", viewer_options.max_viewers, "browser viewers at once")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  app.add_option("--viewer-max-rate-hz", viewer_options.max_rate_hz,
+                 "frames per second sent to one browser at most [1/s]")
+      ->check(CLI::Range(1.0, 1000.0))
+      ->capture_default_str();
+  app.add_option("--viewer-max-bytes-per-s", viewer_options.max_bytes_per_s,
+                 "bytes per second sent to one browser at most (its send budget)")
+      ->check(CLI::Range(int64_t{1} << 16, int64_t{1} << 40))
+      ->capture_default_str();
   std::vector<std::string> scene_files;
   app.add_option("--scene", scene_files,
                  "scene file (scenes/*.textproto) to load into a new session at start-up; "
@@ -114,6 +137,28 @@ int main(int argc, char** argv) {
       "contactsim-server listening on {} ({}; sessions <= {}, bodies <= {}, vertices <= {})",
       (*server)->address(), transport, limits.max_sessions, limits.max_bodies_per_session,
       limits.max_vertices_per_mesh);
+  std::unique_ptr<contactsim::server::viewer::ViewerServer> viewer;
+  if (!viewer_options.listen.empty()) {
+    // The viewer cannot do TLS with Debian's civetweb (viewer_server.h): on loopback it serves
+    // plain HTTP next to a TLS gRPC listener; beyond loopback with TLS flags it refuses to start.
+    if (!contactsim::server::IsLoopbackListenAddress(viewer_options.listen)) {
+      viewer_options.tls = options.tls;
+    } else if (options.tls.enabled()) {
+      spdlog::info("viewer on loopback serves plain HTTP (no TLS in the viewer; docs/viewer.md)");
+    }
+    auto started =
+        contactsim::server::viewer::ViewerServer::Start(viewer_options, &(*server)->sessions());
+    if (!started.ok()) {
+      spdlog::error("{}", started.status().ToString());
+      (*server)->Shutdown(std::chrono::milliseconds(0));
+      return EXIT_FAILURE;
+    }
+    viewer = std::move(*started);
+    spdlog::info(
+        "viewer on {}/ (session list; each session's viewer URL carries its viewer "
+        "token after #)",
+        viewer->base_url());
+  }
   absl::StatusOr<std::vector<contactsim::server::StartupScene>> scenes =
       contactsim::server::LoadStartupScenes(**server, scene_files);
   if (!scenes.ok()) {
@@ -126,6 +171,12 @@ int main(int argc, char** argv) {
                  scene.file, scene.loaded.session.session_id, scene.loaded.bodies.size(),
                  scene.loaded.session.controller_token, scene.loaded.session.viewer_token);
     std::cout << contactsim::server::StartupSceneLine(scene) << std::endl;
+    if (viewer != nullptr) {
+      std::cout << "viewer session_id=" << scene.loaded.session.session_id << " url="
+                << viewer->ViewerUrl(scene.loaded.session.session_id,
+                                     scene.loaded.session.viewer_token)
+                << std::endl;
+    }
   }
   if ((*server)->metrics_port() != 0) {
     spdlog::info("metrics on http://{}:{}/metrics",
@@ -136,6 +187,7 @@ int main(int argc, char** argv) {
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
   spdlog::info("signal {}: shutting down (grace {} s)", signal_number, grace_s);
+  viewer.reset();  // tells the browsers "server stopping" first
   (*server)->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(grace_s * 1000.0)));
   spdlog::info("stopped");
   return EXIT_SUCCESS;

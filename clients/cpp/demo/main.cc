@@ -8,9 +8,17 @@
 // plot and (when gnuplot is on PATH) a PNG.
 //
 //   contactsim-demo [--steps 2000] [--out out/demo] [--viewer-rate-hz 0] [--server-binary PATH]
+//   contactsim-demo --serve [--viewer-listen 127.0.0.1:8080]
+//
+// --serve keeps the server (with its browser viewer, docs/viewer.md) and the scene running in
+// real time, the box pushed between two targets every 3 s, prints the viewer URL (its fragment
+// carries the viewer token) and runs until Ctrl-C / SIGTERM.
 //
 // Exit codes: 0 ok; 1 the server failed to start, a call failed or the server did not exit
 // cleanly (the reason is printed); CLI11's codes for bad arguments.
+#include <signal.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +51,8 @@ struct Options {
   double viewer_rate_hz = 0.0;
   std::string server_binary;
   double startup_timeout_s = 30.0;
+  bool serve = false;
+  std::string viewer_listen = "127.0.0.1:8080";
 };
 
 struct AddedBody {
@@ -229,6 +239,105 @@ absl::StatusOr<std::unique_ptr<SessionRun>> DriveSession(const std::string& addr
   return run;
 }
 
+// The "viewer on URL/" line the server logs, read back from its log file.
+absl::StatusOr<std::string> ViewerBaseUrl(const std::string& log_path) {
+  const std::string marker = "viewer on ";
+  for (int i = 0; i < 100; ++i) {
+    std::ifstream log(log_path);
+    std::string line;
+    while (std::getline(log, line)) {
+      const size_t at = line.find(marker);
+      if (at == std::string::npos) continue;
+      const size_t begin = at + marker.size();
+      std::string url = line.substr(begin, line.find(' ', begin) - begin);
+      if (!url.empty() && url.back() == '/') url.pop_back();
+      return url;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return absl::DeadlineExceededError("the server did not log its viewer address within 5 s");
+}
+
+std::atomic<bool> g_stop_serving{false};
+
+// --serve: the demo scene stepped in real time until a stop signal, for browsers to watch.
+absl::Status ServeSession(const std::string& address, const std::string& viewer_base) {
+  contactsim::client::Connection connection({.target = address,
+                                             .deadline = std::chrono::seconds(30),
+                                             .max_receive_message_bytes = 64 << 20,
+                                             .tls = std::nullopt});
+  auto created = connection.CreateSession(demo::DemoSessionRequest());
+  if (!created.ok()) return Context("CreateSession", created.status());
+  const auto controller = connection.Session(created->session_id, created->controller_token);
+  int32_t pushed = -1;
+  for (const demo::DemoBody& body : demo::DemoBodies()) {
+    auto added = controller.AddBody(body.spec);
+    if (!added.ok()) return Context("AddBody " + body.name, added.status());
+    if (pushed < 0) pushed = added->body_id();
+  }
+  std::printf("\nviewer      %s/view#session=%s&token=%s\n", viewer_base.c_str(),
+              created->session_id.c_str(), created->viewer_token.c_str());
+  std::printf("sessions    %s/ (the list; no tokens)\nserving until Ctrl-C\n", viewer_base.c_str());
+  std::fflush(stdout);
+  v1::Vec3 p_pushed, v_pushed;
+  const Clock::time_point start = Clock::now();
+  int64_t steps = 0;
+  while (!g_stop_serving.load()) {
+    const double sim_s = steps * demo::kDemoDt_s;
+    // Real time: never run ahead of the wall clock.
+    if (sim_s > Seconds(Clock::now() - start)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
+    const bool there = static_cast<int64_t>(sim_s / 3.0) % 2 == 0;
+    v1::StepControls controls;
+    v1::BodyControl* push = controls.add_bodies();
+    push->set_body_id(pushed);
+    *push->mutable_force_n() =
+        demo::PdForce(there ? kTargetX_m : 0.0, there ? kTargetY_m : 0.3, p_pushed, v_pushed);
+    auto reply = controller.Step(1, controls);
+    if (!reply.ok()) return Context("Step", reply.status());
+    ++steps;
+    for (const v1::BodyState& state : reply->bodies()) {
+      if (state.body_id() == pushed) {
+        p_pushed = state.p_wb_m();
+        v_pushed = state.v_wb_m_per_s();
+      }
+    }
+  }
+  std::printf("stopping after %lld steps\n", static_cast<long long>(steps));
+  return controller.CloseSession();
+}
+
+int Serve(const Options& options) {
+  std::error_code error;
+  const std::filesystem::path out = options.out_dir;
+  std::filesystem::create_directories(out, error);
+  if (error) return Fail("--out " + options.out_dir, absl::InternalError(error.message()));
+  absl::StatusOr<std::string> binary =
+      options.server_binary.empty() ? demo::FindServerBinary(CONTACTSIM_DEMO_SERVER_RELATIVE_PATH)
+                                    : absl::StatusOr<std::string>(options.server_binary);
+  if (!binary.ok()) return Fail("server binary", binary.status());
+  const std::string server_log = (out / "server.log").string();
+  auto server = demo::ServerProcess::Start(
+      *binary, {"--viewer-listen", options.viewer_listen}, server_log,
+      std::chrono::milliseconds(static_cast<int64_t>(options.startup_timeout_s * 1000)));
+  if (!server.ok()) return Fail("the server failed to start", server.status());
+  absl::StatusOr<std::string> viewer_base = ViewerBaseUrl(server_log);
+  if (!viewer_base.ok()) return Fail("viewer", viewer_base.status());
+  std::printf("server      %s (pid %d) on %s, log %s\n", binary->c_str(), (*server)->pid(),
+              (*server)->address().c_str(), server_log.c_str());
+  struct sigaction action {};
+  action.sa_handler = [](int) { g_stop_serving.store(true); };
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  const absl::Status served = ServeSession((*server)->address(), *viewer_base);
+  absl::StatusOr<int> server_exit = (*server)->Stop(std::chrono::seconds(15));
+  if (!served.ok()) return Fail("serving", served);
+  if (!server_exit.ok()) return Fail("stopping the server", server_exit.status());
+  return *server_exit == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 int Run(const Options& options) {
   std::error_code error;
   const std::filesystem::path out = options.out_dir;
@@ -355,6 +464,12 @@ int main(int argc, char** argv) {
                  "how long the server may take to listen [s]")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_flag("--serve", options.serve,
+               "keep the server, its browser viewer and the scene running (real time) and print "
+               "the viewer URL, until Ctrl-C");
+  app.add_option("--viewer-listen", options.viewer_listen,
+                 "with --serve: IPv4:port of the browser viewer (port 0 picks a free one)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  return Run(options);
+  return options.serve ? Serve(options) : Run(options);
 }

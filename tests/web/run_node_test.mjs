@@ -1,0 +1,33 @@
+// Runs one node test file when what it needs is here, else exits 77 (ctest: skipped) saying
+// what is missing:  node run_node_test.mjs FILE [--browser]
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const [file, mode] = process.argv.slice(2);
+const missing = [];
+const need = (ok, what) => { if (!ok) missing.push(what); };
+const env = process.env;
+need(env.CONTACTSIM_VIEWER_FIXTURES && existsSync(env.CONTACTSIM_VIEWER_FIXTURES),
+  'viewer-protocol-fixtures (build target)');
+if (mode === '--browser' || mode === '--harness') {
+  need(env.CONTACTSIM_VIEWER_HARNESS && existsSync(env.CONTACTSIM_VIEWER_HARNESS),
+    'contactsim-viewer-harness (build target)');
+}
+if (mode === '--demo') {
+  need(env.CONTACTSIM_DEMO && existsSync(env.CONTACTSIM_DEMO), 'contactsim-demo (build target)');
+}
+if (mode === '--browser') {
+  need(env.CONTACTSIM_CHROMIUM && existsSync(env.CONTACTSIM_CHROMIUM),
+    'chromium (Debian package chromium; deploy/install-deps.sh)');
+  need(existsSync(join(env.CONTACTSIM_WEB_DIR ?? '', 'node_modules/playwright-core')),
+    'clients/web/node_modules/playwright-core (npm ci in clients/web; deploy/install-deps.sh)');
+  need(env.CONTACTSIM_VIEWER_ASSETS && existsSync(join(env.CONTACTSIM_VIEWER_ASSETS, 'viewer.js')),
+    'the bundled viewer page (build target contactsim_viewer_assets)');
+}
+if (missing.length) {
+  console.error(`SKIP: missing ${missing.join('; ')}`);
+  process.exit(77);
+}
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', file], { stdio: 'inherit' });
+process.exit(result.status ?? 1);
