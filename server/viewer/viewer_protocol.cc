@@ -117,8 +117,8 @@ bool ChooseAnchors(const core::Points3& p, EncodedTopology::Body* body) {
 }
 
 const std::vector<core::BodyStateCopy>& BodiesOf(const Frame& frame) {
-  static const std::vector<core::BodyStateCopy> none;
-  return frame.state != nullptr ? frame.state->bodies : none;
+  static const std::vector<core::BodyStateCopy> kNoBodies;
+  return frame.state != nullptr ? frame.state->bodies : kNoBodies;
 }
 
 const core::BodyStateCopy* FindBody(const Frame& frame, int32_t id) {
@@ -129,8 +129,8 @@ const core::BodyStateCopy* FindBody(const Frame& frame, int32_t id) {
 }
 
 const core::ContactReport& ContactsOf(const Frame& frame) {
-  static const core::ContactReport none;
-  return frame.contacts != nullptr ? *frame.contacts : none;
+  static const core::ContactReport kNoContacts;
+  return frame.contacts != nullptr ? *frame.contacts : kNoContacts;
 }
 
 std::string_view Clip(std::string_view s, size_t max_bytes) {

@@ -136,7 +136,9 @@ absl::Status Context(const std::string& what, const absl::Status& status) {
 absl::StatusOr<std::unique_ptr<SessionRun>> DriveSession(const std::string& address,
                                                          const Options& options) {
   auto run = std::make_unique<SessionRun>();
-  contactsim::client::Connection connection({.target = address});
+  contactsim::client::ConnectionOptions connection_options;
+  connection_options.target = address;
+  contactsim::client::Connection connection(connection_options);
   if (auto pong = connection.Ping("demo"); !pong.ok()) return Context("Ping", pong.status());
   auto created = connection.CreateSession(demo::DemoSessionRequest());
   if (!created.ok()) return Context("CreateSession", created.status());
