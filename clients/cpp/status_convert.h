@@ -1,14 +1,11 @@
-// grpc::Status -> absl::Status. The two libraries number their codes identically (both follow
-// google.rpc.Code), so the code is carried over by value and the message is kept verbatim: a
-// caller can branch on absl::IsUnauthenticated() etc. and show the server's message, which names
-// the offending field.
+// grpc::Status -> absl::Status for the client library: the API-level conversion of
+// scenes/loader/grpc_status.h (codes carried over by value, the server's message verbatim).
 #pragma once
 
-#include "absl/status/status.h"
-#include "grpcpp/support/status.h"
+#include "scenes/loader/grpc_status.h"
 
 namespace contactsim::client {
 
-absl::Status FromGrpcStatus(const grpc::Status& status);
+using scenes::FromGrpcStatus;
 
 }  // namespace contactsim::client

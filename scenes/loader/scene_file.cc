@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "scenes/loader/grpc_status.h"
 
 namespace contactsim::scenes {
 namespace {
@@ -37,17 +38,6 @@ class FirstError : public google::protobuf::io::ErrorCollector {
   int column_ = -1;
   std::optional<std::string> message_;
 };
-
-// gRPC and Abseil share the canonical code numbers; anything else is reported as UNKNOWN.
-absl::Status FromGrpc(const grpc::Status& status) {
-  if (status.ok()) return absl::OkStatus();
-  const int code = static_cast<int>(status.error_code());
-  if (code < 0 || code > static_cast<int>(absl::StatusCode::kUnauthenticated)) {
-    return absl::UnknownError(
-        absl::StrCat("grpc status code ", code, ": ", status.error_message()));
-  }
-  return absl::Status(static_cast<absl::StatusCode>(code), status.error_message());
-}
 
 absl::Status Prefixed(const absl::Status& status, const std::string& prefix) {
   return absl::Status(status.code(), absl::StrCat(prefix, ": ", status.message()));
@@ -90,7 +80,7 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
     grpc::ClientContext context;
     prepare(context, /*token=*/"");
     v1::CreateSessionResponse created;
-    absl::Status status = FromGrpc(stub.CreateSession(&context, create, &created));
+    absl::Status status = FromGrpcStatus(stub.CreateSession(&context, create, &created));
     if (!status.ok()) return Prefixed(status, "session");
     loaded.session = {created.session_id(), created.controller_token(), created.viewer_token()};
   }
@@ -113,7 +103,7 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
     request.set_session_id(session_id);
     *request.mutable_body() = scene.bodies(i);
     v1::AddBodyResponse response;
-    absl::Status status = FromGrpc(stub.AddBody(&context, request, &response));
+    absl::Status status = FromGrpcStatus(stub.AddBody(&context, request, &response));
     if (!status.ok()) return fail(status, BodyLabel(i, scene.bodies(i)));
     loaded.bodies.push_back(std::move(response));
   }
@@ -124,7 +114,7 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
     request.set_session_id(session_id);
     *request.mutable_constraint() = scene.constraints(i);
     v1::AddConstraintResponse response;
-    absl::Status status = FromGrpc(stub.AddConstraint(&context, request, &response));
+    absl::Status status = FromGrpcStatus(stub.AddConstraint(&context, request, &response));
     if (!status.ok()) return fail(status, absl::StrCat("constraints[", i, "]"));
     loaded.constraint_ids.push_back(response.constraint_id());
   }

@@ -1,4 +1,4 @@
-// Takes docs/viewer.png: a viewer page in headless Chromium, `seconds` after it goes live.
+// Takes a viewer screenshot (docs/viewer.md, "Screenshot") in headless Chromium, after `seconds`.
 //   CONTACTSIM_WEB_DIR=clients/web CONTACTSIM_CHROMIUM=/usr/bin/chromium \
 //     node tests/web/screenshot.mjs VIEWER_URL OUT.png [seconds]
 import { launchBrowser, sleep } from './web_harness.mjs';

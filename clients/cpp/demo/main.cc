@@ -24,7 +24,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "clients/cpp/client.h"
@@ -311,64 +313,80 @@ absl::Status ServeSession(const std::string& address, const std::string& viewer_
   return controller.CloseSession();
 }
 
-int Serve(const Options& options) {
+// Starts the server binary (--server-binary, else the one built beside the demo) as a child
+// process on loopback with `extra_args`, logging to OUT/server.log, and prints where it runs.
+// Fails (an exit code in *exit_code) when the output folder, the binary or the start fails.
+struct StartedServer {
+  std::unique_ptr<demo::ServerProcess> process;
+  std::string log_path;
+};
+std::optional<StartedServer> StartServer(const Options& options,
+                                         const std::vector<std::string>& extra_args,
+                                         int* exit_code) {
   std::error_code error;
   const std::filesystem::path out = options.out_dir;
   std::filesystem::create_directories(out, error);
-  if (error) return Fail("--out " + options.out_dir, absl::InternalError(error.message()));
+  if (error) {
+    *exit_code = Fail("--out " + options.out_dir, absl::InternalError(error.message()));
+    return std::nullopt;
+  }
   absl::StatusOr<std::string> binary =
       options.server_binary.empty() ? demo::FindServerBinary(CONTACTSIM_DEMO_SERVER_RELATIVE_PATH)
                                     : absl::StatusOr<std::string>(options.server_binary);
-  if (!binary.ok()) return Fail("server binary", binary.status());
-  const std::string server_log = (out / "server.log").string();
+  if (!binary.ok()) {
+    *exit_code = Fail("server binary", binary.status());
+    return std::nullopt;
+  }
+  StartedServer started{nullptr, (out / "server.log").string()};
   auto server = demo::ServerProcess::Start(
-      *binary, {"--viewer-listen", options.viewer_listen}, server_log,
+      *binary, extra_args, started.log_path,
       std::chrono::milliseconds(static_cast<int64_t>(options.startup_timeout_s * 1000)));
-  if (!server.ok()) return Fail("the server failed to start", server.status());
-  absl::StatusOr<std::string> viewer_base = ViewerBaseUrl(server_log);
+  if (!server.ok()) {
+    *exit_code = Fail("the server failed to start", server.status());
+    return std::nullopt;
+  }
+  started.process = *std::move(server);
+  std::printf("server      %s (pid %d) on %s, log %s\n", binary->c_str(), started.process->pid(),
+              started.process->address().c_str(), started.log_path.c_str());
+  return started;
+}
+
+int Serve(const Options& options) {
+  int exit_code = EXIT_FAILURE;
+  std::optional<StartedServer> server =
+      StartServer(options, {"--viewer-listen", options.viewer_listen}, &exit_code);
+  if (!server) return exit_code;
+  absl::StatusOr<std::string> viewer_base = ViewerBaseUrl(server->log_path);
   if (!viewer_base.ok()) return Fail("viewer", viewer_base.status());
-  std::printf("server      %s (pid %d) on %s, log %s\n", binary->c_str(), (*server)->pid(),
-              (*server)->address().c_str(), server_log.c_str());
   struct sigaction action {};
   action.sa_handler = [](int) { g_stop_serving.store(true); };
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  const absl::Status served = ServeSession((*server)->address(), *viewer_base);
-  absl::StatusOr<int> server_exit = (*server)->Stop(std::chrono::seconds(15));
+  const absl::Status served = ServeSession(server->process->address(), *viewer_base);
+  absl::StatusOr<int> server_exit = server->process->Stop(std::chrono::seconds(15));
   if (!served.ok()) return Fail("serving", served);
   if (!server_exit.ok()) return Fail("stopping the server", server_exit.status());
   return *server_exit == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
 int Run(const Options& options) {
-  std::error_code error;
-  const std::filesystem::path out = options.out_dir;
-  std::filesystem::create_directories(out, error);
-  if (error) return Fail("--out " + options.out_dir, absl::InternalError(error.message()));
-
   // 1. The server, as a child process on 127.0.0.1 with a port the kernel picks.
-  absl::StatusOr<std::string> binary =
-      options.server_binary.empty() ? demo::FindServerBinary(CONTACTSIM_DEMO_SERVER_RELATIVE_PATH)
-                                    : absl::StatusOr<std::string>(options.server_binary);
-  if (!binary.ok()) return Fail("server binary", binary.status());
-  const std::string server_log = (out / "server.log").string();
-  auto server = demo::ServerProcess::Start(
-      *binary, {}, server_log,
-      std::chrono::milliseconds(static_cast<int64_t>(options.startup_timeout_s * 1000)));
-  if (!server.ok()) return Fail("the server failed to start", server.status());
-  std::printf("server      %s (pid %d) on %s, log %s\n", binary->c_str(), (*server)->pid(),
-              (*server)->address().c_str(), server_log.c_str());
+  int exit_code = EXIT_FAILURE;
+  std::optional<StartedServer> started = StartServer(options, {}, &exit_code);
+  if (!started) return exit_code;
+  demo::ServerProcess& server = *started->process;
+  const std::filesystem::path out = options.out_dir;
 
   // 2-5. The session, driven by a controller and watched by a viewer. Every client object (and
   // so the channel) is gone when it returns, before the server is asked to stop.
-  absl::StatusOr<std::unique_ptr<SessionRun>> run = DriveSession((*server)->address(), options);
+  absl::StatusOr<std::unique_ptr<SessionRun>> run = DriveSession(server.address(), options);
   if (!run.ok()) return Fail("the demo failed", run.status());
   const std::vector<AddedBody>& bodies = (*run)->bodies;
   const demo::ImpulseTally& tally = (*run)->tally;
   const demo::FrameLog& frames = *(*run)->frames;
   std::vector<std::string> names;
   for (const AddedBody& body : bodies) names.push_back(body.name);
-  absl::StatusOr<int> server_exit = (*server)->Stop(std::chrono::seconds(15));
+  absl::StatusOr<int> server_exit = server.Stop(std::chrono::seconds(15));
   if (!server_exit.ok()) return Fail("stopping the server", server_exit.status());
 
   // 6. Files.

@@ -114,6 +114,15 @@ class ConstraintServiceTest : public ServiceTest {
     return writer->Finish();
   }
 
+  // A tet mesh as it is inline, uploaded to the session in chunks of 64 values.
+  grpc::Status UploadTets(const SessionHandle& session, const v1::TetMeshData& mesh,
+                          v1::UploadMeshResponse* response) {
+    return Upload(session.controller, session.id,
+                  std::vector<double>(mesh.vertices_m().begin(), mesh.vertices_m().end()),
+                  std::vector<int32_t>(mesh.tetrahedra().begin(), mesh.tetrahedra().end()),
+                  /*tetrahedral=*/true, /*chunk_values=*/64, response);
+  }
+
   static std::vector<double> Coordinates(const core::TriangleMesh& mesh) {
     const core::Points3& x = mesh.vertices();
     return std::vector<double>(x.data(), x.data() + x.size());
@@ -325,11 +334,7 @@ TEST_F(ConstraintServiceTest, UploadedTetMeshStepsLikeTheInlineMesh) {
   ASSERT_TRUE(ball.ok());
   const v1::TetMeshData inline_mesh = ToProto(*ball);
   v1::UploadMeshResponse uploaded;
-  grpc::Status status =
-      Upload(session.controller, session.id,
-             std::vector<double>(inline_mesh.vertices_m().begin(), inline_mesh.vertices_m().end()),
-             std::vector<int32_t>(inline_mesh.tetrahedra().begin(), inline_mesh.tetrahedra().end()),
-             /*tetrahedral=*/true, /*chunk_values=*/64, &uploaded);
+  grpc::Status status = UploadTets(session, inline_mesh, &uploaded);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(uploaded.num_elements(), ball->num_tets());
 
@@ -366,11 +371,7 @@ TEST_F(ConstraintServiceTest, UploadedTetMeshMakesAHyperelasticBody) {
   ASSERT_TRUE(cube.ok());
   const v1::TetMeshData inline_mesh = ToProto(*cube);
   v1::UploadMeshResponse uploaded;
-  grpc::Status status =
-      Upload(session.controller, session.id,
-             std::vector<double>(inline_mesh.vertices_m().begin(), inline_mesh.vertices_m().end()),
-             std::vector<int32_t>(inline_mesh.tetrahedra().begin(), inline_mesh.tetrahedra().end()),
-             /*tetrahedral=*/true, /*chunk_values=*/64, &uploaded);
+  grpc::Status status = UploadTets(session, inline_mesh, &uploaded);
   ASSERT_TRUE(status.ok()) << status.error_message();
 
   v1::BodySpec body;

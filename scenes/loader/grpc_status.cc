@@ -1,8 +1,8 @@
-#include "clients/cpp/status_convert.h"
+#include "scenes/loader/grpc_status.h"
 
 #include <string>
 
-namespace contactsim::client {
+namespace contactsim::scenes {
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
@@ -16,4 +16,4 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
   return absl::Status(static_cast<absl::StatusCode>(code), status.error_message());
 }
 
-}  // namespace contactsim::client
+}  // namespace contactsim::scenes
