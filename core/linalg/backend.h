@@ -22,7 +22,13 @@
 // Results on the CPU are deterministic (same inputs, same bits, any thread count): every
 // reduction has a fixed order. A GPU backend promises only the tolerance its parity tests state.
 // Errors: InvalidArgument for an unknown id or mismatched shapes (naming the operand),
-// Internal for a library failure.
+// Internal for a library failure, ResourceExhausted when an allocation would pass a memory
+// budget (naming the budget).
+//
+// Ordering: operations run in the order they are called, as on one stream. A GPU backend may
+// return before an operation has finished; Download*, Dot and Synchronize wait for everything
+// called before them. A failure of an operation that already returned is reported by the next
+// waiting call (sticky until then), naming the operation that failed.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +58,11 @@ struct CsrMatrix {
   }
 };
 
+// OK when the structure is valid: rows, cols >= 0; rows + 1 offsets from 0 to nnz, never
+// decreasing; column indices in range and strictly increasing within each row. InvalidArgument
+// naming the field otherwise.
+absl::Status ValidateCsr(const CsrMatrix& matrix);
+
 struct SparseId {
   int32_t value = -1;
 };
@@ -70,7 +81,14 @@ class Backend {
  public:
   virtual ~Backend() = default;
 
+  // "cpu" or "cuda": the device the objects live on.
   virtual std::string name() const = 0;
+
+  // Waits until every operation called so far has finished; returns the first failure among
+  // them (then clears it). The CPU runs each operation before returning: nothing to wait for.
+  virtual absl::Status Synchronize() { return absl::OkStatus(); }
+  // Bytes held by live objects (matrices, blocks and cached transposes), for memory accounting.
+  virtual int64_t ResidentBytes() const = 0;
 
   // Sparse matrices. Upload validates the CSR structure (offsets monotone, indices in range and
   // sorted within rows).

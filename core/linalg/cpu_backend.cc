@@ -24,41 +24,6 @@ constexpr Eigen::Index kDenseRowChunk = 64;
 // Entries per task for dense vector operations.
 constexpr int64_t kDenseGrain = 1 << 14;
 
-absl::Status ValidateCsr(const CsrMatrix& m) {
-  if (m.rows < 0 || m.cols < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("csr: negative shape ", m.rows, " x ", m.cols));
-  }
-  if (m.row_offsets.size() != static_cast<size_t>(m.rows) + 1) {
-    return absl::InvalidArgumentError(absl::StrCat("csr.row_offsets: size ", m.row_offsets.size(),
-                                                   ", expected rows + 1 = ", m.rows + 1));
-  }
-  if (m.col_indices.size() != m.values.size()) {
-    return absl::InvalidArgumentError("csr.col_indices: size differs from csr.values");
-  }
-  if (m.row_offsets[0] != 0 || m.row_offsets.back() != static_cast<int64_t>(m.values.size())) {
-    return absl::InvalidArgumentError("csr.row_offsets: must start at 0 and end at nnz");
-  }
-  for (int32_t r = 0; r < m.rows; ++r) {
-    const int32_t begin = m.row_offsets[r];
-    const int32_t end = m.row_offsets[r + 1];
-    if (end < begin) {
-      return absl::InvalidArgumentError(absl::StrCat("csr.row_offsets: decreasing at row ", r));
-    }
-    for (int32_t k = begin; k < end; ++k) {
-      const int32_t c = m.col_indices[k];
-      if (c < 0 || c >= m.cols) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("csr.col_indices: row ", r, ": column ", c, " out of range"));
-      }
-      if (k > begin && c <= m.col_indices[k - 1]) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("csr.col_indices: row ", r, ": not strictly increasing"));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::StatusOr<CpuBackend::SparseSlot*> CpuBackend::GetSparse(SparseId id, const char* operand) {
@@ -108,6 +73,23 @@ SparseId CpuBackend::Adopt(RowMajorSparse matrix) {
   matrix.makeCompressed();
   sparse_.push_back(std::make_unique<SparseSlot>(SparseSlot{std::move(matrix), nullptr}));
   return SparseId{static_cast<int32_t>(sparse_.size() - 1)};
+}
+
+int64_t CpuBackend::ResidentBytes() const {
+  const auto csr_bytes = [](const RowMajorSparse& m) {
+    return m.nonZeros() * static_cast<int64_t>(sizeof(double) + sizeof(int32_t)) +
+           (m.rows() + 1) * static_cast<int64_t>(sizeof(int32_t));
+  };
+  int64_t bytes = 0;
+  for (const auto& slot : sparse_) {
+    if (slot == nullptr) continue;
+    bytes += csr_bytes(slot->matrix);
+    if (slot->transpose != nullptr) bytes += csr_bytes(*slot->transpose);
+  }
+  for (const auto& block : dense_) {
+    if (block != nullptr) bytes += block->size() * static_cast<int64_t>(sizeof(double));
+  }
+  return bytes;
 }
 
 absl::StatusOr<SparseId> CpuBackend::UploadCsr(const CsrMatrix& m) {

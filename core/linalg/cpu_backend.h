@@ -24,6 +24,7 @@ class CpuBackend final : public Backend {
 
   CpuBackend() = default;
   std::string name() const override { return "cpu"; }
+  int64_t ResidentBytes() const override;
 
   absl::StatusOr<SparseId> UploadCsr(const CsrMatrix& matrix) override;
   absl::StatusOr<CsrMatrix> DownloadCsr(SparseId id) const override;
