@@ -8,7 +8,9 @@
 //   - many sessions on one GPU: N backends (one stream each) stepping bar5k's global step from N
 //     host threads at once; aggregate solves per second and, per session, the frames per second
 //     this phase alone would allow (5 local-global iterations a frame).
-// Without a usable CUDA device the CUDA rows are skipped, saying why.
+// Rows: cpu (CpuBackend, all threads), cuda (CudaBackend: narrow SpMM by our warp-per-row
+// kernel), cusparse (CudaBackend with every SpMM on cuSPARSE). Without a usable CUDA device the
+// CUDA rows are skipped, saying why.
 //
 //   build/bench/gpu_backend_bench [--reps 50] [--sessions 1,2,4,8,16,32] [--cases bar5k,bar11k]
 #include <algorithm>
@@ -56,7 +58,9 @@ absl::StatusOr<SparseInverseFactor> BarFactor(const BarCase& bar) {
 
 absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& device) {
   if (device == "cpu") return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
-  return gpu::CreateCudaBackend({});
+  gpu::CudaBackendOptions options;
+  options.cusparse_spmm_only = device == "cusparse";
+  return gpu::CreateCudaBackend(options);
 }
 
 struct StepTimes {
@@ -184,10 +188,11 @@ int Main(int argc, char** argv) {
   std::vector<std::string> devices = {"cpu"};
   if (cuda.ok()) {
     devices.push_back("cuda");
+    devices.push_back("cusparse");  // the CUDA backend with every SpMM on cuSPARSE
   } else {
     std::printf("CUDA rows skipped: %s\n", std::string(cuda.message()).c_str());
   }
-  std::printf("%-7s %7s %10s %-5s %14s %16s %12s\n", "case", "n", "nnz(S)", "dev", "step [ms]",
+  std::printf("%-7s %7s %10s %-8s %14s %16s %12s\n", "case", "n", "nnz(S)", "dev", "step [ms]",
               "step+copy [ms]", "gram [ms]");
   for (const std::string& name : Split(cases)) {
     const BarCase* bar = nullptr;
@@ -215,7 +220,7 @@ int Main(int argc, char** argv) {
                      std::string(gram.status().message()).c_str());
         return 1;
       }
-      std::printf("%-7s %7d %10lld %-5s %14.3f %16.3f %12.3f\n", name.c_str(), factor->n(),
+      std::printf("%-7s %7d %10lld %-8s %14.3f %16.3f %12.3f\n", name.c_str(), factor->n(),
                   static_cast<long long>(factor->nnz()), device.c_str(), 1e3 * step->resident_s,
                   1e3 * step->round_trip_s, 1e3 * *gram);
       std::fflush(stdout);
@@ -226,7 +231,7 @@ int Main(int argc, char** argv) {
   if (!bar5k.ok()) return 1;
   std::printf("\nmany sessions, bar5k global step only (%d solves each, a frame = %d solves)\n",
               session_solves, kIterationsPerFrame);
-  std::printf("%-5s %9s %16s %22s\n", "dev", "sessions", "solves/s (all)", "frames/s per session");
+  std::printf("%-8s %9s %16s %22s\n", "dev", "sessions", "solves/s (all)", "frames/s per session");
   for (const std::string& device : devices) {
     for (const std::string& count : Split(sessions_list)) {
       const int sessions = std::stoi(count);
@@ -238,7 +243,7 @@ int Main(int argc, char** argv) {
                      std::string(rate.status().message()).c_str());
         return 1;
       }
-      std::printf("%-5s %9d %16.0f %22.1f\n", device.c_str(), sessions, *rate,
+      std::printf("%-8s %9d %16.0f %22.1f\n", device.c_str(), sessions, *rate,
                   *rate / sessions / kIterationsPerFrame);
       std::fflush(stdout);
     }

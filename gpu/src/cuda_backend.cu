@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "csr_rows_times_block.cuh"
 #include "cuda_backend.h"
 #include "cuda_status.h"
 
@@ -94,7 +95,8 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
     return absl::InvalidArgumentError(absl::StrCat("device_index: ", options.device_index,
                                                    " is not one of the ", count, " devices"));
   }
-  std::unique_ptr<CudaBackend> backend(new CudaBackend(options.device_index));
+  std::unique_ptr<CudaBackend> backend(
+      new CudaBackend(options.device_index, options.cusparse_spmm_only));
   backend->account_.budget = options.budget;
   if (absl::Status s = backend->MakeCurrent(); !s.ok()) return s;
   auto handles = CudaLibraryHandles::Create();
@@ -352,10 +354,11 @@ absl::Status CudaBackend::SpMM(double alpha, SparseId a_id, Op op_a, DenseId x_i
                                                    a->rows, "x", a->cols));
   }
   if (y.size() == 0) return absl::OkStatus();
+  if (a->nnz == 0) return ScaleRaw(beta, y.data.as<double>(), y.size());
+  if (!cusparse_spmm_only_ && x.cols <= kMaxNarrowColumns) return NarrowSpMM(alpha, *a, x, beta, y);
   // beta = 0 must not read y (it may hold NaN): zero it first, as the CPU overwrites it.
-  if (beta == 0.0 || a->nnz == 0) {
-    if (absl::Status s = ScaleRaw(beta, y.data.as<double>(), y.size()); !s.ok()) return s;
-    if (a->nnz == 0) return absl::OkStatus();
+  if (beta == 0.0) {
+    if (absl::Status s = ScaleRaw(0.0, y.data.as<double>(), y.size()); !s.ok()) return s;
   }
   auto a_descr = MakeCsrDescr(*a);
   if (!a_descr.ok()) return a_descr.status();
@@ -375,6 +378,14 @@ absl::Status CudaBackend::SpMM(double alpha, SparseId a_id, Op op_a, DenseId x_i
                    CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a_descr->get(), x_descr->get(), &beta,
                    y_descr->get(), CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, *work));
   return absl::OkStatus();
+}
+
+absl::Status CudaBackend::NarrowSpMM(double alpha, const DeviceCsr& a, const DeviceDense& x,
+                                     double beta, DeviceDense& y) {
+  LaunchCsrRowsTimesBlock(x.cols, a.rows, a.offsets.as<int32_t>(), a.indices.as<int32_t>(),
+                          a.values.as<double>(), x.data.as<double>(), alpha, beta,
+                          y.data.as<double>(), handles_->stream());
+  return LaunchStatus("CsrRowsTimesBlockKernel");
 }
 
 absl::Status CudaBackend::SortRows(DeviceCsr& c) {

@@ -72,7 +72,8 @@ class CudaBackend final : public core::Backend {
   };
 
  private:
-  explicit CudaBackend(int device_index) : device_index_(device_index) {}
+  CudaBackend(int device_index, bool cusparse_spmm_only)
+      : device_index_(device_index), cusparse_spmm_only_(cusparse_spmm_only) {}
 
   absl::Status MakeCurrent() const;
   absl::StatusOr<DeviceCsr*> GetSparse(core::SparseId id, const char* operand) const;
@@ -88,8 +89,12 @@ class CudaBackend final : public core::Backend {
   absl::StatusOr<void*> Workspace(size_t bytes);
   // y <- beta y on n doubles (beta = 0 writes zeros without reading y).
   absl::Status ScaleRaw(double beta, double* y, int64_t n);
+  // y <- alpha a x + beta y for blocks of 1 to 4 columns by csr_rows_times_block.cuh.
+  absl::Status NarrowSpMM(double alpha, const DeviceCsr& a, const DeviceDense& x, double beta,
+                          DeviceDense& y);
 
   const int device_index_;
+  const bool cusparse_spmm_only_;
   // Declared before the objects so that it outlives their buffers.
   DeviceMemoryAccount account_;
   std::unique_ptr<CudaLibraryHandles> handles_;

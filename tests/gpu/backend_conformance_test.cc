@@ -1,6 +1,7 @@
 // One conformance suite for every core::Backend: the CPU backend and, where a CUDA device is
 // usable, the CUDA backend run the same checks against dense double-precision Eigen references,
-// on random matrices, scene data (the sparse inverse of a tet bar's system matrix), empty and odd
+// on random matrices (the CUDA backend twice: with its own narrow SpMM kernel and with every SpMM
+// on cuSPARSE), scene data (the sparse inverse of a tet bar's system matrix), empty and odd
 // shapes, and bad input. Without a device the CUDA instances skip, saying why.
 //
 // Tolerances: an entry of a product sums k products of magnitude <= 1 (k <= ~30 for the random
@@ -72,7 +73,9 @@ class BackendConformanceTest : public ::testing::TestWithParam<std::string> {
     if (absl::Status usable = gpu::CudaUsable(); !usable.ok()) {
       GTEST_SKIP() << "CUDA backend not tested here: " << usable.message();
     }
-    auto created = gpu::CreateCudaBackend({});
+    gpu::CudaBackendOptions options;
+    options.cusparse_spmm_only = GetParam() == "cuda_cusparse";
+    auto created = gpu::CreateCudaBackend(options);
     ASSERT_TRUE(created.ok()) << created.status();
     backend_ = *std::move(created);
   }
@@ -108,7 +111,9 @@ class BackendConformanceTest : public ::testing::TestWithParam<std::string> {
 // Rows strictly increasing within rows, and the exchange format's own checks pass.
 void ExpectWellFormed(const CsrMatrix& m) { EXPECT_TRUE(ValidateCsr(m).ok()) << ValidateCsr(m); }
 
-TEST_P(BackendConformanceTest, NameSaysTheDevice) { EXPECT_EQ(b().name(), GetParam()); }
+TEST_P(BackendConformanceTest, NameSaysTheDevice) {
+  EXPECT_EQ(b().name(), GetParam() == "cpu" ? "cpu" : "cuda");
+}
 
 TEST_P(BackendConformanceTest, SpMMMatchesDenseForEveryWidthAndTranspose) {
   std::mt19937 rng(1);
@@ -368,7 +373,8 @@ TEST_P(BackendConformanceTest, SparseInverseGlobalStepSolvesTheSystem) {
   EXPECT_LE(MaxAbsDiff(q, expect), 1e-9 * MaxAbs(expect));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, BackendConformanceTest, ::testing::Values("cpu", "cuda"),
+INSTANTIATE_TEST_SUITE_P(Backends, BackendConformanceTest,
+                         ::testing::Values("cpu", "cuda", "cuda_cusparse"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -17,6 +17,10 @@ struct CudaBackendOptions {
   int device_index = 0;
   // Shared by the server's sessions; nullptr means no budget beyond the device's own memory.
   std::shared_ptr<DeviceMemoryBudget> budget;
+  // SpMM on blocks of 1 to 4 columns (positions are n x 3) runs our own kernel, a warp per row
+  // summing in a fixed order (deterministic run to run); true sends every SpMM to cuSPARSE
+  // instead, for benchmarks and cross-checks.
+  bool cusparse_spmm_only = false;
 };
 
 // OK when this build has CUDA and a device is usable; otherwise FailedPrecondition (no device or
