@@ -8,6 +8,7 @@
 #include "core/common/status_macros.h"
 #include "core/dynamics/fem/material.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 #include "scenes/local_global/cloth_on_knives.h"
 #include "scenes/local_global/cloth_on_sharp_corner.h"
 #include "scenes/local_global/pull_through_gap.h"
@@ -192,7 +193,7 @@ absl::StatusOr<SceneRun> MakeClothScene(const ClothCase& cloth) {
   options.iterations = 5;
   options.pinned_vertices = run.pinned;
   const auto t0 = Clock::now();
-  auto solver = LocalGlobalSolver::Create(*mesh, kThicknessM, *material, kDt, options);
+  auto solver = LocalGlobalSolver::Create(*mesh, kThicknessM, *material, kDt, options, std::make_shared<CpuBackend>());
   if (!solver.ok()) return solver.status();
   run.precompute_s = Seconds(t0, Clock::now());
   run.solver = *std::move(solver);

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "core/contact/contact_report.h"
+#include "core/linalg/backend.h"
 #include "core/sim/constraints.h"
 #include "core/sim/sim_body.h"
 #include "core/sim/step_diagnostics.h"
@@ -53,7 +54,12 @@ class Pipeline {
   // Drops all contact state.
   virtual void Clear() = 0;
 
+  // A copy on the same backend (see the top of this file).
   virtual std::unique_ptr<Pipeline> Clone() const = 0;
+  // Moves the pipeline's solvers to the World's backend (World::Restore of a snapshot taken or
+  // deserialized on another one): solvers built on the old one are dropped and rebuilt when next
+  // stepped, with the same bits on the CPU. Pipelines that do not use the backend ignore it.
+  virtual void SetBackend(std::shared_ptr<Backend> /*backend*/) {}
 
  protected:
   Pipeline() = default;

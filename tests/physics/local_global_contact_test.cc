@@ -21,6 +21,7 @@
 #include "core/dynamics/fem/material.h"
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 
 namespace contactsim::core {
@@ -76,7 +77,7 @@ BlockRun RunBlock(const BlockSetup& setup) {
   options.contact.newton_iterations = 1;
   options.contact.cr_iterations = 24;
   options.contact_warm_start = setup.warm_start;
-  auto solver = LocalGlobalSolver::Create(mesh, material, kDt, options);
+  auto solver = LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   const int n = mesh.num_vertices();
   const Eigen::VectorXd& mass = (*solver)->lumped_mass_kg();

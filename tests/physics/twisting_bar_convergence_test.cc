@@ -24,6 +24,7 @@
 #include "core/dynamics/fem/material.h"
 #include "core/dynamics/local_global/implicit_euler_newton.h"
 #include "core/dynamics/local_global/local_global_solver.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 #include "tests/core/dynamics/local_global/twisted_bar.h"
 
@@ -63,7 +64,7 @@ std::unique_ptr<LocalGlobalSolver> MakeSolver(const Scene& scene, double youngs_
   options.iterations = iterations;
   options.pinned_vertices = scene.pinned;
   options.iteration_observer = std::move(observer);
-  auto solver = LocalGlobalSolver::Create(scene.mesh, material, kDt, options);
+  auto solver = LocalGlobalSolver::Create(scene.mesh, material, kDt, options, std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   return *std::move(solver);
 }

@@ -193,7 +193,8 @@ absl::Status LocalGlobalPipeline::StepGroup(const std::vector<SimBody*>& collidi
     group_.reset();
     ASSIGN_OR_RETURN(
         std::unique_ptr<HyperelasticContactGroup> group,
-        HyperelasticContactGroup::Create(colliding, settings_.local_global.friction_coefficient));
+        HyperelasticContactGroup::Create(colliding, settings_.local_global.friction_coefficient,
+                                         backend_));
     RETURN_IF_ERROR(group->Restore(group_memory_));
     group_ = std::move(group);
   }
@@ -212,9 +213,15 @@ absl::Status LocalGlobalPipeline::StepGroup(const std::vector<SimBody*>& collidi
 }
 
 std::unique_ptr<Pipeline> LocalGlobalPipeline::Clone() const {
-  auto copy = std::make_unique<LocalGlobalPipeline>(settings_);
+  auto copy = std::make_unique<LocalGlobalPipeline>(settings_, backend_);
   copy->group_memory_ = group_memory_;  // the group itself is rebuilt (the same bits) when stepped
   return copy;
+}
+
+void LocalGlobalPipeline::SetBackend(std::shared_ptr<Backend> backend) {
+  if (backend == backend_) return;
+  group_.reset();  // its solver lives on the old backend; the warm start (group_memory_) is kept
+  backend_ = std::move(backend);
 }
 
 void LocalGlobalPipeline::ForgetBody(int32_t /*body_id*/) {
