@@ -75,6 +75,10 @@ absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body,
                                                "CorotationalFem)"));
 }
 
+void ReleaseStepOnlyMemory(Body& body) {
+  if (auto* b = dynamic_cast<HyperelasticBody*>(&body)) b->ReleaseSolverFactors();
+}
+
 absl::Status MoveBodyToBackend(Body& body, const std::shared_ptr<Backend>& backend) {
   if (auto* b = dynamic_cast<HyperelasticBody*>(&body)) return b->MoveToBackend(backend);
   return absl::OkStatus();

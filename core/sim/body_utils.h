@@ -41,5 +41,9 @@ absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body,
 // solver when it was built on another one; nothing to do for other bodies. An error (the
 // backend's, e.g. ResourceExhausted naming a memory budget) leaves the body as it was.
 absl::Status MoveBodyToBackend(Body& body, const std::shared_ptr<Backend>& backend);
+// Frees what a body keeps on its backend only for stepping (a HyperelasticBody's factorization:
+// HyperelasticBody::ReleaseSolverFactors), for copies that are only restored from (snapshots);
+// a copy of it is factored anew. Nothing to do for other bodies.
+void ReleaseStepOnlyMemory(Body& body);
 
 }  // namespace contactsim::core

@@ -250,6 +250,9 @@ absl::StatusOr<WorldSnapshot> World::Snapshot() const {
         "the world has diverged; a snapshot of its state would not be worth restoring");
   }
   ASSIGN_OR_RETURN(std::vector<SimBody> bodies, CloneBodies(bodies_, backend_));
+  // A snapshot is only restored from (Restore copies its bodies, factoring them anew): its copies
+  // hold no factorization on the backend (device memory on a GPU).
+  for (SimBody& body : bodies) ReleaseStepOnlyMemory(*body.body);
   WorldSnapshot snapshot;
   snapshot.settings_ = settings_;
   snapshot.bodies_ = std::move(bodies);
