@@ -1,11 +1,10 @@
 #include "server/service/device_choice.h"
 
 #include <cctype>
+#include <charconv>
 #include <limits>
 #include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "contactsim/gpu/cuda_backend.h"
 #include "core/linalg/cpu_backend.h"
@@ -16,6 +15,16 @@ namespace {
 
 // "auto" and "" give nullopt-like kAuto.
 enum class Requested { kAuto, kCpu, kCuda, kUnknown };
+
+std::string_view Trimmed(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
 
 Requested ParseDevice(std::string_view text) {
   if (text.empty() || text == "auto") return Requested::kAuto;
@@ -36,11 +45,11 @@ absl::StatusOr<int64_t> ParseByteSize(std::string_view text, std::string_view fi
                                                    " (a byte count such as 1073741824, 512MiB "
                                                    "or 2GiB; suffixes B, KiB, MiB, GiB)"));
   };
-  std::string_view s = absl::StripAsciiWhitespace(text);
+  std::string_view s = Trimmed(text);
   size_t digits = 0;
   while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits]))) ++digits;
   if (digits == 0) return refuse("is not a non-negative integer");
-  const std::string_view suffix = absl::StripAsciiWhitespace(s.substr(digits));
+  const std::string_view suffix = Trimmed(s.substr(digits));
   int shift = 0;
   if (suffix.empty() || suffix == "B") {
     shift = 0;
@@ -54,7 +63,8 @@ absl::StatusOr<int64_t> ParseByteSize(std::string_view text, std::string_view fi
     return refuse(absl::StrCat("has an unknown unit '", std::string(suffix), "'"));
   }
   int64_t value = 0;
-  if (!absl::SimpleAtoi(s.substr(0, digits), &value)) return refuse("is too large");
+  const auto [end, error] = std::from_chars(s.data(), s.data() + digits, value);
+  if (error != std::errc() || end != s.data() + digits) return refuse("is too large");
   if (value > (std::numeric_limits<int64_t>::max() >> shift)) return refuse("is too large");
   return value << shift;
 }
