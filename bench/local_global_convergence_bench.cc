@@ -82,7 +82,8 @@ absl::Status RunConvergence(const std::string& name, int warmup_frames, int jaco
         }
         if (kind == GlobalStepKind::kCompleteSolve && k == iterations) last_complete = x;
       };
-      auto observed = LocalGlobalSolver::Create(*warm->tets, *material, kDt, options, std::make_shared<CpuBackend>());
+      auto observed = LocalGlobalSolver::Create(*warm->tets, *material, kDt, options,
+                                                std::make_shared<CpuBackend>());
       if (!observed.ok()) return observed.status();
       LocalGlobalState state = start;
       std::fprintf(stderr, "  %s: %d iterations\n", KindName(kind), iterations);

@@ -193,7 +193,8 @@ absl::StatusOr<SceneRun> MakeClothScene(const ClothCase& cloth) {
   options.iterations = 5;
   options.pinned_vertices = run.pinned;
   const auto t0 = Clock::now();
-  auto solver = LocalGlobalSolver::Create(*mesh, kThicknessM, *material, kDt, options, std::make_shared<CpuBackend>());
+  auto solver = LocalGlobalSolver::Create(*mesh, kThicknessM, *material, kDt, options,
+                                          std::make_shared<CpuBackend>());
   if (!solver.ok()) return solver.status();
   run.precompute_s = Seconds(t0, Clock::now());
   run.solver = *std::move(solver);

@@ -68,7 +68,8 @@ absl::StatusOr<SceneRun> MakeBarScene(const std::string& name, GlobalStepKind ki
   options.iterations = iterations;
   options.pinned_vertices = run.pinned;
   const auto t0 = Clock::now();
-  auto solver = LocalGlobalSolver::Create(*mesh, *material, kDt, options, std::make_shared<CpuBackend>());
+  auto solver =
+      LocalGlobalSolver::Create(*mesh, *material, kDt, options, std::make_shared<CpuBackend>());
   if (!solver.ok()) return solver.status();
   run.precompute_s = Seconds(t0, Clock::now());
   run.solver = *std::move(solver);

@@ -34,7 +34,9 @@ WorldSnapshot& WorldSnapshot::operator=(WorldSnapshot&&) noexcept = default;
 WorldSnapshot::~WorldSnapshot() = default;
 
 World::World(const WorldSettings& settings, std::shared_ptr<Backend> backend)
-    : settings_(settings), backend_(std::move(backend)), pipeline_(MakePipeline(settings, backend_)) {}
+    : settings_(settings),
+      backend_(std::move(backend)),
+      pipeline_(MakePipeline(settings, backend_)) {}
 
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
@@ -46,9 +48,9 @@ absl::StatusOr<World> World::Create(const WorldSettings& settings,
   if (backend == nullptr) return absl::InvalidArgumentError("backend: must not be null");
   const PipelineEntry& entry = PipelineEntryOf(settings.pipeline);
   if (!entry.uses_backend && backend->name() != "cpu") {
-    return absl::FailedPreconditionError(
-        absl::StrCat("backend: the ", std::string(entry.name), " pipeline runs on the CPU only, not on '",
-                     backend->name(), "'"));
+    return absl::FailedPreconditionError(absl::StrCat("backend: the ", std::string(entry.name),
+                                                      " pipeline runs on the CPU only, not on '",
+                                                      backend->name(), "'"));
   }
   return World(settings, std::move(backend));
 }
@@ -271,10 +273,9 @@ absl::StatusOr<WorldSnapshot> World::Snapshot() const {
 
 absl::Status World::Restore(const WorldSnapshot& snapshot) {
   if (!PipelineEntryOf(snapshot.settings_.pipeline).uses_backend && backend_->name() != "cpu") {
-    return absl::FailedPreconditionError(
-        absl::StrCat("snapshot: its ", std::string(PipelineName(snapshot.settings_.pipeline)),
-                     " pipeline runs on the CPU only; this world runs on '", backend_->name(),
-                     "'"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "snapshot: its ", std::string(PipelineName(snapshot.settings_.pipeline)),
+        " pipeline runs on the CPU only; this world runs on '", backend_->name(), "'"));
   }
   // Onto this World's backend, whichever one the snapshot's bodies were built on.
   ASSIGN_OR_RETURN(std::vector<SimBody> bodies, CloneBodies(snapshot.bodies_, backend_));

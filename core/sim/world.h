@@ -206,7 +206,7 @@ class World {
   WorldSettings settings_;
   std::shared_ptr<Backend> backend_;  // before everything that lives on it
   std::vector<SimBody> bodies_;       // ascending id
-  std::vector<GroundPlane> planes_;  // ascending id
+  std::vector<GroundPlane> planes_;   // ascending id
   ConstraintSet constraints_;
   std::unique_ptr<Pipeline> pipeline_;
   double time_s_ = 0.0;

@@ -39,8 +39,8 @@ absl::StatusOr<ClothDrop> BuildClothDrop(const ClothDropParams& p, const Vec3& c
   options.contact.friction_compliance_cap = p.friction_compliance_cap;
   options.contact_proximity_m = p.contact_proximity_m;
   options.bending_stiffness_j = p.bending_stiffness_j;
-  auto solver =
-      LocalGlobalSolver::Create(drop.mesh, p.thickness_m, *material, p.time_step_s, options, std::make_shared<CpuBackend>());
+  auto solver = LocalGlobalSolver::Create(drop.mesh, p.thickness_m, *material, p.time_step_s,
+                                          options, std::make_shared<CpuBackend>());
   if (!solver.ok()) return solver.status();
   drop.solver = *std::move(solver);
   const int n = drop.mesh.num_vertices();

@@ -56,7 +56,8 @@ inline absl::StatusOr<PulledBodySolver> MakePulledBodySolver(const TetMesh& mesh
                                                              const Material& material,
                                                              double time_step_s,
                                                              const LocalGlobalOptions& options) {
-  auto solver = LocalGlobalSolver::Create(mesh, material, time_step_s, options, std::make_shared<CpuBackend>());
+  auto solver = LocalGlobalSolver::Create(mesh, material, time_step_s, options,
+                                          std::make_shared<CpuBackend>());
   if (!solver.ok()) return solver.status();
   PulledBodySolver out;
   out.solver = *std::move(solver);

@@ -132,7 +132,8 @@ absl::StatusOr<SoftGripperScene> BuildSoftGripper(const SoftGripperParams& param
     cable.unilateral = true;
     options.constraints.cables.push_back(std::move(cable));
   }
-  auto solver = LocalGlobalSolver::Create(bodies, params.time_step_s, options, std::make_shared<CpuBackend>());
+  auto solver = LocalGlobalSolver::Create(bodies, params.time_step_s, options,
+                                          std::make_shared<CpuBackend>());
   if (!solver.ok()) return solver.status();
   scene.solver = *std::move(solver);
   const int n = scene.solver->num_vertices();

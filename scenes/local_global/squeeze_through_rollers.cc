@@ -145,7 +145,8 @@ absl::StatusOr<SqueezeThroughRollersScene> BuildSqueezeThroughRollers(
   options.mesh_obstacles = scene.rollers;
   options.contact_proximity_m = p.contact_proximity_m;
   options.contact.cr_iterations = p.cr_iterations;
-  auto solver = LocalGlobalSolver::Create(scene.mesh, *material, p.time_step_s, options, std::make_shared<CpuBackend>());
+  auto solver = LocalGlobalSolver::Create(scene.mesh, *material, p.time_step_s, options,
+                                          std::make_shared<CpuBackend>());
   if (!solver.ok()) return solver.status();
   scene.solver = *std::move(solver);
   scene.ball_mass_kg = scene.solver->lumped_mass_kg().sum();

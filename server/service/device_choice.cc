@@ -72,8 +72,8 @@ absl::StatusOr<int64_t> ParseByteSize(std::string_view text, std::string_view fi
 absl::StatusOr<std::unique_ptr<DeviceChoice>> DeviceChoice::Create(const DeviceOptions& options) {
   const Requested requested = ParseDevice(options.device);
   if (requested == Requested::kUnknown || options.device.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("--device: unknown '", options.device,
-                                                   "' (available: auto, cpu, cuda)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--device: unknown '", options.device, "' (available: auto, cpu, cuda)"));
   }
   if (options.gpu_memory_budget_bytes < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -84,22 +84,20 @@ absl::StatusOr<std::unique_ptr<DeviceChoice>> DeviceChoice::Create(const DeviceO
     return absl::FailedPreconditionError(
         absl::StrCat("--device cuda: CUDA is not usable: ", cuda.message()));
   }
-  const DeviceKind default_device =
-      requested == Requested::kCpu                          ? DeviceKind::kCpu
-      : requested == Requested::kCuda || cuda.ok()          ? DeviceKind::kCuda
-                                                            : DeviceKind::kCpu;
+  const DeviceKind default_device = requested == Requested::kCpu                 ? DeviceKind::kCpu
+                                    : requested == Requested::kCuda || cuda.ok() ? DeviceKind::kCuda
+                                                                                 : DeviceKind::kCpu;
   std::shared_ptr<gpu::DeviceMemoryBudget> budget;
   if (options.gpu_memory_budget_bytes > 0) {
     budget = std::make_shared<gpu::DeviceMemoryBudget>(options.gpu_memory_budget_bytes);
   }
-  return std::unique_ptr<DeviceChoice>(
-      new DeviceChoice(default_device, std::move(cuda), std::move(budget),
-                       options.cuda_device_index));
+  return std::unique_ptr<DeviceChoice>(new DeviceChoice(
+      default_device, std::move(cuda), std::move(budget), options.cuda_device_index));
 }
 
 std::string DeviceChoice::Describe() const {
-  std::string line = absl::StrCat("sessions run on ", std::string(DeviceName(default_device_)),
-                                  " by default");
+  std::string line =
+      absl::StrCat("sessions run on ", std::string(DeviceName(default_device_)), " by default");
   if (!cuda_status_.ok()) {
     absl::StrAppend(&line, "; CUDA is not usable (", cuda_status_.message(),
                     "): serving CPU sessions");
@@ -129,9 +127,9 @@ absl::StatusOr<DeviceKind> DeviceChoice::Resolve(std::string_view requested,
       return entry.uses_backend ? default_device_ : DeviceKind::kCpu;
     case Requested::kCuda:
       if (!entry.uses_backend) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            std::string(field), ": the ", std::string(entry.name),
-            " pipeline runs on the CPU only (cuda needs the local_global pipeline)"));
+        return absl::FailedPreconditionError(
+            absl::StrCat(std::string(field), ": the ", std::string(entry.name),
+                         " pipeline runs on the CPU only (cuda needs the local_global pipeline)"));
       }
       if (!cuda_status_.ok()) {
         return absl::FailedPreconditionError(absl::StrCat(

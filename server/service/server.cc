@@ -41,14 +41,14 @@ ContactSimServer::ContactSimServer(const ServerOptions& options,
                                    {{"failed"}, static_cast<double>(counts.failed)}};
                              });
   // Per device: both devices always listed (0 when none), so a dashboard sees the series.
-  registry_.AddCallbackGauge(
-      "contactsim_sessions_by_device", "sessions open now, by the device they run on", {"device"},
-      [this] {
-        std::map<std::string, SessionManager::DeviceCounts> counts = sessions_.CountByDevice();
-        return std::vector<metrics::CallbackGaugeFamily::Sample>{
-            {{"cpu"}, static_cast<double>(counts["cpu"].sessions)},
-            {{"cuda"}, static_cast<double>(counts["cuda"].sessions)}};
-      });
+  registry_.AddCallbackGauge("contactsim_sessions_by_device",
+                             "sessions open now, by the device they run on", {"device"}, [this] {
+                               std::map<std::string, SessionManager::DeviceCounts> counts =
+                                   sessions_.CountByDevice();
+                               return std::vector<metrics::CallbackGaugeFamily::Sample>{
+                                   {{"cpu"}, static_cast<double>(counts["cpu"].sessions)},
+                                   {{"cuda"}, static_cast<double>(counts["cuda"].sessions)}};
+                             });
   registry_.AddCallbackGauge(
       "contactsim_device_resident_bytes",
       "bytes the sessions' backends hold (matrices and blocks), by device, as of each session's "
@@ -60,12 +60,12 @@ ContactSimServer::ContactSimServer(const ServerOptions& options,
             {{"cuda"}, static_cast<double>(counts["cuda"].resident_bytes)}};
       });
   if (devices_->budget() != nullptr) {
-    registry_.AddCallbackGauge(
-        "contactsim_gpu_memory_budget_used_bytes",
-        "device bytes charged to --gpu-memory-budget by all CUDA sessions", {}, [this] {
-          return std::vector<metrics::CallbackGaugeFamily::Sample>{
-              {{}, static_cast<double>(devices_->budget()->used_bytes())}};
-        });
+    registry_.AddCallbackGauge("contactsim_gpu_memory_budget_used_bytes",
+                               "device bytes charged to --gpu-memory-budget by all CUDA sessions",
+                               {}, [this] {
+                                 return std::vector<metrics::CallbackGaugeFamily::Sample>{
+                                     {{}, static_cast<double>(devices_->budget()->used_bytes())}};
+                               });
   }
 }
 

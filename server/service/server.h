@@ -43,7 +43,8 @@ class ContactSimServer {
  public:
   // InvalidArgument (naming the flag) when the TLS files or the device flags are wrong;
   // FailedPrecondition for --device cuda when CUDA is not usable (saying why); Unavailable when
-  // the address cannot be bound. Logs the device choice (and why CUDA is not usable). Logs a warning when listening beyond loopback without TLS.
+  // the address cannot be bound. Logs the device choice (and why CUDA is not usable). Logs a
+  // warning when listening beyond loopback without TLS.
   static absl::StatusOr<std::unique_ptr<ContactSimServer>> Start(const ServerOptions& options);
   ~ContactSimServer();
 

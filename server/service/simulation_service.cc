@@ -205,9 +205,8 @@ grpc::ServerUnaryReactor* SimulationService::AddBody(grpc::CallbackServerContext
       spec = &resolved;
     }
     const core::WorldSettings world_settings = session.settings();
-    ASSIGN_OR_RETURN(NewBody body,
-                     BodyFromProto(*spec, sessions_->limits(), "body", world_settings,
-                                   session.backend()));
+    ASSIGN_OR_RETURN(NewBody body, BodyFromProto(*spec, sessions_->limits(), "body", world_settings,
+                                                 session.backend()));
     const int num_vertices = body.body->num_vertices();
     ASSIGN_OR_RETURN(int32_t id,
                      session.AddBody(std::move(body.body), std::move(body.options), "body"));

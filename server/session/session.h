@@ -106,9 +106,7 @@ class Session {
   const std::shared_ptr<core::Backend>& backend() const { return backend_; }
   const std::string& device() const { return device_; }
   // Without the lock (metrics): the backend's resident bytes after the last operation.
-  int64_t device_resident_bytes() const {
-    return device_bytes_.load(std::memory_order_relaxed);
-  }
+  int64_t device_resident_bytes() const { return device_bytes_.load(std::memory_order_relaxed); }
 
   // The FIFO that runs this session's tasks (see strand.h).
   const std::shared_ptr<Strand>& strand() const { return strand_; }
@@ -169,7 +167,7 @@ class Session {
 
   const std::string id_;
   const std::string name_;
-  const core::PipelineKind pipeline_;  // the World's, which a snapshot never changes
+  const core::PipelineKind pipeline_;             // the World's, which a snapshot never changes
   const std::shared_ptr<core::Backend> backend_;  // the World's, which a snapshot never changes
   const std::string device_;                      // backend_->name()
   const std::string controller_token_;
@@ -179,7 +177,7 @@ class Session {
   mutable std::mutex mu_;
   core::World world_;
   std::atomic<SessionState> state_ = SessionState::kActive;  // written under mu_
-  std::atomic<int64_t> device_bytes_ = 0;                     // written under mu_
+  std::atomic<int64_t> device_bytes_ = 0;                    // written under mu_
   std::string failure_message_;
   uint64_t next_mesh_number_ = 1;
   std::map<std::string, std::shared_ptr<const UploadedMesh>, std::less<>> meshes_;

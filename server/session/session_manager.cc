@@ -15,8 +15,7 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
   }
   absl::StatusOr<core::World> world = core::World::Create(settings, std::move(backend));
   if (!world.ok()) {
-    return absl::Status(world.status().code(),
-                        absl::StrCat("device: ", world.status().message()));
+    return absl::Status(world.status().code(), absl::StrCat("device: ", world.status().message()));
   }
   for (size_t i = 0; i < planes.size(); ++i) {
     absl::StatusOr<int32_t> id = world->AddGroundPlane(planes[i].normal, planes[i].offset_m);

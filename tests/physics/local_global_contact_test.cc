@@ -77,7 +77,8 @@ BlockRun RunBlock(const BlockSetup& setup) {
   options.contact.newton_iterations = 1;
   options.contact.cr_iterations = 24;
   options.contact_warm_start = setup.warm_start;
-  auto solver = LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>());
+  auto solver =
+      LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   const int n = mesh.num_vertices();
   const Eigen::VectorXd& mass = (*solver)->lumped_mass_kg();

@@ -77,7 +77,8 @@ SceneRun Simulate(const Scene& scene) {
   options.mesh_obstacles = scene.meshes;
   options.contact.newton_iterations = 1;
   options.contact.cr_iterations = 24;
-  auto solver = LocalGlobalSolver::Create(run.mesh, material, kDt, options, std::make_shared<CpuBackend>());
+  auto solver =
+      LocalGlobalSolver::Create(run.mesh, material, kDt, options, std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   const int n = run.mesh.num_vertices();
   const Eigen::VectorXd& mass = (*solver)->lumped_mass_kg();

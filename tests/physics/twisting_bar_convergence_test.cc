@@ -64,7 +64,8 @@ std::unique_ptr<LocalGlobalSolver> MakeSolver(const Scene& scene, double youngs_
   options.iterations = iterations;
   options.pinned_vertices = scene.pinned;
   options.iteration_observer = std::move(observer);
-  auto solver = LocalGlobalSolver::Create(scene.mesh, material, kDt, options, std::make_shared<CpuBackend>());
+  auto solver =
+      LocalGlobalSolver::Create(scene.mesh, material, kDt, options, std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   return *std::move(solver);
 }

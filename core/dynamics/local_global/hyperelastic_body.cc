@@ -111,9 +111,9 @@ absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone() cons
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone(
     std::shared_ptr<Backend> backend) const {
-  ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
-                   RebuildSolver(solver_eliminated_, solver_targets_, solver_self_contact_,
-                                 std::move(backend)));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<LocalGlobalSolver> solver,
+      RebuildSolver(solver_eliminated_, solver_targets_, solver_self_contact_, std::move(backend)));
   auto copy = std::unique_ptr<HyperelasticBody>(new HyperelasticBody(*this, std::move(solver)));
   return copy;
 }
@@ -121,9 +121,9 @@ absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone(
 absl::Status HyperelasticBody::MoveToBackend(std::shared_ptr<Backend> backend) {
   if (backend == nullptr) return absl::InvalidArgumentError("backend: must not be null");
   if (backend == solver_->backend()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
-                   RebuildSolver(solver_eliminated_, solver_targets_, solver_self_contact_,
-                                 std::move(backend)));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<LocalGlobalSolver> solver,
+      RebuildSolver(solver_eliminated_, solver_targets_, solver_self_contact_, std::move(backend)));
   RETURN_IF_ERROR(solver->SetObstacles(half_spaces_, mesh_obstacles_));
   solver_ = std::move(solver);
   return absl::OkStatus();

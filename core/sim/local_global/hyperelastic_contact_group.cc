@@ -77,9 +77,9 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
         std::max(options.body_contact.self_exclusion_m, body->SelfExclusionDistanceM());
   }
   options.body_contact.self_contact = self_contact;
-  ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
-                   LocalGlobalSolver::Create(meshes, params.time_step_s, options,
-                                             std::move(backend)));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<LocalGlobalSolver> solver,
+      LocalGlobalSolver::Create(meshes, params.time_step_s, options, std::move(backend)));
   // The members' own factors are not used while the group steps them (their S is not held twice).
   for (HyperelasticBody* body : bodies) body->ReleaseSolverFactors();
   return std::unique_ptr<HyperelasticContactGroup>(new HyperelasticContactGroup(

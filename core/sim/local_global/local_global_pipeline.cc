@@ -191,10 +191,9 @@ absl::Status LocalGlobalPipeline::StepGroup(const std::vector<SimBody*>& collidi
                                             StepDiagnostics* diagnostics, ContactReport* report) {
   if (group_ == nullptr || !group_->Matches(colliding)) {
     group_.reset();
-    ASSIGN_OR_RETURN(
-        std::unique_ptr<HyperelasticContactGroup> group,
-        HyperelasticContactGroup::Create(colliding, settings_.local_global.friction_coefficient,
-                                         backend_));
+    ASSIGN_OR_RETURN(std::unique_ptr<HyperelasticContactGroup> group,
+                     HyperelasticContactGroup::Create(
+                         colliding, settings_.local_global.friction_coefficient, backend_));
     RETURN_IF_ERROR(group->Restore(group_memory_));
     group_ = std::move(group);
   }

@@ -12,9 +12,9 @@
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 #include "core/sim/serialization/world_serialization.h"
 #include "core/sim/world.h"
-#include "core/linalg/cpu_backend.h"
 
 namespace contactsim::core {
 namespace {

@@ -219,8 +219,7 @@ TEST(WorldBackendTest, RefusesANullBackendAndADeviceUnderThePenaltyPipeline) {
   absl::StatusOr<World> on_device =
       World::Create(penalty, std::make_shared<CountingBackend>("cuda"));
   EXPECT_EQ(on_device.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(on_device.status().message().find("penalty"), std::string::npos)
-      << on_device.status();
+  EXPECT_NE(on_device.status().message().find("penalty"), std::string::npos) << on_device.status();
   EXPECT_TRUE(World::Create(penalty, std::make_shared<CpuBackend>()).ok());
   // A local_global World takes any backend.
   EXPECT_TRUE(World::Create(LocalGlobalSettings(), std::make_shared<CountingBackend>("cuda")).ok());

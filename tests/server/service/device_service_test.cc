@@ -94,8 +94,7 @@ TEST_F(DeviceServiceTest, CudaUnderThePenaltyPipelineIsFailedPreconditionNamingI
   request.set_device("cuda");
   const grpc::Status status = TryCreate(request);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_NE(status.error_message().find("penalty pipeline runs on the CPU only"),
-            std::string::npos)
+  EXPECT_NE(status.error_message().find("penalty pipeline runs on the CPU only"), std::string::npos)
       << status.error_message();
 }
 

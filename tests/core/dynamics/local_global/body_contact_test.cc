@@ -210,18 +210,20 @@ TEST(BodyContactTest, BadOptionsNameTheField) {
   LocalGlobalOptions solver_options;
   solver_options.body_contact.enabled = true;
   solver_options.global_step = GlobalStepKind::kCompleteSolve;
-  auto solver = LocalGlobalSolver::Create({{mesh, material}}, 0.01, solver_options, std::make_shared<CpuBackend>());
+  auto solver = LocalGlobalSolver::Create({{mesh, material}}, 0.01, solver_options,
+                                          std::make_shared<CpuBackend>());
   ASSERT_FALSE(solver.ok());
   EXPECT_NE(solver.status().message().find("options.body_contact"), std::string::npos)
       << solver.status();
-  auto empty =
-      LocalGlobalSolver::Create(std::vector<LocalGlobalBody>{}, 0.01, LocalGlobalOptions{}, std::make_shared<CpuBackend>());
+  auto empty = LocalGlobalSolver::Create(std::vector<LocalGlobalBody>{}, 0.01, LocalGlobalOptions{},
+                                         std::make_shared<CpuBackend>());
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.status().message().find("bodies"), std::string::npos);
   Material broken = material;
   broken.mu = 0.0;
   auto bad_material =
-      LocalGlobalSolver::Create({{mesh, material}, {mesh, broken}}, 0.01, LocalGlobalOptions{}, std::make_shared<CpuBackend>());
+      LocalGlobalSolver::Create({{mesh, material}, {mesh, broken}}, 0.01, LocalGlobalOptions{},
+                                std::make_shared<CpuBackend>());
   ASSERT_FALSE(bad_material.ok());
   EXPECT_EQ(bad_material.status().message().rfind("bodies[1].material.mu", 0), 0u)
       << bad_material.status();
@@ -241,7 +243,8 @@ TEST(MultiBodySolverTest, BodiesMoveAsAloneWithTheirOwnMaterials) {
   const Material soft = MakeMaterial(MaterialModel::kArap, {2e4, 0.1, 10.0}).value();
   LocalGlobalOptions options;
   options.iterations = 5;
-  auto both = LocalGlobalSolver::Create({{a, stiff}, {b, soft}}, 0.01, options, std::make_shared<CpuBackend>());
+  auto both = LocalGlobalSolver::Create({{a, stiff}, {b, soft}}, 0.01, options,
+                                        std::make_shared<CpuBackend>());
   ASSERT_TRUE(both.ok()) << both.status();
   auto alone_a = LocalGlobalSolver::Create(a, stiff, 0.01, options, std::make_shared<CpuBackend>());
   auto alone_b = LocalGlobalSolver::Create(b, soft, 0.01, options, std::make_shared<CpuBackend>());

@@ -41,7 +41,8 @@ TEST(ImplicitEulerNewtonTest, MatchesConvergedLocalGlobalOnTwistedBar) {
     options.global_step = GlobalStepKind::kCompleteSolve;
     options.iterations = 2000;
     options.pinned_vertices = pinned;
-    auto solver = LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>());
+    auto solver =
+        LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>());
     ASSERT_TRUE(solver.ok()) << solver.status();
     // Start twisted by 1 rad with the pins held there; one step releases the interior.
     const int n = mesh.num_vertices();

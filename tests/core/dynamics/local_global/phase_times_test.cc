@@ -24,7 +24,8 @@ LocalGlobalStepStats StepCube(const std::vector<HalfSpaceObstacle>& obstacles) {
   LocalGlobalOptions options;
   options.iterations = 4;
   options.obstacles = obstacles;
-  auto solver = LocalGlobalSolver::Create(*mesh, material, 0.01, options, std::make_shared<CpuBackend>());
+  auto solver =
+      LocalGlobalSolver::Create(*mesh, material, 0.01, options, std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   const int n = mesh->num_vertices();
   // Resting 1 mm above the plane z = -0.051 (within the contact proximity).
