@@ -36,6 +36,11 @@ class Pipeline {
   // part-way through the step: the World then stops as diverged.
   virtual absl::Status Step(const StepInput& input, StepDiagnostics* diagnostics,
                             ContactReport* report) = 0;
+  // Called by the World before each step (before its controls are applied): acquires what the
+  // step will need on the backend (e.g. a system factored for a new set of bodies) without moving
+  // any body. An error here (ResourceExhausted naming a device memory budget) leaves the World
+  // unchanged: the World returns it and does not step or diverge.
+  virtual absl::Status PrepareStep(const StepInput& /*input*/) { return absl::OkStatus(); }
 
   // Whether the pipeline can step this body (World::AddBody asks before adding it): OK, or
   // InvalidArgument saying why not, e.g. "body: the penalty pipeline does not step hyperelastic

@@ -182,9 +182,16 @@ absl::Status World::Step(int num_steps, std::vector<StepDiagnostics>* diagnostic
     return absl::InvalidArgumentError(absl::StrCat("num_steps: must be >= 0, got ", num_steps));
   }
   for (int i = 0; i < num_steps; ++i) {
+    RETURN_IF_ERROR(PrepareStep());
     RETURN_IF_ERROR(StepOnce(diagnostics));
   }
   return absl::OkStatus();
+}
+
+absl::Status World::PrepareStep() {
+  if (diverged_) return absl::OkStatus();
+  return pipeline_->PrepareStep(
+      StepInput{bodies_, planes_, constraints_.empty() ? nullptr : &constraints_});
 }
 
 absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {

@@ -158,7 +158,9 @@ class World {
 
   // Advances num_steps (>= 0, else InvalidArgument) steps; appends one StepDiagnostics per step
   // taken to *diagnostics when given. FailedPrecondition when the world has diverged, now or
-  // before (see the top of this file).
+  // before (see the top of this file). ResourceExhausted when the backend cannot hold what a step
+  // needs (a device memory budget; Pipeline::PrepareStep): that step is not taken, the World is
+  // as it was after the steps before it, and it has not diverged.
   absl::Status Step(int num_steps = 1, std::vector<StepDiagnostics>* diagnostics = nullptr);
 
   // The controller's path (step_controls.h): checks `controls` against the World first (NotFound
@@ -197,6 +199,8 @@ class World {
  private:
   World(const WorldSettings& settings, std::shared_ptr<Backend> backend);
   absl::Status StepOnce(std::vector<StepDiagnostics>* diagnostics);
+  // Pipeline::PrepareStep (nothing for a diverged World: StepOnce refuses it).
+  absl::Status PrepareStep();
   // Applies the controls before one step of a Step(n, controls, ...) call (world_controls.cc).
   absl::Status ApplyControls(const StepControls& controls, bool first_step, int num_steps);
   // Body energies plus the target springs' energy (potential).

@@ -147,6 +147,10 @@ class HyperelasticBody final : public ParticleBody {
   // step's contacts and multipliers, phase times (optional). An error leaves the state unchanged
   // (the solver may have been refactored for a new held set).
   absl::Status StepImplicit(double dt_s, const Vec3& gravity_m_per_s2, LocalGlobalStepStats* stats);
+  // Factors the system again now if the held set, the target terms or self contact changed since
+  // it was built (StepImplicit does it otherwise), so that the backend's errors (ResourceExhausted
+  // naming a device memory budget) come before anything moves. The state is unchanged.
+  absl::Status PrepareSolver() { return MatchSolverToConstraints(); }
 
   // For a solver that steps this body together with others
   // (core/sim/local_global/hyperelastic_contact_group.h): the external forces of the next step, m_i

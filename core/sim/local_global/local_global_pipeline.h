@@ -68,6 +68,10 @@ class LocalGlobalPipeline final : public Pipeline {
 
   absl::Status Step(const StepInput& input, StepDiagnostics* diagnostics,
                     ContactReport* report) override;
+  // Builds the contact group's system when its members changed, and factors lone bodies again for
+  // a new held set or new target terms, before anything moves (their backend errors then leave
+  // the World unchanged).
+  absl::Status PrepareStep(const StepInput& input) override;
   absl::Status CheckBody(const Body& body) const override;
   // Pins and attachments (held vertices, eliminated from the body's system; attached ones driven
   // to the holder's end-of-step pose) and position targets (implicit PD terms of it): the system
@@ -90,6 +94,12 @@ class LocalGlobalPipeline final : public Pipeline {
   absl::Status RestoreGroupMemory(GroupContactMemory memory);
 
  private:
+  // Gives the bodies this step's World targets and self contact setting.
+  void SetBodyTerms(const StepInput& input) const;
+  // The colliding hyperelastic bodies (a contact group when there are two or more).
+  static std::vector<SimBody*> CollidingBodies(const StepInput& input);
+  // (Re)builds group_ for these members when it does not match them.
+  absl::Status EnsureGroup(const std::vector<SimBody*>& colliding);
   absl::Status StepGroup(const std::vector<SimBody*>& colliding,
                          const LocalGlobalObstacles& obstacles, StepDiagnostics* diagnostics,
                          ContactReport* report);

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/geometry/generators.h"
 #include "core/linalg/cpu_backend.h"
@@ -22,24 +23,27 @@ namespace {
 
 constexpr double kDt = 1.0 / 60.0;
 
-// A CpuBackend under another name that counts the operations called on it.
+// A CpuBackend under another name that counts the operations called on it and, with a limit,
+// refuses an allocation that would take its resident bytes past it (as a device memory budget).
 class CountingBackend final : public Backend {
  public:
-  explicit CountingBackend(std::string name = "cpu") : name_(std::move(name)) {}
+  explicit CountingBackend(std::string name = "cpu", int64_t limit_bytes = 0)
+      : name_(std::move(name)), limit_bytes_(limit_bytes) {}
   int64_t calls() const { return calls_.load(); }
+  void set_limit_bytes(int64_t limit) { limit_bytes_ = limit; }
 
   std::string name() const override { return name_; }
   absl::Status Synchronize() override { return Count(inner_.Synchronize()); }
   int64_t ResidentBytes() const override { return inner_.ResidentBytes(); }
   absl::StatusOr<SparseId> UploadCsr(const CsrMatrix& m) override {
-    return Count(inner_.UploadCsr(m));
+    return Limited(Count(inner_.UploadCsr(m)));
   }
   absl::StatusOr<CsrMatrix> DownloadCsr(SparseId id) const override {
     return Count(inner_.DownloadCsr(id));
   }
   absl::Status ReleaseSparse(SparseId id) override { return Count(inner_.ReleaseSparse(id)); }
   absl::StatusOr<DenseId> CreateDense(int32_t rows, int32_t cols) override {
-    return Count(inner_.CreateDense(rows, cols));
+    return Limited(Count(inner_.CreateDense(rows, cols)));
   }
   absl::Status UploadDense(DenseId id, absl::Span<const double> v) override {
     return Count(inner_.UploadDense(id, v));
@@ -52,11 +56,13 @@ class CountingBackend final : public Backend {
     return Count(inner_.SpMM(alpha, a, op, x, beta, y));
   }
   absl::StatusOr<SparseId> SpGEMM(SparseId a, SparseId b) override {
-    return Count(inner_.SpGEMM(a, b));
+    return Limited(Count(inner_.SpGEMM(a, b)));
   }
-  absl::StatusOr<SparseId> Transpose(SparseId a) override { return Count(inner_.Transpose(a)); }
+  absl::StatusOr<SparseId> Transpose(SparseId a) override {
+    return Limited(Count(inner_.Transpose(a)));
+  }
   absl::StatusOr<SparseId> SpAdd(double alpha, SparseId a, double beta, SparseId b) override {
-    return Count(inner_.SpAdd(alpha, a, beta, b));
+    return Limited(Count(inner_.SpAdd(alpha, a, beta, b)));
   }
   absl::Status Gram(SparseId a, DenseId c) override { return Count(inner_.Gram(a, c)); }
   absl::Status Gemm(double alpha, DenseId a, DenseId b, double beta, DenseId c) override {
@@ -79,7 +85,29 @@ class CountingBackend final : public Backend {
     calls_.fetch_add(1);
     return result;
   }
+  absl::Status OverLimit() const {
+    return absl::ResourceExhaustedError(absl::StrCat("test memory budget of ", limit_bytes_,
+                                                     " bytes exceeded: ", inner_.ResidentBytes(),
+                                                     " bytes"));
+  }
+  absl::StatusOr<SparseId> Limited(absl::StatusOr<SparseId> id) {
+    if (id.ok() && limit_bytes_ > 0 && inner_.ResidentBytes() > limit_bytes_) {
+      const absl::Status over = OverLimit();
+      inner_.ReleaseSparse(*id).IgnoreError();
+      return over;
+    }
+    return id;
+  }
+  absl::StatusOr<DenseId> Limited(absl::StatusOr<DenseId> id) {
+    if (id.ok() && limit_bytes_ > 0 && inner_.ResidentBytes() > limit_bytes_) {
+      const absl::Status over = OverLimit();
+      inner_.ReleaseDense(*id).IgnoreError();
+      return over;
+    }
+    return id;
+  }
   std::string name_;
+  int64_t limit_bytes_ = 0;
   mutable std::atomic<int64_t> calls_{0};
   CpuBackend inner_;
 };
@@ -248,6 +276,41 @@ TEST(WorldBackendTest, RemoveBodyGivesTheBackendsBytesBack) {
   EXPECT_EQ(backend->ResidentBytes(), one);
   ASSERT_TRUE(world->RemoveBody(*a).ok());
   EXPECT_EQ(backend->ResidentBytes(), empty);
+}
+
+// A backend that cannot hold what a step needs (a device memory budget): the contact group of two
+// bodies needs their joint system on top of their own. World::Step answers ResourceExhausted from
+// PrepareStep before anything moves, the World has not diverged, and once a body is removed it
+// steps on.
+TEST(WorldBackendTest, AStepTheBackendCannotHoldLeavesTheWorldAsItWas) {
+  auto backend = std::make_shared<CountingBackend>();
+  absl::StatusOr<World> world = World::Create(LocalGlobalSettings(), backend);
+  ASSERT_TRUE(world.ok());
+  ASSERT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), 0.0).ok());
+  absl::StatusOr<int32_t> a = world->AddBody(Cube(0.0, 0.001, backend));
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(world->Step(2).ok());
+  absl::StatusOr<int32_t> b = world->AddBody(Cube(0.01, 0.12, backend));
+  ASSERT_TRUE(b.ok());
+  // Room for what is there now (and the snapshot copies' small blocks), not for the group.
+  backend->set_limit_bytes(backend->ResidentBytes() + 4096);
+  const std::vector<Points3> before = Positions(*world);
+  const int64_t steps = world->step_count();
+  const absl::Status refused = world->Step(1);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted) << refused;
+  EXPECT_NE(refused.message().find("budget"), std::string::npos) << refused;
+  EXPECT_FALSE(world->diverged());
+  EXPECT_EQ(world->step_count(), steps);
+  ExpectSameBits(Positions(*world), before);
+  // The same through the controls path.
+  StepOutcome outcome;
+  EXPECT_EQ(world->Step(1, StepControls{}, &outcome).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(outcome.diagnostics.empty());
+  ExpectSameBits(Positions(*world), before);
+  // Without the second body the first steps on.
+  ASSERT_TRUE(world->RemoveBody(*b).ok());
+  ASSERT_TRUE(world->Step(2).ok());
+  EXPECT_EQ(world->step_count(), steps + 2);
 }
 
 }  // namespace
