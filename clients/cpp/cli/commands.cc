@@ -88,8 +88,9 @@ int RunSessions(const Context& context) {
   context.out << sessions->size() << " session(s)\n";
   for (const v1::SessionSummary& s : *sessions) {
     context.out << s.session_id() << "  name=" << s.name() << "  pipeline=" << s.pipeline()
-                << "  state=" << StateName(s.state()) << "  steps=" << s.step_count()
-                << "  time_s=" << s.time_s() << "  bodies=" << s.num_bodies();
+                << "  device=" << s.device() << "  state=" << StateName(s.state())
+                << "  steps=" << s.step_count() << "  time_s=" << s.time_s()
+                << "  bodies=" << s.num_bodies();
     if (!s.failure_message().empty()) context.out << "  failure=" << s.failure_message();
     context.out << "\n";
   }
