@@ -100,6 +100,7 @@ int RunSessions(const Context& context) {
 int RunCreate(const Context& context, const CreateArgs& args) {
   v1::CreateSessionRequest request;
   request.set_pipeline(args.pipeline);
+  request.set_device(args.device);
   request.set_name(args.name);
   // Unset optional fields take the server's defaults; only what was given is sent.
   if (args.dt_s != 0.0) request.mutable_settings()->set_dt_s(args.dt_s);
