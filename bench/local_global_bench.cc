@@ -55,20 +55,30 @@
 //                          0.3 m cube standing on the floor, 71 / 100 cells; timed likewise
 //
 //   build/bench/local_global_bench [--cases bar5k,gap,cloth10k] [--frames 10] [--skip-frames 0]
-//       [--cloth-settle-frames 20] [--reps 20]
+//       [--cloth-settle-frames 20] [--reps 20] [--device cpu|cuda] [--parity-frames 100]
+//
+// --device cuda builds every case's solver on one CUDA backend (gpu/; the global step, Delassus
+// operator and non-smooth Newton products on the GPU, the rest on the host: docs/gpu.md).
+// --parity-frames N instead steps each case N frames on the CPU and on --device and compares
+// the positions (bench/local_global/device_parity.h), failing above --parity-tolerance-m.
 //
 // Files (bench/local_global/): scene_run.h (a case ready to step), twisting_bar.h and
 // scene_cases.h (the cases), paper_table3.h (the paper's rows), phase_report.h (timing and
 // tables), bench_cli.h.
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "CLI/CLI.hpp"
 #include "bench/local_global/bench_cli.h"
+#include "bench/local_global/device_parity.h"
 #include "bench/local_global/phase_report.h"
 #include "bench/local_global/scene_cases.h"
 #include "bench/local_global/scene_run.h"
+#include "contactsim/gpu/cuda_backend.h"
+#include "core/linalg/cpu_backend.h"
 #include "oneapi/tbb/info.h"
+#include "scenes/local_global/scene_backend.h"
 
 namespace contactsim::core::local_global_bench {
 namespace {
@@ -95,11 +105,47 @@ int Main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--reps", reps, "repetitions of the global-step timing")
       ->check(CLI::PositiveNumber);
+  std::string device = "cpu";
+  int parity_frames = 0;
+  double parity_tolerance_m = 1e-6;
+  app.add_option("--device", device, "where the solvers run: cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--parity-frames", parity_frames,
+                 "compare --device against the cpu after this many frames instead of timing")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--parity-tolerance-m", parity_tolerance_m,
+                 "largest vertex distance [m] --parity-frames accepts")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
+  std::shared_ptr<Backend> backend;
+  if (device == "cuda") {
+    auto created = gpu::CreateCudaBackend({});
+    if (!created.ok()) {
+      std::fprintf(stderr, "--device cuda: %s\n", std::string(created.status().message()).c_str());
+      return 1;
+    }
+    backend = *std::move(created);
+  } else {
+    backend = std::make_shared<CpuBackend>();
+  }
+  if (parity_frames > 0) {
+    int failures = 0;
+    for (const std::string& name : SplitCommas(cases)) {
+      if (absl::Status s = RunDeviceParity(name, parity_frames, backend, parity_tolerance_m);
+          !s.ok()) {
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());
+        ++failures;
+      }
+      std::fflush(stdout);
+    }
+    return failures == 0 ? 0 : 1;
+  }
+  // Every case's solvers on one backend (a CUDA one keeps its stream and workspace).
+  if (device == "cuda") SetSceneBackend(backend);
   std::printf(
       "local_global_bench: %d threads available, load average %.2f, h = %.3f s, "
-      "5 local-global iterations\n",
-      tbb::info::default_concurrency(), LoadAverage(), kDt);
+      "5 local-global iterations, device %s\n",
+      tbb::info::default_concurrency(), LoadAverage(), kDt, backend->name().c_str());
   for (const std::string& name : SplitCommas(cases)) {
     if (absl::Status s = RunPhaseCase(name, frames, reps, skip_frames); !s.ok()) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(), std::string(s.message()).c_str());

@@ -21,6 +21,7 @@
 #include "core/common/status_macros.h"
 #include "core/dynamics/local_global/implicit_euler_newton.h"
 #include "core/dynamics/local_global/local_global_solver.h"
+#include "core/linalg/cpu_backend.h"
 #include "oneapi/tbb/info.h"
 
 namespace contactsim::core::local_global_bench {
@@ -81,7 +82,8 @@ absl::Status RunConvergence(const std::string& name, int warmup_frames, int jaco
         }
         if (kind == GlobalStepKind::kCompleteSolve && k == iterations) last_complete = x;
       };
-      auto observed = LocalGlobalSolver::Create(*warm->tets, *material, kDt, options);
+      auto observed = LocalGlobalSolver::Create(*warm->tets, *material, kDt, options,
+                                                std::make_shared<CpuBackend>());
       if (!observed.ok()) return observed.status();
       LocalGlobalState state = start;
       std::fprintf(stderr, "  %s: %d iterations\n", KindName(kind), iterations);

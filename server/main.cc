@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "server/service/device_choice.h"
 #include "server/service/listen_address.h"
 #include "server/service/server.h"
 #include "server/service/startup_scenes.h"
@@ -86,6 +87,18 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
+  app.add_option("--device", options.device.device,
+                 "where sessions run by default: auto (CUDA when a device is usable, else the "
+                 "CPU; the log says why not), cpu, or cuda (refuses to start when CUDA is not "
+                 "usable). Only local_global sessions run on CUDA; a CreateSession may ask for "
+                 "cpu or cuda itself")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  std::string gpu_memory_budget;
+  app.add_option("--gpu-memory-budget", gpu_memory_budget,
+                 "device bytes all CUDA sessions may hold together (e.g. 8GiB, 512MiB, "
+                 "1073741824; suffixes KiB, MiB, GiB); a body or session that would pass it is "
+                 "refused with RESOURCE_EXHAUSTED (default: no budget beyond the device's memory)");
   contactsim::server::viewer::ViewerOptions viewer_options;
   viewer_options.listen.clear();
   app.add_option("--viewer-listen", viewer_options.listen,
@@ -113,6 +126,15 @@ int main(int argc, char** argv) {
                  "viewer_token=...' on stdout per scene")
       ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
+  if (!gpu_memory_budget.empty()) {
+    absl::StatusOr<int64_t> bytes =
+        contactsim::server::ParseByteSize(gpu_memory_budget, "--gpu-memory-budget");
+    if (!bytes.ok()) {
+      std::cerr << bytes.status().message() << std::endl;
+      return EXIT_FAILURE;
+    }
+    options.device.gpu_memory_budget_bytes = *bytes;
+  }
   limits.max_message_bytes = max_message_mib << 20;
   options.inline_step_budget_s = inline_step_budget_us * 1e-6;
   spdlog::set_level(spdlog::level::from_str(log_level));

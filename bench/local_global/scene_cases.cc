@@ -12,6 +12,7 @@
 #include "scenes/local_global/cloth_on_sharp_corner.h"
 #include "scenes/local_global/pull_through_gap.h"
 #include "scenes/local_global/pull_through_obstacles.h"
+#include "scenes/local_global/scene_backend.h"
 #include "scenes/local_global/soft_gripper.h"
 #include "scenes/local_global/squeeze_through_rollers.h"
 
@@ -192,7 +193,8 @@ absl::StatusOr<SceneRun> MakeClothScene(const ClothCase& cloth) {
   options.iterations = 5;
   options.pinned_vertices = run.pinned;
   const auto t0 = Clock::now();
-  auto solver = LocalGlobalSolver::Create(*mesh, kThicknessM, *material, kDt, options);
+  auto solver =
+      LocalGlobalSolver::Create(*mesh, kThicknessM, *material, kDt, options, SceneBackend());
   if (!solver.ok()) return solver.status();
   run.precompute_s = Seconds(t0, Clock::now());
   run.solver = *std::move(solver);

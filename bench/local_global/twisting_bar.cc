@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/geometry/generators.h"
+#include "scenes/local_global/scene_backend.h"
 
 namespace contactsim::core::local_global_bench {
 
@@ -67,7 +68,7 @@ absl::StatusOr<SceneRun> MakeBarScene(const std::string& name, GlobalStepKind ki
   options.iterations = iterations;
   options.pinned_vertices = run.pinned;
   const auto t0 = Clock::now();
-  auto solver = LocalGlobalSolver::Create(*mesh, *material, kDt, options);
+  auto solver = LocalGlobalSolver::Create(*mesh, *material, kDt, options, SceneBackend());
   if (!solver.ok()) return solver.status();
   run.precompute_s = Seconds(t0, Clock::now());
   run.solver = *std::move(solver);

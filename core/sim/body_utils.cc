@@ -56,7 +56,8 @@ absl::Status FillBodyTotals(std::span<const SimBody> bodies, ContactReport* repo
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body) {
+absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body,
+                                                const std::shared_ptr<Backend>& backend) {
   if (const auto* b = dynamic_cast<const RigidBody*>(&body)) return std::make_unique<RigidBody>(*b);
   if (const auto* b = dynamic_cast<const MassSpringCloth*>(&body)) {
     return std::make_unique<MassSpringCloth>(*b);
@@ -65,13 +66,22 @@ absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body) {
     return std::make_unique<CorotationalFem>(*b);
   }
   if (const auto* b = dynamic_cast<const HyperelasticBody*>(&body)) {
-    ASSIGN_OR_RETURN(std::unique_ptr<HyperelasticBody> copy, b->Clone());
+    ASSIGN_OR_RETURN(std::unique_ptr<HyperelasticBody> copy, b->Clone(backend));
     return std::unique_ptr<Body>(std::move(copy));
   }
   return absl::UnimplementedError(absl::StrCat("CloneBody: body type ",
                                                static_cast<int>(body.type()),
                                                " has no copy (not a RigidBody, MassSpringCloth or "
                                                "CorotationalFem)"));
+}
+
+void ReleaseStepOnlyMemory(Body& body) {
+  if (auto* b = dynamic_cast<HyperelasticBody*>(&body)) b->ReleaseSolverFactors();
+}
+
+absl::Status MoveBodyToBackend(Body& body, const std::shared_ptr<Backend>& backend) {
+  if (auto* b = dynamic_cast<HyperelasticBody*>(&body)) return b->MoveToBackend(backend);
+  return absl::OkStatus();
 }
 
 }  // namespace contactsim::core

@@ -15,6 +15,7 @@
 #include "core/common/eigen_types.h"
 #include "core/contact/contact_report.h"
 #include "core/dynamics/body.h"
+#include "core/linalg/backend.h"
 #include "core/sim/sim_body.h"
 
 namespace contactsim::core {
@@ -32,8 +33,17 @@ bool IsImmovable(const Body& body);
 absl::Status FillBodyTotals(std::span<const SimBody> bodies, ContactReport* report);
 
 // A copy of the body with all its state (RigidBody, MassSpringCloth, CorotationalFem or
-// HyperelasticBody).
-// Unimplemented for any other Body class.
-absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body);
+// HyperelasticBody, whose solver is rebuilt on `backend`, the World's).
+// Unimplemented for any other Body class; the backend's errors pass through.
+absl::StatusOr<std::unique_ptr<Body>> CloneBody(const Body& body,
+                                                const std::shared_ptr<Backend>& backend);
+// Puts a body that runs solvers on a backend (HyperelasticBody) on `backend`, rebuilding its
+// solver when it was built on another one; nothing to do for other bodies. An error (the
+// backend's, e.g. ResourceExhausted naming a memory budget) leaves the body as it was.
+absl::Status MoveBodyToBackend(Body& body, const std::shared_ptr<Backend>& backend);
+// Frees what a body keeps on its backend only for stepping (a HyperelasticBody's factorization:
+// HyperelasticBody::ReleaseSolverFactors), for copies that are only restored from (snapshots);
+// a copy of it is factored anew. Nothing to do for other bodies.
+void ReleaseStepOnlyMemory(Body& body);
 
 }  // namespace contactsim::core

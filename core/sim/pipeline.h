@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "core/contact/contact_report.h"
+#include "core/linalg/backend.h"
 #include "core/sim/constraints.h"
 #include "core/sim/sim_body.h"
 #include "core/sim/step_diagnostics.h"
@@ -35,6 +36,11 @@ class Pipeline {
   // part-way through the step: the World then stops as diverged.
   virtual absl::Status Step(const StepInput& input, StepDiagnostics* diagnostics,
                             ContactReport* report) = 0;
+  // Called by the World before each step (before its controls are applied): acquires what the
+  // step will need on the backend (e.g. a system factored for a new set of bodies) without moving
+  // any body. An error here (ResourceExhausted naming a device memory budget) leaves the World
+  // unchanged: the World returns it and does not step or diverge.
+  virtual absl::Status PrepareStep(const StepInput& /*input*/) { return absl::OkStatus(); }
 
   // Whether the pipeline can step this body (World::AddBody asks before adding it): OK, or
   // InvalidArgument saying why not, e.g. "body: the penalty pipeline does not step hyperelastic
@@ -53,7 +59,12 @@ class Pipeline {
   // Drops all contact state.
   virtual void Clear() = 0;
 
+  // A copy on the same backend (see the top of this file).
   virtual std::unique_ptr<Pipeline> Clone() const = 0;
+  // Moves the pipeline's solvers to the World's backend (World::Restore of a snapshot taken or
+  // deserialized on another one): solvers built on the old one are dropped and rebuilt when next
+  // stepped, with the same bits on the CPU. Pipelines that do not use the backend ignore it.
+  virtual void SetBackend(std::shared_ptr<Backend> /*backend*/) {}
 
  protected:
   Pipeline() = default;

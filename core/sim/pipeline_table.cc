@@ -2,6 +2,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,23 +13,25 @@
 namespace contactsim::core {
 namespace {
 
-template <typename PipelineType>
-std::unique_ptr<Pipeline> Make(const WorldSettings& settings) {
-  return std::make_unique<PipelineType>(settings);
+std::unique_ptr<Pipeline> MakeLocalGlobal(const WorldSettings& settings,
+                                          std::shared_ptr<Backend> backend) {
+  return std::make_unique<LocalGlobalPipeline>(settings, std::move(backend));
 }
 
-// One name, two schemes: the contact model picks CCD tracking or the discrete query.
-std::unique_ptr<Pipeline> MakePenalty(const WorldSettings& settings) {
+// One name, two schemes: the contact model picks CCD tracking or the discrete query. Runs on the
+// host: the backend is not used.
+std::unique_ptr<Pipeline> MakePenalty(const WorldSettings& settings,
+                                      std::shared_ptr<Backend> /*backend*/) {
   return MakePenaltyPipeline(settings);
 }
 
 constexpr std::array<PipelineEntry, 2> kPipelines = {{
     {PipelineKind::kPenalty, "penalty",
      "explicit stepping, continuous collision detection and penalty contact (Tang et al. 2012)",
-     &MakePenalty},
+     /*uses_backend=*/false, &MakePenalty},
     {PipelineKind::kLocalGlobal, "local_global",
      "implicit hyperelastic local-global solver with non-smooth Newton contact (Zeng et al. 2024)",
-     &Make<LocalGlobalPipeline>},
+     /*uses_backend=*/true, &MakeLocalGlobal},
 }};
 
 }  // namespace
@@ -54,8 +57,9 @@ absl::StatusOr<PipelineKind> PipelineKindFromName(std::string_view name, std::st
       std::string(field), ": unknown '", std::string(name), "' (available: ", available, ")"));
 }
 
-std::unique_ptr<Pipeline> MakePipeline(const WorldSettings& settings) {
-  return PipelineEntryOf(settings.pipeline).make(settings);
+std::unique_ptr<Pipeline> MakePipeline(const WorldSettings& settings,
+                                       std::shared_ptr<Backend> backend) {
+  return PipelineEntryOf(settings.pipeline).make(settings, std::move(backend));
 }
 
 }  // namespace contactsim::core

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
+#include "core/linalg/cpu_backend.h"
 #include "core/sim/body_utils.h"
 #include "core/sim/divergence_check.h"
 #include "core/sim/pipeline_table.h"
@@ -13,11 +14,12 @@
 namespace contactsim::core {
 namespace {
 
-absl::StatusOr<std::vector<SimBody>> CloneBodies(const std::vector<SimBody>& bodies) {
+absl::StatusOr<std::vector<SimBody>> CloneBodies(const std::vector<SimBody>& bodies,
+                                                 const std::shared_ptr<Backend>& backend) {
   std::vector<SimBody> copies;
   copies.reserve(bodies.size());
   for (const SimBody& sim_body : bodies) {
-    ASSIGN_OR_RETURN(std::unique_ptr<Body> body, CloneBody(*sim_body.body));
+    ASSIGN_OR_RETURN(std::unique_ptr<Body> body, CloneBody(*sim_body.body, backend));
     copies.push_back(SimBody{sim_body.id, sim_body.name, sim_body.collision, std::move(body),
                              sim_body.surface_vertices});
   }
@@ -31,16 +33,30 @@ WorldSnapshot::WorldSnapshot(WorldSnapshot&&) noexcept = default;
 WorldSnapshot& WorldSnapshot::operator=(WorldSnapshot&&) noexcept = default;
 WorldSnapshot::~WorldSnapshot() = default;
 
-World::World(const WorldSettings& settings)
-    : settings_(settings), pipeline_(MakePipeline(settings)) {}
+World::World(const WorldSettings& settings, std::shared_ptr<Backend> backend)
+    : settings_(settings),
+      backend_(std::move(backend)),
+      pipeline_(MakePipeline(settings, backend_)) {}
 
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
 World::~World() = default;
 
-absl::StatusOr<World> World::Create(const WorldSettings& settings) {
+absl::StatusOr<World> World::Create(const WorldSettings& settings,
+                                    std::shared_ptr<Backend> backend) {
   RETURN_IF_ERROR(ValidateWorldSettings(settings));
-  return World(settings);
+  if (backend == nullptr) return absl::InvalidArgumentError("backend: must not be null");
+  const PipelineEntry& entry = PipelineEntryOf(settings.pipeline);
+  if (!entry.uses_backend && backend->name() != "cpu") {
+    return absl::FailedPreconditionError(absl::StrCat("backend: the ", std::string(entry.name),
+                                                      " pipeline runs on the CPU only, not on '",
+                                                      backend->name(), "'"));
+  }
+  return World(settings, std::move(backend));
+}
+
+absl::StatusOr<World> World::Create(const WorldSettings& settings) {
+  return Create(settings, std::make_shared<CpuBackend>());
 }
 
 int World::BodyIndex(int32_t id) const {
@@ -63,6 +79,7 @@ absl::StatusOr<int32_t> World::AddBody(std::unique_ptr<Body> body, BodyOptions o
     return absl::AlreadyExistsError(
         absl::StrCat("name: a body named '", options.name, "' already exists"));
   }
+  RETURN_IF_ERROR(MoveBodyToBackend(*body, backend_));
   const int32_t id = next_body_id_++;
   std::vector<int32_t> surface_vertices = SurfaceVertices(*body);
   bodies_.push_back(SimBody{id, std::move(options.name), options.collision, std::move(body),
@@ -165,9 +182,16 @@ absl::Status World::Step(int num_steps, std::vector<StepDiagnostics>* diagnostic
     return absl::InvalidArgumentError(absl::StrCat("num_steps: must be >= 0, got ", num_steps));
   }
   for (int i = 0; i < num_steps; ++i) {
+    RETURN_IF_ERROR(PrepareStep());
     RETURN_IF_ERROR(StepOnce(diagnostics));
   }
   return absl::OkStatus();
+}
+
+absl::Status World::PrepareStep() {
+  if (diverged_) return absl::OkStatus();
+  return pipeline_->PrepareStep(
+      StepInput{bodies_, planes_, constraints_.empty() ? nullptr : &constraints_});
 }
 
 absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
@@ -234,7 +258,10 @@ absl::StatusOr<WorldSnapshot> World::Snapshot() const {
     return absl::FailedPreconditionError(
         "the world has diverged; a snapshot of its state would not be worth restoring");
   }
-  ASSIGN_OR_RETURN(std::vector<SimBody> bodies, CloneBodies(bodies_));
+  ASSIGN_OR_RETURN(std::vector<SimBody> bodies, CloneBodies(bodies_, backend_));
+  // A snapshot is only restored from (Restore copies its bodies, factoring them anew): its copies
+  // hold no factorization on the backend (device memory on a GPU).
+  for (SimBody& body : bodies) ReleaseStepOnlyMemory(*body.body);
   WorldSnapshot snapshot;
   snapshot.settings_ = settings_;
   snapshot.bodies_ = std::move(bodies);
@@ -252,12 +279,19 @@ absl::StatusOr<WorldSnapshot> World::Snapshot() const {
 }
 
 absl::Status World::Restore(const WorldSnapshot& snapshot) {
-  ASSIGN_OR_RETURN(std::vector<SimBody> bodies, CloneBodies(snapshot.bodies_));
+  if (!PipelineEntryOf(snapshot.settings_.pipeline).uses_backend && backend_->name() != "cpu") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "snapshot: its ", std::string(PipelineName(snapshot.settings_.pipeline)),
+        " pipeline runs on the CPU only; this world runs on '", backend_->name(), "'"));
+  }
+  // Onto this World's backend, whichever one the snapshot's bodies were built on.
+  ASSIGN_OR_RETURN(std::vector<SimBody> bodies, CloneBodies(snapshot.bodies_, backend_));
   settings_ = snapshot.settings_;
   bodies_ = std::move(bodies);
   planes_ = snapshot.planes_;
   constraints_ = snapshot.constraints_;
   pipeline_ = snapshot.pipeline_->Clone();
+  pipeline_->SetBackend(backend_);
   time_s_ = snapshot.time_s_;
   step_count_ = snapshot.step_count_;
   next_body_id_ = snapshot.next_body_id_;

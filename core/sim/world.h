@@ -31,7 +31,15 @@
 // the state the world had when its first step began (time 0); content added after that is gone.
 // world_serialization.h turns a snapshot into versioned bytes and back (for other processes).
 //
-// Not thread-safe: one strand owns a World (the pipeline parallelizes inside a step).
+// Backend (core/linalg/backend.h): a World is created on one, which it shares with every solver of
+// its pipeline (the local_global pipeline's bodies and contact group; the penalty pipeline runs on
+// the host and takes only a CPU backend). AddBody moves a body built on another backend onto the
+// World's; Snapshot, Restore and Reset copy bodies onto the World's backend, so a snapshot always
+// restores onto the session's backend (bit-exact on the CPU). The World never changes backend.
+//
+// Not thread-safe: one strand owns a World (the pipeline parallelizes inside a step). The
+// pipeline steps its bodies one after another, so the backend (one caller at a time) is never
+// called concurrently by one World; two Worlds must not share a backend if they step concurrently.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +55,7 @@
 #include "core/common/eigen_types.h"
 #include "core/contact/contact_report.h"
 #include "core/dynamics/body.h"
+#include "core/linalg/backend.h"
 #include "core/sim/constraints.h"
 #include "core/sim/pipeline.h"
 #include "core/sim/sim_body.h"
@@ -99,7 +108,13 @@ class WorldSnapshot {
 
 class World {
  public:
-  // InvalidArgument naming the field for invalid settings (ValidateWorldSettings).
+  // InvalidArgument naming the field for invalid settings (ValidateWorldSettings) or a null
+  // backend; FailedPrecondition for a backend other than the CPU under a pipeline that does not
+  // use one (penalty: PipelineEntry::uses_backend).
+  static absl::StatusOr<World> Create(const WorldSettings& settings,
+                                      std::shared_ptr<Backend> backend);
+  // The convenience for host-only use (tests, tools, scenes): Create with a new CpuBackend of the
+  // World's own (core/linalg/cpu_backend.h), made here explicitly.
   static absl::StatusOr<World> Create(const WorldSettings& settings);
 
   World(World&&) noexcept;
@@ -109,7 +124,9 @@ class World {
   const WorldSettings& settings() const { return settings_; }
 
   // Adds a body, which must be between steps with a finite state (InvalidArgument otherwise, or
-  // for a null body); AlreadyExists for a name already in use. Returns its id.
+  // for a null body); AlreadyExists for a name already in use. A body whose solver was built on
+  // another backend is rebuilt on the World's first (its errors, e.g. ResourceExhausted naming a
+  // device memory budget, pass through and nothing is added). Returns its id.
   absl::StatusOr<int32_t> AddBody(std::unique_ptr<Body> body, BodyOptions options = {});
   // NotFound for an unknown id. Drops the body's tracked contacts.
   absl::Status RemoveBody(int32_t id);
@@ -141,7 +158,9 @@ class World {
 
   // Advances num_steps (>= 0, else InvalidArgument) steps; appends one StepDiagnostics per step
   // taken to *diagnostics when given. FailedPrecondition when the world has diverged, now or
-  // before (see the top of this file).
+  // before (see the top of this file). ResourceExhausted when the backend cannot hold what a step
+  // needs (a device memory budget; Pipeline::PrepareStep): that step is not taken, the World is
+  // as it was after the steps before it, and it has not diverged.
   absl::Status Step(int num_steps = 1, std::vector<StepDiagnostics>* diagnostics = nullptr);
 
   // The controller's path (step_controls.h): checks `controls` against the World first (NotFound
@@ -174,10 +193,14 @@ class World {
   void ResetEnergyReference() { energy_reference_j_.reset(); }
 
   const Pipeline& pipeline() const { return *pipeline_; }
+  // The backend the World's solvers run on (never null); "cpu" or "cuda" by its name().
+  const std::shared_ptr<Backend>& backend() const { return backend_; }
 
  private:
-  explicit World(const WorldSettings& settings);
+  World(const WorldSettings& settings, std::shared_ptr<Backend> backend);
   absl::Status StepOnce(std::vector<StepDiagnostics>* diagnostics);
+  // Pipeline::PrepareStep (nothing for a diverged World: StepOnce refuses it).
+  absl::Status PrepareStep();
   // Applies the controls before one step of a Step(n, controls, ...) call (world_controls.cc).
   absl::Status ApplyControls(const StepControls& controls, bool first_step, int num_steps);
   // Body energies plus the target springs' energy (potential).
@@ -185,8 +208,9 @@ class World {
   int BodyIndex(int32_t id) const;  // -1 when unknown
 
   WorldSettings settings_;
-  std::vector<SimBody> bodies_;      // ascending id
-  std::vector<GroundPlane> planes_;  // ascending id
+  std::shared_ptr<Backend> backend_;  // before everything that lives on it
+  std::vector<SimBody> bodies_;       // ascending id
+  std::vector<GroundPlane> planes_;   // ascending id
   ConstraintSet constraints_;
   std::unique_ptr<Pipeline> pipeline_;
   double time_s_ = 0.0;

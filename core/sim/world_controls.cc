@@ -157,6 +157,7 @@ absl::Status World::Step(int num_steps, const StepControls& controls, StepOutcom
     outcome->summed_totals.push_back(totals);
   }
   for (int step = 0; step < num_steps; ++step) {
+    RETURN_IF_ERROR(PrepareStep());  // before the controls: a refusal leaves the World as it was
     RETURN_IF_ERROR(ApplyControls(controls, step == 0, num_steps));
     RETURN_IF_ERROR(StepOnce(&outcome->diagnostics));
     // The body set cannot change within a call, so the totals line up with summed_totals.

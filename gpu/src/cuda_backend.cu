@@ -1,4 +1,3 @@
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -10,6 +9,7 @@
 #include "csr_rows_times_block.cuh"
 #include "cuda_backend.h"
 #include "cuda_status.h"
+#include "dense_kernels.cuh"
 
 namespace contactsim::gpu {
 namespace {
@@ -22,22 +22,6 @@ using core::SparseId;
 constexpr int kThreads = 256;
 
 int BlocksFor(int64_t n) { return static_cast<int>((n + kThreads - 1) / kThreads); }
-
-__global__ void FillKernel(double* y, int64_t n, double value) {
-  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) y[i] = value;
-}
-
-// c(i, j) <- c(j, i) for j > i: syrk wrote the lower triangle in cuBLAS's column-major view,
-// which is the upper triangle (j >= i) of the row-major block; mirror it so C is exactly
-// symmetric.
-__global__ void MirrorUpperKernel(double* c, int32_t n) {
-  const int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (k >= static_cast<int64_t>(n) * n) return;
-  const int32_t i = static_cast<int32_t>(k / n);
-  const int32_t j = static_cast<int32_t>(k % n);
-  if (j < i) c[k] = c[static_cast<int64_t>(j) * n + i];
-}
 
 __global__ void GatherKernel(const double* source, const int32_t* permutation, double* out,
                              int64_t n) {
@@ -76,10 +60,11 @@ absl::StatusOr<LegacyMatDescr> MakeGeneralDescr() {
   return owned;
 }
 
-absl::Status CheckBlasSize(int64_t n, const char* operand) {
-  if (n > INT_MAX) {
+// The tiled product's grid: at most 65,535 tiles down the rows.
+absl::Status CheckTileGrid(int32_t rows, int32_t cols, const char* operand) {
+  if ((static_cast<int64_t>(rows) + kTile - 1) / kTile > 65535) {
     return absl::InvalidArgumentError(
-        absl::StrCat(operand, ": ", n, " entries exceed the 32-bit cuBLAS size"));
+        absl::StrCat(operand, ": ", rows, " x ", cols, " is beyond the dense product's grid"));
   }
   return absl::OkStatus();
 }
@@ -102,6 +87,9 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
   auto handles = CudaLibraryHandles::Create();
   if (!handles.ok()) return handles.status();
   backend->handles_ = *std::move(handles);
+  auto scratch = DeviceBuffer::Allocate((kDotBlocks + 1) * 8, &backend->account_, "dot scratch");
+  if (!scratch.ok()) return scratch.status();
+  backend->dot_scratch_ = *std::move(scratch);
   return backend;
 }
 
@@ -179,12 +167,11 @@ absl::StatusOr<void*> CudaBackend::Workspace(size_t bytes) {
 absl::Status CudaBackend::ScaleRaw(double beta, double* y, int64_t n) {
   if (n == 0 || beta == 1.0) return absl::OkStatus();
   if (beta == 0.0) {
-    FillKernel<<<BlocksFor(n), kThreads, 0, handles_->stream()>>>(y, n, 0.0);
+    FillKernel<<<ElementwiseBlocks(n), kElementwiseThreads, 0, handles_->stream()>>>(y, n, 0.0);
     return LaunchStatus("FillKernel");
   }
-  if (absl::Status s = CheckBlasSize(n, "y"); !s.ok()) return s;
-  CONTACTSIM_CUDA_RETURN_IF_ERROR(cublasDscal(handles_->blas(), static_cast<int>(n), &beta, y, 1));
-  return absl::OkStatus();
+  ScaleKernel<<<ElementwiseBlocks(n), kElementwiseThreads, 0, handles_->stream()>>>(y, n, beta);
+  return LaunchStatus("ScaleKernel");
 }
 
 absl::StatusOr<SparseId> CudaBackend::UploadCsr(const CsrMatrix& matrix) {
@@ -511,9 +498,9 @@ absl::StatusOr<std::unique_ptr<CudaBackend::DeviceCsr>> CudaBackend::ScaledCopy(
                                                   cudaMemcpyDeviceToDevice, stream));
   CONTACTSIM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync((*c)->values.data(), a.values.data(), a.nnz * 8,
                                                   cudaMemcpyDeviceToDevice, stream));
-  if (absl::Status s = CheckBlasSize(a.nnz, what); !s.ok()) return s;
-  CONTACTSIM_CUDA_RETURN_IF_ERROR(
-      cublasDscal(handles_->blas(), static_cast<int>(a.nnz), &alpha, (*c)->values.as<double>(), 1));
+  ScaleKernel<<<ElementwiseBlocks(a.nnz), kElementwiseThreads, 0, stream>>>(
+      (*c)->values.as<double>(), a.nnz, alpha);
+  if (absl::Status s = LaunchStatus("ScaleKernel"); !s.ok()) return s;
   return c;
 }
 
@@ -591,9 +578,9 @@ absl::Status CudaBackend::Gram(SparseId a_id, DenseId c_id) {
   if (absl::Status s = MakeCurrent(); !s.ok()) return s;
   if (c.size() == 0) return absl::OkStatus();
   if (a.nnz == 0 || a.cols == 0) return ScaleRaw(0.0, c.data.as<double>(), c.size());
-  if (absl::Status s = CheckBlasSize(static_cast<int64_t>(a.rows) * a.cols, "a"); !s.ok()) return s;
-  // D = dense(A), row-major rows x cols; in cuBLAS's column-major view that is M = D^T with
-  // leading dimension cols, and C = D D^T = M^T M is syrk with op = T.
+  if (absl::Status s = CheckTileGrid(a.rows, a.rows, "a"); !s.ok()) return s;
+  // D = dense(A), row-major rows x cols, and C = D D^T by the tiled product with op(B) = D^T
+  // (exactly symmetric: dense_kernels.cuh).
   DeviceDense dense_a;
   dense_a.rows = a.rows;
   dense_a.cols = a.cols;
@@ -613,14 +600,9 @@ absl::Status CudaBackend::Gram(SparseId a_id, DenseId c_id) {
   CONTACTSIM_CUDA_RETURN_IF_ERROR(cusparseSparseToDense(handles_->sparse(), a_descr->get(),
                                                         d_descr->get(),
                                                         CUSPARSE_SPARSETODENSE_ALG_DEFAULT, *work));
-  const double one = 1.0;
-  const double zero = 0.0;
-  CONTACTSIM_CUDA_RETURN_IF_ERROR(cublasDsyrk(handles_->blas(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
-                                              a.rows, a.cols, &one, dense_a.data.as<double>(),
-                                              a.cols, &zero, c.data.as<double>(), a.rows));
-  MirrorUpperKernel<<<BlocksFor(c.size()), kThreads, 0, handles_->stream()>>>(c.data.as<double>(),
-                                                                              a.rows);
-  return LaunchStatus("MirrorUpperKernel");
+  LaunchTiledProduct<true>(a.rows, a.rows, a.cols, 1.0, dense_a.data.as<double>(),
+                           dense_a.data.as<double>(), 0.0, c.data.as<double>(), handles_->stream());
+  return LaunchStatus("TiledProductKernel (gram)");
 }
 
 absl::Status CudaBackend::Gemm(double alpha, DenseId a_id, DenseId b_id, double beta,
@@ -644,16 +626,11 @@ absl::Status CudaBackend::Gemm(double alpha, DenseId a_id, DenseId b_id, double 
   }
   if (absl::Status s = MakeCurrent(); !s.ok()) return s;
   if (c.size() == 0) return absl::OkStatus();
-  if (a.cols == 0 || beta == 0.0) {
-    if (absl::Status s = ScaleRaw(beta, c.data.as<double>(), c.size()); !s.ok()) return s;
-    if (a.cols == 0) return absl::OkStatus();
-  }
-  // Row-major C = A B is column-major C^T = B^T A^T: gemm(N, N) on the swapped operands.
-  CONTACTSIM_CUDA_RETURN_IF_ERROR(cublasDgemm(handles_->blas(), CUBLAS_OP_N, CUBLAS_OP_N, c.cols,
-                                              c.rows, a.cols, &alpha, b.data.as<double>(), b.cols,
-                                              a.data.as<double>(), a.cols, &beta,
-                                              c.data.as<double>(), c.cols));
-  return absl::OkStatus();
+  if (a.cols == 0) return ScaleRaw(beta, c.data.as<double>(), c.size());
+  if (absl::Status s = CheckTileGrid(c.rows, c.cols, "c"); !s.ok()) return s;
+  LaunchTiledProduct<false>(c.rows, c.cols, a.cols, alpha, a.data.as<double>(), b.data.as<double>(),
+                            beta, c.data.as<double>(), handles_->stream());
+  return LaunchStatus("TiledProductKernel (gemm)");
 }
 
 absl::StatusOr<double> CudaBackend::Dot(DenseId x_id, DenseId y_id) const {
@@ -666,12 +643,17 @@ absl::StatusOr<double> CudaBackend::Dot(DenseId x_id, DenseId y_id) const {
   }
   if (absl::Status s = MakeCurrent(); !s.ok()) return s;
   if ((*x)->size() == 0) return 0.0;
-  if (absl::Status s = CheckBlasSize((*x)->size(), "x"); !s.ok()) return s;
+  cudaStream_t stream = handles_->stream();
+  double* partials = dot_scratch_.as<double>();
+  DotPartialsKernel<<<kDotBlocks, kElementwiseThreads, 0, stream>>>(
+      (*x)->data.as<double>(), (*y)->data.as<double>(), (*x)->size(), partials);
+  if (absl::Status s = LaunchStatus("DotPartialsKernel"); !s.ok()) return s;
+  SumPartialsKernel<<<1, kDotBlocks, 0, stream>>>(partials, partials + kDotBlocks);
+  if (absl::Status s = LaunchStatus("SumPartialsKernel"); !s.ok()) return s;
   double result = 0.0;
-  // Host pointer mode: cuBLAS waits for the result, so it is ready on return.
-  CONTACTSIM_CUDA_RETURN_IF_ERROR(cublasDdot(handles_->blas(), static_cast<int>((*x)->size()),
-                                             (*x)->data.as<double>(), 1, (*y)->data.as<double>(), 1,
-                                             &result));
+  CONTACTSIM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(&result, partials + kDotBlocks, sizeof(double),
+                                                  cudaMemcpyDeviceToHost, stream));
+  CONTACTSIM_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   return result;
 }
 
@@ -685,11 +667,10 @@ absl::Status CudaBackend::Axpy(double alpha, DenseId x_id, DenseId y_id) {
   }
   if (absl::Status s = MakeCurrent(); !s.ok()) return s;
   if ((*x)->size() == 0) return absl::OkStatus();
-  if (absl::Status s = CheckBlasSize((*x)->size(), "x"); !s.ok()) return s;
-  CONTACTSIM_CUDA_RETURN_IF_ERROR(cublasDaxpy(handles_->blas(), static_cast<int>((*x)->size()),
-                                              &alpha, (*x)->data.as<double>(), 1,
-                                              (*y)->data.as<double>(), 1));
-  return absl::OkStatus();
+  const int64_t n = (*x)->size();
+  AxpyKernel<<<ElementwiseBlocks(n), kElementwiseThreads, 0, handles_->stream()>>>(
+      (*x)->data.as<double>(), (*y)->data.as<double>(), n, alpha);
+  return LaunchStatus("AxpyKernel");
 }
 
 absl::Status CudaBackend::Scale(double alpha, DenseId x_id) {
@@ -697,11 +678,11 @@ absl::Status CudaBackend::Scale(double alpha, DenseId x_id) {
   if (!x.ok()) return x.status();
   if (absl::Status s = MakeCurrent(); !s.ok()) return s;
   if ((*x)->size() == 0) return absl::OkStatus();
-  if (absl::Status s = CheckBlasSize((*x)->size(), "x"); !s.ok()) return s;
-  // cublasDscal, not ScaleRaw: alpha = 0 scales (NaN stays NaN), as the CPU's x *= alpha does.
-  CONTACTSIM_CUDA_RETURN_IF_ERROR(cublasDscal(handles_->blas(), static_cast<int>((*x)->size()),
-                                              &alpha, (*x)->data.as<double>(), 1));
-  return absl::OkStatus();
+  // ScaleKernel, not ScaleRaw: alpha = 0 scales (NaN stays NaN), as the CPU's x *= alpha does.
+  const int64_t n = (*x)->size();
+  ScaleKernel<<<ElementwiseBlocks(n), kElementwiseThreads, 0, handles_->stream()>>>(
+      (*x)->data.as<double>(), n, alpha);
+  return LaunchStatus("ScaleKernel");
 }
 
 absl::Status CudaUsable() {

@@ -99,6 +99,7 @@ class CudaBackend final : public core::Backend {
   DeviceMemoryAccount account_;
   std::unique_ptr<CudaLibraryHandles> handles_;
   DeviceBuffer workspace_;
+  DeviceBuffer dot_scratch_;  // Dot's kDotBlocks partial sums and its result
   std::vector<std::unique_ptr<DeviceCsr>> sparse_;
   std::vector<std::unique_ptr<DeviceDense>> dense_;
 };

@@ -8,13 +8,10 @@ absl::StatusOr<std::unique_ptr<CudaLibraryHandles>> CudaLibraryHandles::Create()
   CONTACTSIM_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&h->stream_, cudaStreamNonBlocking));
   CONTACTSIM_CUDA_RETURN_IF_ERROR(cusparseCreate(&h->sparse_));
   CONTACTSIM_CUDA_RETURN_IF_ERROR(cusparseSetStream(h->sparse_, h->stream_));
-  CONTACTSIM_CUDA_RETURN_IF_ERROR(cublasCreate(&h->blas_));
-  CONTACTSIM_CUDA_RETURN_IF_ERROR(cublasSetStream(h->blas_, h->stream_));
   return h;
 }
 
 CudaLibraryHandles::~CudaLibraryHandles() {
-  if (blas_ != nullptr) (void)cublasDestroy(blas_);
   if (sparse_ != nullptr) (void)cusparseDestroy(sparse_);
   if (stream_ != nullptr) (void)cudaStreamDestroy(stream_);
 }

@@ -1,9 +1,8 @@
-// RAII owners of the per-backend CUDA stream and the cuSPARSE / cuBLAS handles bound to it, and
+// RAII owners of the per-backend CUDA stream and the cuSPARSE handle bound to it, and
 // of cuSPARSE matrix descriptors. Moves only; destruction never fails loudly (nothing to report
 // a failure to), creation reports the call that failed.
 #pragma once
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -15,7 +14,7 @@ namespace contactsim::gpu {
 
 class CudaLibraryHandles {
  public:
-  // A non-blocking stream on the current device, with cuSPARSE and cuBLAS handles bound to it.
+  // A non-blocking stream on the current device, with a cuSPARSE handle bound to it.
   static absl::StatusOr<std::unique_ptr<CudaLibraryHandles>> Create();
   ~CudaLibraryHandles();
   CudaLibraryHandles(const CudaLibraryHandles&) = delete;
@@ -23,13 +22,11 @@ class CudaLibraryHandles {
 
   cudaStream_t stream() const { return stream_; }
   cusparseHandle_t sparse() const { return sparse_; }
-  cublasHandle_t blas() const { return blas_; }
 
  private:
   CudaLibraryHandles() = default;
   cudaStream_t stream_ = nullptr;
   cusparseHandle_t sparse_ = nullptr;
-  cublasHandle_t blas_ = nullptr;
 };
 
 // Owns a cusparseSpMatDescr_t / cusparseDnMatDescr_t.

@@ -1,8 +1,7 @@
-// CUDA, cuSPARSE and cuBLAS status codes as absl::Status naming the call that failed. For the
+// CUDA and cuSPARSE status codes as absl::Status naming the call that failed. For the
 // CUDA sources of gpu/ only (the public headers carry no CUDA types).
 #pragma once
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -33,18 +32,9 @@ inline absl::Status ToStatus(cusparseStatus_t status, const char* call) {
                                           cusparseGetErrorString(status), ")"));
 }
 
-inline absl::Status ToStatus(cublasStatus_t status, const char* call) {
-  if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
-  if (status == CUBLAS_STATUS_ALLOC_FAILED) {
-    return absl::ResourceExhaustedError(absl::StrCat(call, ": ", cublasGetStatusString(status)));
-  }
-  return absl::InternalError(absl::StrCat(call, " failed: ", cublasGetStatusName(status), " (",
-                                          cublasGetStatusString(status), ")"));
-}
-
 }  // namespace contactsim::gpu
 
-// Evaluates a CUDA / cuSPARSE / cuBLAS call; on failure returns its status naming the call.
+// Evaluates a CUDA / cuSPARSE call; on failure returns its status naming the call.
 #define CONTACTSIM_CUDA_RETURN_IF_ERROR(call)                                             \
   do {                                                                                    \
     if (absl::Status contactsim_cuda_status = ::contactsim::gpu::ToStatus((call), #call); \

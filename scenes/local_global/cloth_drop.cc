@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/geometry/generators.h"
+#include "scenes/local_global/scene_backend.h"
 
 namespace contactsim::core {
 
@@ -38,8 +39,8 @@ absl::StatusOr<ClothDrop> BuildClothDrop(const ClothDropParams& p, const Vec3& c
   options.contact.friction_compliance_cap = p.friction_compliance_cap;
   options.contact_proximity_m = p.contact_proximity_m;
   options.bending_stiffness_j = p.bending_stiffness_j;
-  auto solver =
-      LocalGlobalSolver::Create(drop.mesh, p.thickness_m, *material, p.time_step_s, options);
+  auto solver = LocalGlobalSolver::Create(drop.mesh, p.thickness_m, *material, p.time_step_s,
+                                          options, SceneBackend());
   if (!solver.ok()) return solver.status();
   drop.solver = *std::move(solver);
   const int n = drop.mesh.num_vertices();

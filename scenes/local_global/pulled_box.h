@@ -15,6 +15,7 @@
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "core/geometry/generators.h"
 #include "core/geometry/tet_mesh.h"
+#include "scenes/local_global/scene_backend.h"
 
 namespace contactsim::core {
 
@@ -55,7 +56,7 @@ inline absl::StatusOr<PulledBodySolver> MakePulledBodySolver(const TetMesh& mesh
                                                              const Material& material,
                                                              double time_step_s,
                                                              const LocalGlobalOptions& options) {
-  auto solver = LocalGlobalSolver::Create(mesh, material, time_step_s, options);
+  auto solver = LocalGlobalSolver::Create(mesh, material, time_step_s, options, SceneBackend());
   if (!solver.ok()) return solver.status();
   PulledBodySolver out;
   out.solver = *std::move(solver);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
 #include "core/geometry/generators.h"
+#include "scenes/local_global/scene_backend.h"
 
 namespace contactsim::core {
 namespace {
@@ -131,7 +132,7 @@ absl::StatusOr<SoftGripperScene> BuildSoftGripper(const SoftGripperParams& param
     cable.unilateral = true;
     options.constraints.cables.push_back(std::move(cable));
   }
-  auto solver = LocalGlobalSolver::Create(bodies, params.time_step_s, options);
+  auto solver = LocalGlobalSolver::Create(bodies, params.time_step_s, options, SceneBackend());
   if (!solver.ok()) return solver.status();
   scene.solver = *std::move(solver);
   const int n = scene.solver->num_vertices();

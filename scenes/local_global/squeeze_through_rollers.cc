@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
 #include "core/geometry/generators.h"
+#include "scenes/local_global/scene_backend.h"
 
 namespace contactsim::core {
 namespace {
@@ -144,7 +145,8 @@ absl::StatusOr<SqueezeThroughRollersScene> BuildSqueezeThroughRollers(
   options.mesh_obstacles = scene.rollers;
   options.contact_proximity_m = p.contact_proximity_m;
   options.contact.cr_iterations = p.cr_iterations;
-  auto solver = LocalGlobalSolver::Create(scene.mesh, *material, p.time_step_s, options);
+  auto solver =
+      LocalGlobalSolver::Create(scene.mesh, *material, p.time_step_s, options, SceneBackend());
   if (!solver.ok()) return solver.status();
   scene.solver = *std::move(solver);
   scene.ball_mass_kg = scene.solver->lumped_mass_kg().sum();

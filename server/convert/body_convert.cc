@@ -303,6 +303,7 @@ absl::StatusOr<NewBody> HyperelasticFromProto(const v1::BodySpec& message,
                                               const ServerLimits& limits,
                                               const Placement& placement,
                                               const core::WorldSettings& world_settings,
+                                              std::shared_ptr<core::Backend> backend,
                                               std::string_view field) {
   if (message.material_case() != v1::BodySpec::kHyperelastic) {
     return absl::InvalidArgumentError(
@@ -326,7 +327,7 @@ absl::StatusOr<NewBody> HyperelasticFromProto(const v1::BodySpec& message,
                    PlacedTetMeshFor(message, limits, placement, "BODY_KIND_HYPERELASTIC", field));
   const std::vector<int> pins(message.pinned_vertices().begin(), message.pinned_vertices().end());
   absl::StatusOr<std::unique_ptr<core::HyperelasticBody>> body =
-      core::HyperelasticBody::Create(std::move(placed), params, pins);
+      core::HyperelasticBody::Create(std::move(placed), params, std::move(backend), pins);
   if (!body.ok()) return Prefixed(body.status(), field);
   NewBody out;
   out.mass_kg = (*body)->masses().sum();
@@ -343,7 +344,8 @@ bool BodyKindTakesTets(v1::BodyKind kind) {
 
 absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
                                       std::string_view field,
-                                      const core::WorldSettings& world_settings) {
+                                      const core::WorldSettings& world_settings,
+                                      std::shared_ptr<core::Backend> backend) {
   ASSIGN_OR_RETURN(Placement placement, PlacementFromProto(message, field));
   absl::StatusOr<NewBody> out;
   switch (message.kind()) {
@@ -357,7 +359,8 @@ absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerL
         return absl::InvalidArgumentError(absl::StrCat(Field(field, "angular_velocity_rad_per_s"),
                                                        ": only rigid bodies take one"));
       }
-      out = HyperelasticFromProto(message, limits, placement, world_settings, field);
+      out = HyperelasticFromProto(message, limits, placement, world_settings, std::move(backend),
+                                  field);
       break;
     case v1::BODY_KIND_CLOTH:
     case v1::BODY_KIND_FEM:

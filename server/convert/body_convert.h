@@ -29,10 +29,13 @@ struct NewBody {
 // A `primitive` mesh is generated here (primitive_convert.h), its counts checked before it is
 // built.
 // A hyperelastic body is factored for world_settings.dt_s and takes the solver options of
-// world_settings.local_global (the session's settings).
+// world_settings.local_global (the session's settings), and its solver is built on `backend`
+// (the session's World's; required for hyperelastic bodies, unused by the others): the backend's
+// errors keep their code (ResourceExhausted naming the device memory budget).
 absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
                                       std::string_view field,
-                                      const core::WorldSettings& world_settings = {});
+                                      const core::WorldSettings& world_settings = {},
+                                      std::shared_ptr<core::Backend> backend = nullptr);
 
 // Whether a body of this kind is made from a tetrahedral mesh (FEM and hyperelastic bodies) rather
 // than a triangle mesh: the one place that knows it (BodyFromProto, uploaded meshes).

@@ -1,6 +1,8 @@
 #include "server/service/server.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -22,12 +24,15 @@ int PoolThreads(int requested) {
 
 }  // namespace
 
-ContactSimServer::ContactSimServer(const ServerOptions& options)
+ContactSimServer::ContactSimServer(const ServerOptions& options,
+                                   std::unique_ptr<DeviceChoice> devices)
     : options_(options),
       metrics_(&registry_),
+      devices_(std::move(devices)),
       sessions_(options.limits),
       pool_(PoolThreads(options.step_threads)),
-      service_(&sessions_, &dispatcher_, &metrics_, &pool_, options.inline_step_budget_s) {
+      service_(&sessions_, devices_.get(), &dispatcher_, &metrics_, &pool_,
+               options.inline_step_budget_s) {
   registry_.AddCallbackGauge("contactsim_sessions", "sessions open now, by state", {"state"},
                              [this] {
                                const SessionManager::StateCounts counts = sessions_.CountByState();
@@ -35,6 +40,33 @@ ContactSimServer::ContactSimServer(const ServerOptions& options)
                                    {{"active"}, static_cast<double>(counts.active)},
                                    {{"failed"}, static_cast<double>(counts.failed)}};
                              });
+  // Per device: both devices always listed (0 when none), so a dashboard sees the series.
+  registry_.AddCallbackGauge("contactsim_sessions_by_device",
+                             "sessions open now, by the device they run on", {"device"}, [this] {
+                               std::map<std::string, SessionManager::DeviceCounts> counts =
+                                   sessions_.CountByDevice();
+                               return std::vector<metrics::CallbackGaugeFamily::Sample>{
+                                   {{"cpu"}, static_cast<double>(counts["cpu"].sessions)},
+                                   {{"cuda"}, static_cast<double>(counts["cuda"].sessions)}};
+                             });
+  registry_.AddCallbackGauge(
+      "contactsim_device_resident_bytes",
+      "bytes the sessions' backends hold (matrices and blocks), by device, as of each session's "
+      "last operation",
+      {"device"}, [this] {
+        std::map<std::string, SessionManager::DeviceCounts> counts = sessions_.CountByDevice();
+        return std::vector<metrics::CallbackGaugeFamily::Sample>{
+            {{"cpu"}, static_cast<double>(counts["cpu"].resident_bytes)},
+            {{"cuda"}, static_cast<double>(counts["cuda"].resident_bytes)}};
+      });
+  if (devices_->budget() != nullptr) {
+    registry_.AddCallbackGauge("contactsim_gpu_memory_budget_used_bytes",
+                               "device bytes charged to --gpu-memory-budget by all CUDA sessions",
+                               {}, [this] {
+                                 return std::vector<metrics::CallbackGaugeFamily::Sample>{
+                                     {{}, static_cast<double>(devices_->budget()->used_bytes())}};
+                               });
+  }
 }
 
 ContactSimServer::~ContactSimServer() { Shutdown(std::chrono::milliseconds(0)); }
@@ -49,7 +81,9 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
         "(give --tls-cert and --tls-key)",
         options.listen_address);
   }
-  std::unique_ptr<ContactSimServer> server(new ContactSimServer(options));
+  ASSIGN_OR_RETURN(std::unique_ptr<DeviceChoice> devices, DeviceChoice::Create(options.device));
+  spdlog::info("device: {}", devices->Describe());
+  std::unique_ptr<ContactSimServer> server(new ContactSimServer(options, std::move(devices)));
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;

@@ -15,6 +15,7 @@
 #include "server/metrics/http_exporter.h"
 #include "server/metrics/metrics.h"
 #include "server/metrics/server_metrics.h"
+#include "server/service/device_choice.h"
 #include "server/service/server_tls.h"
 #include "server/service/simulation_service.h"
 #include "server/service/stream_dispatcher.h"
@@ -34,18 +35,23 @@ struct ServerOptions {
   // A Step estimated to take at most this long runs on the gRPC thread when its session is idle
   // (no thread hop); 0 sends every Step to the pool.
   double inline_step_budget_s = 1e-3;
+  // Where sessions run: --device and --gpu-memory-budget (device_choice.h).
+  DeviceOptions device;
 };
 
 class ContactSimServer {
  public:
-  // InvalidArgument (naming the flag) when the TLS files are wrong; Unavailable when the address
-  // cannot be bound. Logs a warning when listening beyond loopback without TLS.
+  // InvalidArgument (naming the flag) when the TLS files or the device flags are wrong;
+  // FailedPrecondition for --device cuda when CUDA is not usable (saying why); Unavailable when
+  // the address cannot be bound. Logs the device choice (and why CUDA is not usable). Logs a
+  // warning when listening beyond loopback without TLS.
   static absl::StatusOr<std::unique_ptr<ContactSimServer>> Start(const ServerOptions& options);
   ~ContactSimServer();
 
   int port() const { return port_; }
   std::string address() const;  // host:port actually bound
   SessionManager& sessions() { return sessions_; }
+  const DeviceChoice& devices() const { return *devices_; }
   // A channel to this server that bypasses the network (the start-up scenes of `--scene`).
   std::shared_ptr<grpc::Channel> InProcessChannel();
   WorkerPool& worker_pool() { return pool_; }
@@ -59,11 +65,12 @@ class ContactSimServer {
   void Wait();
 
  private:
-  explicit ContactSimServer(const ServerOptions& options);
+  ContactSimServer(const ServerOptions& options, std::unique_ptr<DeviceChoice> devices);
 
   ServerOptions options_;
   metrics::Registry registry_;
   metrics::ServerMetrics metrics_;
+  std::unique_ptr<DeviceChoice> devices_;  // outlives the sessions: their backends share its budget
   SessionManager sessions_;
   StreamDispatcher dispatcher_;  // outlives server_: streams post to it until they are done
   WorkerPool pool_;              // outlives server_: queued tasks finish calls gRPC waits for

@@ -130,10 +130,18 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
           GroundPlaneFromProto(request->ground_planes(i), absl::StrCat("ground_planes[", i, "]")));
       planes.push_back(plane);
     }
+    // The device: checked before anything is built; a CUDA backend that would pass the memory
+    // budget is RESOURCE_EXHAUSTED naming it, and no session is made.
+    ASSIGN_OR_RETURN(DeviceKind device, devices_->Resolve(request->device(), pipeline, "device"));
+    absl::StatusOr<std::shared_ptr<core::Backend>> backend = devices_->MakeBackend(device);
+    if (!backend.ok()) {
+      return absl::Status(backend.status().code(),
+                          absl::StrCat("device: ", backend.status().message()));
+    }
     ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
-                     sessions_->Create(request->name(), settings, planes));
-    spdlog::info("session {} created ('{}', {} planes, dt {} s)", session->id(), request->name(),
-                 planes.size(), settings.dt_s);
+                     sessions_->Create(request->name(), settings, planes, *std::move(backend)));
+    spdlog::info("session {} created ('{}', {} planes, dt {} s, on {})", session->id(),
+                 request->name(), planes.size(), settings.dt_s, session->device());
     metrics_->sessions_created.Increment();
     response->set_session_id(session->id());
     response->set_controller_token(session->controller_token());
@@ -197,8 +205,8 @@ grpc::ServerUnaryReactor* SimulationService::AddBody(grpc::CallbackServerContext
       spec = &resolved;
     }
     const core::WorldSettings world_settings = session.settings();
-    ASSIGN_OR_RETURN(NewBody body,
-                     BodyFromProto(*spec, sessions_->limits(), "body", world_settings));
+    ASSIGN_OR_RETURN(NewBody body, BodyFromProto(*spec, sessions_->limits(), "body", world_settings,
+                                                 session.backend()));
     const int num_vertices = body.body->num_vertices();
     ASSIGN_OR_RETURN(int32_t id,
                      session.AddBody(std::move(body.body), std::move(body.options), "body"));

@@ -21,6 +21,7 @@
 #include "server/auth/token.h"
 #include "server/metrics/server_metrics.h"
 #include "server/service/arena_message_allocator.h"
+#include "server/service/device_choice.h"
 #include "server/service/stream_dispatcher.h"
 #include "server/session/session_manager.h"
 #include "server/session/worker_pool.h"
@@ -30,9 +31,11 @@ namespace contactsim::server {
 class SimulationService final : public v1::Simulation::CallbackService {
  public:
   // All must outlive the service's calls (ContactSimServer owns them all).
-  SimulationService(SessionManager* sessions, StreamDispatcher* dispatcher,
-                    metrics::ServerMetrics* metrics, WorkerPool* pool, double inline_step_budget_s)
+  SimulationService(SessionManager* sessions, const DeviceChoice* devices,
+                    StreamDispatcher* dispatcher, metrics::ServerMetrics* metrics, WorkerPool* pool,
+                    double inline_step_budget_s)
       : sessions_(sessions),
+        devices_(devices),
         dispatcher_(dispatcher),
         metrics_(metrics),
         pool_(pool),
@@ -102,6 +105,7 @@ class SimulationService final : public v1::Simulation::CallbackService {
                                         SessionWork work);
 
   SessionManager* sessions_;
+  const DeviceChoice* devices_;
   StreamDispatcher* dispatcher_;
   metrics::ServerMetrics* metrics_;
   WorkerPool* pool_;

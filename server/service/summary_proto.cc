@@ -13,6 +13,8 @@ v1::SessionSummary ToProto(const SessionSummary& summary) {
   message.set_step_count(summary.step_count);
   message.set_time_s(summary.time_s);
   message.set_num_bodies(summary.num_bodies);
+  message.set_device(summary.device);
+  message.set_device_resident_bytes(summary.device_resident_bytes);
   return message;
 }
 

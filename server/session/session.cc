@@ -55,6 +55,8 @@ Session::Session(std::string id, std::string name, core::World world, const Serv
     : id_(std::move(id)),
       name_(std::move(name)),
       pipeline_(world.settings().pipeline),
+      backend_(world.backend()),
+      device_(backend_->name()),
       controller_token_(GenerateToken()),
       viewer_token_(GenerateToken()),
       limits_(limits),
@@ -67,6 +69,7 @@ Session::Session(std::string id, std::string name, core::World world, const Serv
 void Session::PublishLocked(bool content_changed, std::shared_ptr<const core::WorldState> state,
                             std::shared_ptr<const core::ContactReport> contacts,
                             const core::StepDiagnostics* diagnostics) {
+  device_bytes_.store(backend_->ResidentBytes(), std::memory_order_relaxed);
   if (content_changed || topology_ == nullptr) {
     auto topology = std::make_shared<Topology>(world_.CopyTopology());
     topology->version = topology_ == nullptr ? 1 : topology_->version + 1;
@@ -103,6 +106,8 @@ SessionSummary Session::Summary() const {
   summary.step_count = world_.step_count();
   summary.time_s = world_.time_s();
   summary.num_bodies = world_.num_bodies();
+  summary.device = device_;
+  summary.device_resident_bytes = device_bytes_.load(std::memory_order_relaxed);
   return summary;
 }
 
@@ -159,7 +164,7 @@ absl::Status Session::RemoveBody(int32_t body_id) {
     return absl::NotFoundError(absl::StrCat("body_id: no body ", body_id));
   }
   RETURN_IF_ERROR(world_.RemoveBody(body_id));
-  PublishLocked(/*content_changed=*/true);
+  PublishLocked(/*content_changed=*/true);  // the bytes the body held on the backend are back
   return absl::OkStatus();
 }
 
@@ -267,7 +272,7 @@ absl::StatusOr<SessionSnapshot> Session::Snapshot() {
 
 absl::Status Session::Restore(std::string_view blob) {
   // Decoded and checked before the lock: a refused blob never touches the session.
-  ASSIGN_OR_RETURN(DecodedSnapshot decoded, DecodeSnapshotBlob(blob));
+  ASSIGN_OR_RETURN(DecodedSnapshot decoded, DecodeSnapshotBlob(blob, backend_));
   if (decoded.world.settings().pipeline != pipeline_) {
     return absl::InvalidArgumentError(absl::StrCat(
         "snapshot: taken with the '", decoded.pipeline, "' pipeline; this session runs '",

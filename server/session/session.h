@@ -9,6 +9,12 @@
 // (World::Step returns FailedPrecondition) puts the session in kFailed: Step, AddBody,
 // RemoveBody, AddConstraint and RemoveConstraint then answer FailedPrecondition until Restore.
 //
+// Device: the session's World runs on one Backend (core/linalg/backend.h), the session's own,
+// given at creation and never changed (a Restore decodes the snapshot onto it). The backend is
+// only called from the session's operations, one at a time under the session's mutex (and on its
+// strand); Summary reports its device and its resident bytes as of the last operation, without
+// calling it.
+//
 // After every Step call and content change the session publishes a Frame on its FrameBus (under
 // its lock, so frames are in step order); publishing copies the state and never waits for
 // viewers.
@@ -53,6 +59,8 @@ struct SessionSummary {
   int64_t step_count = 0;
   double time_s = 0.0;
   int num_bodies = 0;
+  std::string device;                 // "cpu" or "cuda": the World's backend, never changed
+  int64_t device_resident_bytes = 0;  // the backend's ResidentBytes() after the last operation
 };
 
 // What one Step call did. `status` as World::Step (FailedPrecondition naming n_steps when the
@@ -94,6 +102,11 @@ class Session {
   SessionSummary Summary() const;
   // Without the lock (metrics): the state as of the last completed operation.
   SessionState state() const { return state_.load(std::memory_order_relaxed); }
+  // The World's backend and its name ("cpu" or "cuda"); fixed for the session's life.
+  const std::shared_ptr<core::Backend>& backend() const { return backend_; }
+  const std::string& device() const { return device_; }
+  // Without the lock (metrics): the backend's resident bytes after the last operation.
+  int64_t device_resident_bytes() const { return device_bytes_.load(std::memory_order_relaxed); }
 
   // The FIFO that runs this session's tasks (see strand.h).
   const std::shared_ptr<Strand>& strand() const { return strand_; }
@@ -138,9 +151,9 @@ class Session {
   // when the blob would not fit in a reply (limits.max_message_bytes).
   absl::StatusOr<SessionSnapshot> Snapshot();
   // Replaces the whole state (settings included) by a blob's, from this session or any other,
-  // in this process or another; clears kFailed. InvalidArgument naming `snapshot` for a bad
-  // blob, ResourceExhausted for one beyond this server's limits; either leaves the session as
-  // it was.
+  // in this process or another; clears kFailed. The blob is decoded onto the session's backend.
+  // InvalidArgument naming `snapshot` for a bad blob, ResourceExhausted for one beyond this
+  // server's limits or the device memory budget; either leaves the session as it was.
   absl::Status Restore(std::string_view blob);
 
  private:
@@ -154,7 +167,9 @@ class Session {
 
   const std::string id_;
   const std::string name_;
-  const core::PipelineKind pipeline_;  // the World's, which a snapshot never changes
+  const core::PipelineKind pipeline_;             // the World's, which a snapshot never changes
+  const std::shared_ptr<core::Backend> backend_;  // the World's, which a snapshot never changes
+  const std::string device_;                      // backend_->name()
   const std::string controller_token_;
   const std::string viewer_token_;
   const ServerLimits limits_;
@@ -162,6 +177,7 @@ class Session {
   mutable std::mutex mu_;
   core::World world_;
   std::atomic<SessionState> state_ = SessionState::kActive;  // written under mu_
+  std::atomic<int64_t> device_bytes_ = 0;                    // written under mu_
   std::string failure_message_;
   uint64_t next_mesh_number_ = 1;
   std::map<std::string, std::shared_ptr<const UploadedMesh>, std::less<>> meshes_;

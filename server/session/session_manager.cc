@@ -9,11 +9,13 @@ namespace contactsim::server {
 
 absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
     std::string name, const core::WorldSettings& settings,
-    const std::vector<core::GroundPlane>& planes) {
-  absl::StatusOr<core::World> world = core::World::Create(settings);
+    const std::vector<core::GroundPlane>& planes, std::shared_ptr<core::Backend> backend) {
+  if (absl::Status s = core::ValidateWorldSettings(settings); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("settings: ", s.message()));
+  }
+  absl::StatusOr<core::World> world = core::World::Create(settings, std::move(backend));
   if (!world.ok()) {
-    return absl::Status(world.status().code(),
-                        absl::StrCat("settings: ", world.status().message()));
+    return absl::Status(world.status().code(), absl::StrCat("device: ", world.status().message()));
   }
   for (size_t i = 0; i < planes.size(); ++i) {
     absl::StatusOr<int32_t> id = world->AddGroundPlane(planes[i].normal, planes[i].offset_m);
@@ -84,6 +86,17 @@ SessionManager::StateCounts SessionManager::CountByState() const {
   StateCounts counts;
   for (const auto& [id, session] : sessions_) {
     (session->state() == SessionState::kFailed ? counts.failed : counts.active) += 1;
+  }
+  return counts;
+}
+
+std::map<std::string, SessionManager::DeviceCounts> SessionManager::CountByDevice() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, DeviceCounts> counts;
+  for (const auto& [id, session] : sessions_) {
+    DeviceCounts& device = counts[session->device()];
+    device.sessions += 1;
+    device.resident_bytes += session->device_resident_bytes();
   }
   return counts;
 }

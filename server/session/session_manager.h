@@ -22,12 +22,15 @@ class SessionManager {
 
   const ServerLimits& limits() const { return limits_; }
 
-  // Builds the session's World from `settings` (its pipeline included) with the ground planes
-  // (their ids are assigned; errors name "settings: ..." or "ground_planes[i]: ..."), then
+  // Builds the session's World from `settings` (its pipeline included) on `backend` (the
+  // session's own, never shared with another session: server/service/device_choice.h) with the
+  // ground planes (their ids are assigned; errors name "settings: ..." or "ground_planes[i]:
+  // ..."; a backend the pipeline cannot use is FailedPrecondition naming "device"), then
   // ResourceExhausted at the session limit. The id is 64 random bits in hex.
   absl::StatusOr<std::shared_ptr<Session>> Create(std::string name,
                                                   const core::WorldSettings& settings,
-                                                  const std::vector<core::GroundPlane>& planes);
+                                                  const std::vector<core::GroundPlane>& planes,
+                                                  std::shared_ptr<core::Backend> backend);
   // NotFound naming session_id for an unknown id.
   absl::StatusOr<std::shared_ptr<Session>> Get(std::string_view id) const;
   absl::Status Close(std::string_view id);
@@ -41,6 +44,13 @@ class SessionManager {
     int failed = 0;
   };
   StateCounts CountByState() const;
+  // Sessions and their backends' resident bytes per device name ("cpu", "cuda"), for metrics
+  // (reads each session's last published bytes without its lock).
+  struct DeviceCounts {
+    int sessions = 0;
+    int64_t resident_bytes = 0;
+  };
+  std::map<std::string, DeviceCounts> CountByDevice() const;
 
  private:
   const ServerLimits limits_;

@@ -33,7 +33,8 @@ std::string EncodeSnapshotBlob(std::string_view pipeline, std::string_view world
   return out.Release();
 }
 
-absl::StatusOr<DecodedSnapshot> DecodeSnapshotBlob(std::string_view blob) {
+absl::StatusOr<DecodedSnapshot> DecodeSnapshotBlob(std::string_view blob,
+                                                   std::shared_ptr<core::Backend> backend) {
   if (blob.substr(0, kVersion1Prefix.size()) == kVersion1Prefix) {
     return Refused(
         "a version 1 handle (server memory, one process only); this server reads version 2 "
@@ -56,7 +57,12 @@ absl::StatusOr<DecodedSnapshot> DecodeSnapshotBlob(std::string_view blob) {
   std::string pipeline(in.Bytes(name_bytes, "pipeline"));
   if (!in.ok()) return Refused(in.status().message());
   absl::StatusOr<core::World> world =
-      core::DeserializeWorld(blob.substr(blob.size() - in.remaining()));
+      core::DeserializeWorld(blob.substr(blob.size() - in.remaining()), std::move(backend));
+  if (!world.ok() && world.status().code() != absl::StatusCode::kInvalidArgument) {
+    // Not the blob's fault: the backend's (a device memory budget) or the device's.
+    return absl::Status(world.status().code(),
+                        absl::StrCat("snapshot: world: ", world.status().message()));
+  }
   if (!world.ok()) return Refused(absl::StrCat("world: ", world.status().message()));
   // The header's name is the World's pipeline by the one table (core/sim/pipeline_table.h).
   absl::StatusOr<core::PipelineKind> kind = core::PipelineKindFromName(pipeline, "pipeline");

@@ -31,7 +31,10 @@ struct DecodedSnapshot {
 };
 // InvalidArgument beginning with "snapshot: " and naming what is wrong for a malformed,
 // truncated, corrupted or unknown-version blob, or one whose header names another pipeline than
-// its World's.
-absl::StatusOr<DecodedSnapshot> DecodeSnapshotBlob(std::string_view blob);
+// its World's. The World is built on `backend` (the restoring session's); the backend's own
+// errors keep their code (ResourceExhausted naming the device memory budget; FailedPrecondition
+// for a CPU-only pipeline on a device backend).
+absl::StatusOr<DecodedSnapshot> DecodeSnapshotBlob(std::string_view blob,
+                                                   std::shared_ptr<core::Backend> backend);
 
 }  // namespace contactsim::server

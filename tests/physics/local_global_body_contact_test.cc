@@ -20,6 +20,7 @@
 #include "core/dynamics/fem/material.h"
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 
 namespace contactsim::core {
@@ -105,7 +106,7 @@ StackRun RunStack(const StackSetup& setup) {
   options.body_contact.self_contact = setup.one_body;
   options.body_contact.self_exclusion_m = setup.self_exclusion_m;
   options.contact = setup.contact;
-  auto solver = LocalGlobalSolver::Create(bodies, kDt, options);
+  auto solver = LocalGlobalSolver::Create(bodies, kDt, options, std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   const int n = (*solver)->num_vertices();
   const Eigen::VectorXd& mass = (*solver)->lumped_mass_kg();
@@ -237,7 +238,7 @@ TEST(LocalGlobalBodyContactTest, HeadOnCollisionConservesMomentumAndSeparates) {
   options.iterations = 10;
   options.body_contact.enabled = true;
   options.body_contact.friction_coefficient = 0.3;
-  auto solver = LocalGlobalSolver::Create(bodies, kDt, options);
+  auto solver = LocalGlobalSolver::Create(bodies, kDt, options, std::make_shared<CpuBackend>());
   ASSERT_TRUE(solver.ok()) << solver.status();
   const int n = (*solver)->num_vertices();
   const int32_t b1 = (*solver)->body_vertex_offset(1);

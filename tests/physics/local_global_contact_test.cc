@@ -22,6 +22,7 @@
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "core/geometry/generators.h"
 #include "gtest/gtest.h"
+#include "tests/gpu/test_backends.h"
 
 namespace contactsim::core {
 namespace {
@@ -57,7 +58,7 @@ struct BlockSetup {
   int steps = kSteps;
 };
 
-BlockRun RunBlock(const BlockSetup& setup) {
+BlockRun RunBlock(const BlockSetup& setup, std::shared_ptr<Backend> backend) {
   const double t = setup.slope_deg * kPi / 180.0;
   const Vec3 half(kHalfSize, kHalfSize, kHalfSize);
   const TetMesh box = MakeTetBox(half, 2, 2, 2).value();
@@ -76,7 +77,7 @@ BlockRun RunBlock(const BlockSetup& setup) {
   options.contact.newton_iterations = 1;
   options.contact.cr_iterations = 24;
   options.contact_warm_start = setup.warm_start;
-  auto solver = LocalGlobalSolver::Create(mesh, material, kDt, options);
+  auto solver = LocalGlobalSolver::Create(mesh, material, kDt, options, std::move(backend));
   EXPECT_TRUE(solver.ok()) << solver.status();
   const int n = mesh.num_vertices();
   const Eigen::VectorXd& mass = (*solver)->lumped_mass_kg();
@@ -115,6 +116,21 @@ BlockRun RunBlock(const BlockSetup& setup) {
   return run;
 }
 
+// Every test runs on the CPU backend and, where a CUDA device is usable, on the CUDA backend
+// (the same verdicts and tolerances: the GPU changes only the order of sums in the global step and
+// the contact products, ~1e-16 relative, far inside every bound below; tools/gpu-check runs the
+// CUDA instances).
+class LocalGlobalContactTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    auto backend = testing_backends::MakeTestBackend(GetParam());
+    if (!backend.ok()) GTEST_SKIP() << "not run on " << GetParam() << ": " << backend.status();
+    backend_ = *std::move(backend);
+  }
+  BlockRun Run(const BlockSetup& setup) { return RunBlock(setup, backend_); }
+  std::shared_ptr<Backend> backend_;
+};
+
 // Mean downhill acceleration over the second half second (after the start-up transient).
 double LateAcceleration(const BlockRun& run) {
   const int mid = kSteps / 2 - 1;
@@ -128,13 +144,13 @@ double LateAcceleration(const BlockRun& run) {
 // changes its vertical speed by far less than 1e-6 g h per step (measured: 3e-13 relative);
 // penetration below 1e-6 m (1e-5 of the block size), well above the measured 8e-14 m and well
 // below any visible sinking (a block falling freely for one step moves g h^2 = 2.7 mm).
-TEST(LocalGlobalContactTest, BlockRestsOnPlaneWithNormalForceEqualToWeight) {
+TEST_P(LocalGlobalContactTest, BlockRestsOnPlaneWithNormalForceEqualToWeight) {
   for (NcpFunction ncp : {NcpFunction::kFischerBurmeister, NcpFunction::kMinMap}) {
     BlockSetup setup;
     setup.youngs_pa = 1e6;  // soft enough to deform visibly under its weight
     setup.drop_height_m = 2e-3;
     setup.ncp = ncp;
-    const BlockRun run = RunBlock(setup);
+    const BlockRun run = Run(setup);
     const double weight_n = run.mass_kg * kGravity;
     std::printf(
         "ncp %d: sum lambda_n = %.9f N, m g = %.9f N (rel. diff %.1e), min gap %.2e m, |v_n| %.2e "
@@ -163,7 +179,7 @@ TEST(LocalGlobalContactTest, BlockRestsOnPlaneWithNormalForceEqualToWeight) {
 // sliding block's late acceleration is 11 a*, the sticking one's -1.3 a*). Without the warm
 // start (Alg. 4 literally, lambda = 0 at each step) only delta = 1e-2 is resolved (at 3e-3 the
 // sticking block creeps at 8e-3 m/s); see docs/local_global.md.
-TEST(LocalGlobalContactTest, StickSlipOnTenDegreeSlopeResolvesSmallDelta) {
+TEST_P(LocalGlobalContactTest, StickSlipOnTenDegreeSlopeResolvesSmallDelta) {
   const double mu_star = std::tan(10.0 * kPi / 180.0);
   EXPECT_NEAR(mu_star, 0.17632698, 1e-8);
   for (double delta : {1e-3, 3e-4}) {
@@ -171,9 +187,9 @@ TEST(LocalGlobalContactTest, StickSlipOnTenDegreeSlopeResolvesSmallDelta) {
     BlockSetup setup;
     setup.slope_deg = 10.0;
     setup.friction_coefficient = mu_star - delta;
-    const BlockRun slide = RunBlock(setup);
+    const BlockRun slide = Run(setup);
     setup.friction_coefficient = mu_star + delta;
-    const BlockRun stick = RunBlock(setup);
+    const BlockRun stick = Run(setup);
     const double a_slide = LateAcceleration(slide);
     const double a_stick = LateAcceleration(stick);
     std::printf("delta %.0e: sliding a = %.3f a*, sticking a = %.4f a*, sticking v = %.2e m/s\n",
@@ -190,13 +206,13 @@ TEST(LocalGlobalContactTest, StickSlipOnTenDegreeSlopeResolvesSmallDelta) {
 // (c) A sliding block accelerates at g (sin t - mu cos t): 10 degrees, mu = 0.1 and 0 (a
 // frictionless slope). 1% as asked; measured 2e-9 relative (a block sliding well above mu* has
 // every contact on the cone, where the Newton iteration converges within the step).
-TEST(LocalGlobalContactTest, SlidingBlockAcceleratesAtGSinMinusMuCos) {
+TEST_P(LocalGlobalContactTest, SlidingBlockAcceleratesAtGSinMinusMuCos) {
   const double t = 10.0 * kPi / 180.0;
   for (double mu : {0.1, 0.0}) {
     BlockSetup setup;
     setup.slope_deg = 10.0;
     setup.friction_coefficient = mu;
-    const BlockRun run = RunBlock(setup);
+    const BlockRun run = Run(setup);
     const double expected = kGravity * (std::sin(t) - mu * std::cos(t));
     const double measured = LateAcceleration(run);
     std::printf("mu %.2f: a = %.6f m/s^2, expected %.6f m/s^2\n", mu, measured, expected);
@@ -221,14 +237,14 @@ TEST(LocalGlobalContactTest, SlidingBlockAcceleratesAtGSinMinusMuCos) {
 //     1e-9 m/s (a creep of 1e-9 m/s would show as 1e-9 m over that second).
 // (On the 10 degree slope with mu = tan 10 deg + delta, the margin is 0.6%, and the sticking
 // block does creep: see StickSlipOnTenDegreeSlopeResolvesSmallDelta and docs/local_global.md.)
-TEST(LocalGlobalContactTest, BlockPushedBelowTheFrictionLimitStaysAtRest) {
+TEST_P(LocalGlobalContactTest, BlockPushedBelowTheFrictionLimitStaysAtRest) {
   for (double youngs_pa : {1e6, 1e8}) {
     BlockSetup setup;
     setup.youngs_pa = youngs_pa;
     setup.friction_coefficient = 0.5;
     setup.push_n = 2.0;
     setup.steps = 120;  // 2 s
-    const BlockRun run = RunBlock(setup);
+    const BlockRun run = Run(setup);
     const double shear_modulus_pa = youngs_pa / (2.0 * 1.3);
     const double bound_m = setup.push_n * 0.1 / (0.01 * shear_modulus_pa);
     std::printf(
@@ -243,5 +259,12 @@ TEST(LocalGlobalContactTest, BlockPushedBelowTheFrictionLimitStaysAtRest) {
   }
 }
 
+}  // namespace
+}  // namespace contactsim::core
+
+namespace contactsim::core {
+namespace {
+INSTANTIATE_TEST_SUITE_P(Backends, LocalGlobalContactTest, ::testing::Values("cpu", "cuda"),
+                         [](const auto& info) { return info.param; });
 }  // namespace
 }  // namespace contactsim::core

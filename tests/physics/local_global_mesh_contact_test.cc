@@ -22,6 +22,7 @@
 #include "core/dynamics/fem/material.h"
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 
 namespace contactsim::core {
@@ -76,7 +77,8 @@ SceneRun Simulate(const Scene& scene) {
   options.mesh_obstacles = scene.meshes;
   options.contact.newton_iterations = 1;
   options.contact.cr_iterations = 24;
-  auto solver = LocalGlobalSolver::Create(run.mesh, material, kDt, options);
+  auto solver =
+      LocalGlobalSolver::Create(run.mesh, material, kDt, options, std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   const int n = run.mesh.num_vertices();
   const Eigen::VectorXd& mass = (*solver)->lumped_mass_kg();

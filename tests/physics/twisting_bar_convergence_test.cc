@@ -26,6 +26,7 @@
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "gtest/gtest.h"
 #include "tests/core/dynamics/local_global/twisted_bar.h"
+#include "tests/gpu/test_backends.h"
 
 namespace contactsim::core {
 namespace {
@@ -56,6 +57,7 @@ Points3 Targets(const Scene& scene, int step) {
 
 std::unique_ptr<LocalGlobalSolver> MakeSolver(const Scene& scene, double youngs_pa,
                                               GlobalStepKind kind, int iterations,
+                                              std::shared_ptr<Backend> backend,
                                               LocalGlobalOptions::IterationObserver observer = {}) {
   const Material material = MakeMaterial(MaterialModel::kArap, {youngs_pa, 0.45, 1000.0}).value();
   LocalGlobalOptions options;
@@ -63,16 +65,16 @@ std::unique_ptr<LocalGlobalSolver> MakeSolver(const Scene& scene, double youngs_
   options.iterations = iterations;
   options.pinned_vertices = scene.pinned;
   options.iteration_observer = std::move(observer);
-  auto solver = LocalGlobalSolver::Create(scene.mesh, material, kDt, options);
+  auto solver = LocalGlobalSolver::Create(scene.mesh, material, kDt, options, std::move(backend));
   EXPECT_TRUE(solver.ok()) << solver.status();
   return *std::move(solver);
 }
 
 constexpr int kWarmupSteps = 10;
 
-LocalGlobalState WarmUp(const Scene& scene, double youngs_pa) {
+LocalGlobalState WarmUp(const Scene& scene, double youngs_pa, std::shared_ptr<Backend> backend) {
   const int n = scene.mesh.num_vertices();
-  auto solver = MakeSolver(scene, youngs_pa, GlobalStepKind::kSparseInverse, 30);
+  auto solver = MakeSolver(scene, youngs_pa, GlobalStepKind::kSparseInverse, 30, backend);
   LocalGlobalState state{scene.mesh.vertices(), Points3::Zero(n, 3)};
   for (int step = 1; step <= kWarmupSteps; ++step) {
     const Points3 targets = Targets(scene, step);
@@ -88,15 +90,16 @@ struct Iterates {
 
 // One measured step from `start` (the 11th step of the scene).
 Iterates RunStep(const Scene& scene, const LocalGlobalState& start, double youngs_pa,
-                 GlobalStepKind kind, int iterations) {
+                 GlobalStepKind kind, int iterations, std::shared_ptr<Backend> backend) {
   const int n = scene.mesh.num_vertices();
   Iterates out;
-  auto solver = MakeSolver(scene, youngs_pa, kind, iterations, [&](int k, const Points3& x) {
-    if (k == iterations ||
-        std::find(kCheckpoints.begin(), kCheckpoints.end(), k) != kCheckpoints.end()) {
-      out.x[k] = x;
-    }
-  });
+  auto solver =
+      MakeSolver(scene, youngs_pa, kind, iterations, backend, [&](int k, const Points3& x) {
+        if (k == iterations ||
+            std::find(kCheckpoints.begin(), kCheckpoints.end(), k) != kCheckpoints.end()) {
+          out.x[k] = x;
+        }
+      });
   out.predictor = solver->Predictor(start, Points3::Zero(n, 3));
   LocalGlobalState state = start;
   const Points3 targets = Targets(scene, kWarmupSteps + 1);
@@ -104,14 +107,21 @@ Iterates RunStep(const Scene& scene, const LocalGlobalState& start, double young
   return out;
 }
 
-TEST(TwistingBarConvergenceTest, CompleteSolveConvergesFasterThanJacobi) {
+// On the CPU backend and, where a CUDA device is usable, on the CUDA backend with the same bounds
+// (the GPU reorders the global step's sums, ~1e-16 relative; the bounds are 1e-3 and up).
+class TwistingBarConvergenceTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TwistingBarConvergenceTest, CompleteSolveConvergesFasterThanJacobi) {
+  auto backend_or = testing_backends::MakeTestBackend(GetParam());
+  if (!backend_or.ok()) GTEST_SKIP() << "not run on " << GetParam() << ": " << backend_or.status();
+  const std::shared_ptr<Backend> backend = *std::move(backend_or);
   const Scene scene;
   std::printf("%8s %6s %12s %12s %12s %12s %12s %12s\n", "E [Pa]", "iters", "g complete",
               "g jacobi", "paper compl", "paper jacobi", "x complete", "x jacobi");
   for (double youngs : {1e5, 1e6, 1e7, 1e8, 1e9}) {
-    const LocalGlobalState start = WarmUp(scene, youngs);
+    const LocalGlobalState start = WarmUp(scene, youngs, backend);
     // g is evaluated with the complete-solve solver (same mesh, material, h).
-    auto evaluator = MakeSolver(scene, youngs, GlobalStepKind::kCompleteSolve, 1);
+    auto evaluator = MakeSolver(scene, youngs, GlobalStepKind::kCompleteSolve, 1, backend);
     const int n = scene.mesh.num_vertices();
     const Points3 predictor = evaluator->Predictor(start, Points3::Zero(n, 3));
     const Points3 targets = Targets(scene, kWarmupSteps + 1);
@@ -129,8 +139,9 @@ TEST(TwistingBarConvergenceTest, CompleteSolveConvergesFasterThanJacobi) {
     for (size_t p = 0; p < scene.pinned.size(); ++p) x_zero.row(scene.pinned[p]) = targets.row(p);
     const double g_zero_gap = evaluator->IncrementalPotential(x_zero, predictor) - g_star;
     const double step_norm = (x_star - start.x_m).norm();
-    const Iterates complete = RunStep(scene, start, youngs, GlobalStepKind::kSparseInverse, 100);
-    const Iterates jacobi = RunStep(scene, start, youngs, GlobalStepKind::kJacobi, 200);
+    const Iterates complete =
+        RunStep(scene, start, youngs, GlobalStepKind::kSparseInverse, 100, backend);
+    const Iterates jacobi = RunStep(scene, start, youngs, GlobalStepKind::kJacobi, 200, backend);
     auto g_error = [&](const Iterates& it, int k) {
       if (!it.x.contains(k)) return std::nan("");
       return (evaluator->IncrementalPotential(it.x.at(k), it.predictor) - g_star) /
@@ -176,6 +187,9 @@ TEST(TwistingBarConvergenceTest, CompleteSolveConvergesFasterThanJacobi) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, TwistingBarConvergenceTest, ::testing::Values("cpu", "cuda"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace contactsim::core

@@ -88,8 +88,9 @@ int RunSessions(const Context& context) {
   context.out << sessions->size() << " session(s)\n";
   for (const v1::SessionSummary& s : *sessions) {
     context.out << s.session_id() << "  name=" << s.name() << "  pipeline=" << s.pipeline()
-                << "  state=" << StateName(s.state()) << "  steps=" << s.step_count()
-                << "  time_s=" << s.time_s() << "  bodies=" << s.num_bodies();
+                << "  device=" << s.device() << "  state=" << StateName(s.state())
+                << "  steps=" << s.step_count() << "  time_s=" << s.time_s()
+                << "  bodies=" << s.num_bodies();
     if (!s.failure_message().empty()) context.out << "  failure=" << s.failure_message();
     context.out << "\n";
   }
@@ -99,6 +100,7 @@ int RunSessions(const Context& context) {
 int RunCreate(const Context& context, const CreateArgs& args) {
   v1::CreateSessionRequest request;
   request.set_pipeline(args.pipeline);
+  request.set_device(args.device);
   request.set_name(args.name);
   // Unset optional fields take the server's defaults; only what was given is sent.
   if (args.dt_s != 0.0) request.mutable_settings()->set_dt_s(args.dt_s);

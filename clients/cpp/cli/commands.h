@@ -22,6 +22,7 @@ struct Context {
 struct CreateArgs {
   std::string name;
   std::string pipeline = "penalty";
+  std::string device;              // "", auto, cpu or cuda (CreateSessionRequest.device)
   double dt_s = 0.0;               // 0: the server default
   double stiffness_n_per_m = 0.0;  // 0: the server default
   bool ground = true;              // a ground plane z = 0

@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
   create->add_option("--name", create_args.name, "label shown by `sessions`");
   create->add_option("--pipeline", create_args.pipeline, "simulation pipeline")
       ->capture_default_str();
+  create->add_option("--device", create_args.device,
+                     "auto, cpu or cuda (default: the server's --device choice)");
   create->add_option("--dt", create_args.dt_s, "step length [s] (default: the server's)")
       ->check(CLI::PositiveNumber);
   create

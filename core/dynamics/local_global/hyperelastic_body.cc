@@ -24,8 +24,9 @@ absl::StatusOr<Material> MaterialOf(const HyperelasticBodyParams& params) {
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(
     const TetMesh& mesh, const HyperelasticBodyParams& params, const Material& material,
-    const std::vector<int>& pinned, const std::vector<VertexTargets>& targets = {},
-    const SelfContactSetting& self_contact = {}, double self_exclusion_m = 0.0) {
+    const std::vector<int>& pinned, std::shared_ptr<Backend> backend,
+    const std::vector<VertexTargets>& targets = {}, const SelfContactSetting& self_contact = {},
+    double self_exclusion_m = 0.0) {
   if (!(std::isfinite(params.time_step_s) && params.time_step_s > 0.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("time_step_s: must be finite and > 0, got ", params.time_step_s));
@@ -40,7 +41,7 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(
   options.body_contact.self_contact = self_contact.enabled;
   options.body_contact.friction_coefficient = self_contact.friction_coefficient;
   options.body_contact.self_exclusion_m = self_exclusion_m;
-  return LocalGlobalSolver::Create(mesh, material, params.time_step_s, options);
+  return LocalGlobalSolver::Create(mesh, material, params.time_step_s, options, std::move(backend));
 }
 
 }  // namespace
@@ -81,10 +82,11 @@ HyperelasticBody::HyperelasticBody(TetMesh mesh, Eigen::VectorXd masses_kg,
       solver_eliminated_(EliminatedVertices()) {}
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
-    TetMesh mesh, const HyperelasticBodyParams& params, const std::vector<int>& pinned_vertices) {
+    TetMesh mesh, const HyperelasticBodyParams& params, std::shared_ptr<Backend> backend,
+    const std::vector<int>& pinned_vertices) {
   ASSIGN_OR_RETURN(Material material, MaterialOf(params));
   ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
-                   MakeSolver(mesh, params, material, pinned_vertices));
+                   MakeSolver(mesh, params, material, pinned_vertices, std::move(backend)));
   Eigen::VectorXd masses = solver->lumped_mass_kg();
   RETURN_IF_ERROR(CheckMassesAndPins(masses, pinned_vertices));
   return std::unique_ptr<HyperelasticBody>(
@@ -94,20 +96,37 @@ absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> HyperelasticBody::RebuildSolver(
     const std::vector<int>& eliminated, const std::vector<VertexTargets>& targets,
-    const SelfContactSetting& self_contact) const {
+    const SelfContactSetting& self_contact, std::shared_ptr<Backend> backend) const {
   ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
-                   MakeSolver(mesh_, params_, material_, eliminated, targets, self_contact,
-                              SelfExclusionDistanceM()));
+                   MakeSolver(mesh_, params_, material_, eliminated, std::move(backend), targets,
+                              self_contact, SelfExclusionDistanceM()));
   RETURN_IF_ERROR(
       solver->SetContactMemory(solver_->previous_contacts(), solver_->previous_contact_forces_n()));
   return solver;
 }
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone() const {
-  ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
-                   RebuildSolver(solver_eliminated_, solver_targets_, solver_self_contact_));
+  return Clone(solver_->backend());
+}
+
+absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Clone(
+    std::shared_ptr<Backend> backend) const {
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<LocalGlobalSolver> solver,
+      RebuildSolver(solver_eliminated_, solver_targets_, solver_self_contact_, std::move(backend)));
   auto copy = std::unique_ptr<HyperelasticBody>(new HyperelasticBody(*this, std::move(solver)));
   return copy;
+}
+
+absl::Status HyperelasticBody::MoveToBackend(std::shared_ptr<Backend> backend) {
+  if (backend == nullptr) return absl::InvalidArgumentError("backend: must not be null");
+  if (backend == solver_->backend()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<LocalGlobalSolver> solver,
+      RebuildSolver(solver_eliminated_, solver_targets_, solver_self_contact_, std::move(backend)));
+  RETURN_IF_ERROR(solver->SetObstacles(half_spaces_, mesh_obstacles_));
+  solver_ = std::move(solver);
+  return absl::OkStatus();
 }
 
 HyperelasticBody::HyperelasticBody(const HyperelasticBody& other,
@@ -148,7 +167,7 @@ absl::Status HyperelasticBody::MatchSolverToConstraints() {
     return absl::OkStatus();
   }
   ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
-                   RebuildSolver(eliminated, world_targets_, self_contact_));
+                   RebuildSolver(eliminated, world_targets_, self_contact_, solver_->backend()));
   RETURN_IF_ERROR(solver->SetObstacles(half_spaces_, mesh_obstacles_));
   solver_ = std::move(solver);
   solver_eliminated_ = std::move(eliminated);

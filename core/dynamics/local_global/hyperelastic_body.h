@@ -16,9 +16,11 @@
 // explicit stepping of body.h) would move the vertices as free particles: the penalty pipeline
 // refuses this body.
 //
-// The solver (factorization of A, sparse inverse S) is built by Create; Clone builds it again
-// (deterministic: the same bits) and copies the previous step's contacts and multipliers, so a
-// copy steps on with the same bits as the original.
+// The solver (factorization of A, sparse inverse S) is built by Create on the given Backend
+// (core/linalg/backend.h; a World's body runs on the World's backend: World::AddBody moves it
+// there); Clone builds it again (deterministic: the same bits) on the same or a given backend and
+// copies the previous step's contacts and multipliers, so a copy steps on with the same bits as
+// the original (on the CPU; a GPU backend promises its parity tolerance).
 #pragma once
 
 #include <cstdint>
@@ -73,12 +75,20 @@ struct HyperelasticBodyParams {
 class HyperelasticBody final : public ParticleBody {
  public:
   // Vertices start at rest at the mesh's positions. InvalidArgument naming the field for a bad
-  // parameter ("material.youngs_modulus ..."), pinned index, or a mesh the solver refuses.
+  // parameter ("material.youngs_modulus ..."), pinned index, a null backend, or a mesh the solver
+  // refuses; the backend's errors (ResourceExhausted naming a device memory budget) pass through.
   static absl::StatusOr<std::unique_ptr<HyperelasticBody>> Create(
-      TetMesh mesh, const HyperelasticBodyParams& params,
+      TetMesh mesh, const HyperelasticBodyParams& params, std::shared_ptr<Backend> backend,
       const std::vector<int>& pinned_vertices = {});
-  // A deep copy (see the top of this file). Errors of rebuilding the solver are passed through.
+  // A deep copy (see the top of this file) on the same backend, or on `backend`. Errors of
+  // rebuilding the solver are passed through.
   absl::StatusOr<std::unique_ptr<HyperelasticBody>> Clone() const;
+  absl::StatusOr<std::unique_ptr<HyperelasticBody>> Clone(std::shared_ptr<Backend> backend) const;
+  // The backend the body's solver runs on (never null).
+  const std::shared_ptr<Backend>& backend() const { return solver_->backend(); }
+  // Rebuilds the solver on `backend` (the cost of Create; nothing to do when it is the same one),
+  // keeping the state and the warm start. An error leaves the body on its old backend.
+  absl::Status MoveToBackend(std::shared_ptr<Backend> backend);
 
   BodyType type() const override { return BodyType::kHyperelastic; }
   const TriangleMesh& surface() const override { return mesh_.surface(); }
@@ -137,6 +147,10 @@ class HyperelasticBody final : public ParticleBody {
   // step's contacts and multipliers, phase times (optional). An error leaves the state unchanged
   // (the solver may have been refactored for a new held set).
   absl::Status StepImplicit(double dt_s, const Vec3& gravity_m_per_s2, LocalGlobalStepStats* stats);
+  // Factors the system again now if the held set, the target terms or self contact changed since
+  // it was built (StepImplicit does it otherwise), so that the backend's errors (ResourceExhausted
+  // naming a device memory budget) come before anything moves. The state is unchanged.
+  absl::Status PrepareSolver() { return MatchSolverToConstraints(); }
 
   // For a solver that steps this body together with others
   // (core/sim/local_global/hyperelastic_contact_group.h): the external forces of the next step, m_i
@@ -166,7 +180,7 @@ class HyperelasticBody final : public ParticleBody {
   // A solver for these eliminated vertices and target terms, with this one's warm start.
   absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> RebuildSolver(
       const std::vector<int>& eliminated, const std::vector<VertexTargets>& targets,
-      const SelfContactSetting& self_contact) const;
+      const SelfContactSetting& self_contact, std::shared_ptr<Backend> backend) const;
   // Refactors the solver when EliminatedVertices() or the target terms differ from those it was
   // built with; otherwise moves the targets' points.
   absl::Status MatchSolverToConstraints();

@@ -11,37 +11,40 @@
 #include "core/dynamics/fem/hyperelastic_energy.h"
 #include "core/dynamics/local_global/contact_stage.h"
 #include "core/dynamics/local_global/system_matrix.h"
-#include "core/linalg/cpu_backend.h"
 
 namespace contactsim::core {
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const TetMesh& mesh, const Material& material, double time_step_s,
-    const LocalGlobalOptions& options, Backend* backend) {
+    const LocalGlobalOptions& options, std::shared_ptr<Backend> backend) {
   auto assembly = AssembleTetBody(mesh, material, time_step_s, options);
   if (!assembly.ok()) return assembly.status();
-  return CreateFromAssembly(*std::move(assembly), time_step_s, options, backend);
+  return CreateFromAssembly(*std::move(assembly), time_step_s, options, std::move(backend));
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const std::vector<LocalGlobalBody>& bodies, double time_step_s,
-    const LocalGlobalOptions& options, Backend* backend) {
+    const LocalGlobalOptions& options, std::shared_ptr<Backend> backend) {
   auto assembly = AssembleTetBodies(bodies, time_step_s, options);
   if (!assembly.ok()) return assembly.status();
-  return CreateFromAssembly(*std::move(assembly), time_step_s, options, backend);
+  return CreateFromAssembly(*std::move(assembly), time_step_s, options, std::move(backend));
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const TriangleMesh& mesh, double thickness_m, const Material& material, double time_step_s,
-    const LocalGlobalOptions& options, Backend* backend) {
+    const LocalGlobalOptions& options, std::shared_ptr<Backend> backend) {
   auto assembly = AssembleCloth(mesh, thickness_m, material, time_step_s, options);
   if (!assembly.ok()) return assembly.status();
-  return CreateFromAssembly(*std::move(assembly), time_step_s, options, backend);
+  return CreateFromAssembly(*std::move(assembly), time_step_s, options, std::move(backend));
 }
 
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFromAssembly(
     LocalGlobalAssembly assembly, double time_step_s, const LocalGlobalOptions& options,
-    Backend* backend) {
+    std::shared_ptr<Backend> backend) {
+  if (backend == nullptr) {
+    return absl::InvalidArgumentError(
+        "backend: must not be null (pass the World's backend, or a CpuBackend)");
+  }
   SystemMatrix& system = assembly.system;
   const ElementIndices& elements = assembly.elements;
   const int columns = assembly.columns;
@@ -165,10 +168,6 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
     solver->a_fp_.setFromTriplets(fp.begin(), fp.end());
   }
 
-  if (backend == nullptr) {
-    solver->owned_backend_ = std::make_unique<CpuBackend>();
-    backend = solver->owned_backend_.get();
-  }
   solver->backend_ = backend;
   auto cholesky = OrderedCholesky::Compute(a_ff, options.ordering);
   if (!cholesky.ok()) return cholesky.status();
@@ -309,7 +308,7 @@ ContactStageInputs LocalGlobalSolver::ContactInputs() {
   in.warm_start = options_.contact_warm_start;
   in.previous_contacts = &previous_contacts_;
   in.previous_lambda = &previous_lambda_;
-  in.backend = backend_;
+  in.backend = backend_.get();
   // Contact needs the sparse inverse global step (ValidateLocalGlobalSettings), so it is there.
   if (sparse_inverse_step_.has_value()) in.r_transpose = sparse_inverse_step_->r_transpose();
   return in;

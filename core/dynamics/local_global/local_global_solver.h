@@ -165,23 +165,25 @@ class LocalGlobalSolver {
  public:
   // Element vertex indices, one element per row (4 per tet, 3 per triangle).
   using ElementIndices = LocalGlobalElementIndices;
-  // backend: where the local steps and the global solve run; nullptr uses an owned CpuBackend.
-  // A given backend must outlive the solver.
+  // backend: where the local steps, the global solve and the contact stage (Delassus operator,
+  // non-smooth Newton) run; required (InvalidArgument "backend: ..." for null): no solver builds a
+  // backend of its own. The solver shares it (a World's solvers all share the World's); a Backend
+  // is one caller at a time, so solvers sharing one must not step concurrently.
   static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> Create(
       const TetMesh& mesh, const Material& material, double time_step_s,
-      const LocalGlobalOptions& options, Backend* backend = nullptr);
+      const LocalGlobalOptions& options, std::shared_ptr<Backend> backend);
   // Several tet bodies in one system (see the header comment): vertex indices everywhere
   // (options, states, forces) are those of the concatenation. options.admm_stiffness_pa > 0
   // applies to every body; 0 picks each body's default. InvalidArgument naming bodies[i] for a
   // bad body.
   static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> Create(
       const std::vector<LocalGlobalBody>& bodies, double time_step_s,
-      const LocalGlobalOptions& options, Backend* backend = nullptr);
+      const LocalGlobalOptions& options, std::shared_ptr<Backend> backend);
   // Cloth: a membrane of triangles (3 x 2 deformation gradients, the same materials; pass
   // PlaneStressLambda for a thin sheet) of uniform thickness [m]: rest volume a t, mass rho a t.
   static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> Create(
       const TriangleMesh& mesh, double thickness_m, const Material& material, double time_step_s,
-      const LocalGlobalOptions& options, Backend* backend = nullptr);
+      const LocalGlobalOptions& options, std::shared_ptr<Backend> backend);
   ~LocalGlobalSolver();
   LocalGlobalSolver(const LocalGlobalSolver&) = delete;
   LocalGlobalSolver& operator=(const LocalGlobalSolver&) = delete;
@@ -206,6 +208,8 @@ class LocalGlobalSolver {
   // answers FailedPrecondition.
   void ReleaseFactors();
   bool factored() const { return cholesky_.has_value(); }
+  // The backend the solver runs on (never null).
+  const std::shared_ptr<Backend>& backend() const { return backend_; }
   // The predictor y of a state and the incremental potential g(x) it defines [J].
   Points3 Predictor(const LocalGlobalState& state, const Points3& f_ext_n) const;
   double IncrementalPotential(const Points3& x_m, const Points3& predictor_m,
@@ -253,7 +257,7 @@ class LocalGlobalSolver {
   // terms, detectors, elimination of the pinned vertices, factor and global step.
   static absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> CreateFromAssembly(
       LocalGlobalAssembly assembly, double time_step_s, const LocalGlobalOptions& options,
-      Backend* backend);
+      std::shared_ptr<Backend> backend);
   absl::Status Validate(const Points3& p, const char* field) const;
   absl::Status GlobalSolve(const Block& b_free, Block* x_free);
   // The elements' local steps of iteration k at F = f (one batch per element group): z and the
@@ -291,8 +295,9 @@ class LocalGlobalSolver {
   std::optional<OrderedCholesky> cholesky_;
   std::optional<SparseInverseFactor> inverse_factor_;
 
-  std::unique_ptr<Backend> owned_backend_;
-  Backend* backend_ = nullptr;
+  // Shared with the World (or the caller); declared before the objects that live on it, so it
+  // outlives them.
+  std::shared_ptr<Backend> backend_;
   std::optional<SparseInverseGlobalStep> sparse_inverse_step_;
   std::optional<JacobiGlobalStep> jacobi_step_;
   DenseId b_id_, q_id_, q_prev_id_;

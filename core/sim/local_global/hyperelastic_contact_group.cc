@@ -23,7 +23,8 @@ bool SameSolverSettings(const HyperelasticBodyParams& a, const HyperelasticBodyP
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGroup::Create(
-    const std::vector<SimBody*>& members, double friction_coefficient) {
+    const std::vector<SimBody*>& members, double friction_coefficient,
+    std::shared_ptr<Backend> backend) {
   if (members.size() < 2) {
     return absl::InvalidArgumentError("members: a contact group needs at least 2 bodies");
   }
@@ -76,8 +77,9 @@ absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> HyperelasticContactGro
         std::max(options.body_contact.self_exclusion_m, body->SelfExclusionDistanceM());
   }
   options.body_contact.self_contact = self_contact;
-  ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
-                   LocalGlobalSolver::Create(meshes, params.time_step_s, options));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<LocalGlobalSolver> solver,
+      LocalGlobalSolver::Create(meshes, params.time_step_s, options, std::move(backend)));
   // The members' own factors are not used while the group steps them (their S is not held twice).
   for (HyperelasticBody* body : bodies) body->ReleaseSolverFactors();
   return std::unique_ptr<HyperelasticContactGroup>(new HyperelasticContactGroup(

@@ -41,10 +41,11 @@ struct GroupContactMemory {
 class HyperelasticContactGroup {
  public:
   // members: >= 2 hyperelastic bodies in ascending id. friction_coefficient: mu between bodies.
-  // FailedPrecondition naming the bodies whose solver settings differ; solver errors are passed
-  // through.
+  // backend: the World's, where the group's solver runs. FailedPrecondition naming the bodies
+  // whose solver settings differ; solver errors (the backend's included) are passed through.
   static absl::StatusOr<std::unique_ptr<HyperelasticContactGroup>> Create(
-      const std::vector<SimBody*>& members, double friction_coefficient);
+      const std::vector<SimBody*>& members, double friction_coefficient,
+      std::shared_ptr<Backend> backend);
 
   // Whether this group was built for exactly these bodies (ids and body objects; the SimBody
   // records themselves may move when the World adds a body) with the vertices they hold and the

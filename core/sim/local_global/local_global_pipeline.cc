@@ -82,24 +82,7 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
   report->contacts.clear();
   report->body_totals.clear();
 
-  // The World's position targets on each hyperelastic body, in constraint id order.
-  for (SimBody& sim_body : input.bodies) {
-    auto* body = dynamic_cast<HyperelasticBody*>(sim_body.body.get());
-    if (body == nullptr) continue;
-    std::vector<VertexTargets> targets;
-    if (input.constraints != nullptr) {
-      for (const Constraint& c : input.constraints->constraints()) {
-        if (c.spec.kind != ConstraintKind::kPositionTarget || c.spec.body_id != sim_body.id) {
-          continue;
-        }
-        targets.push_back({c.spec.vertices, c.spec.targets_m, c.spec.stiffness_n_per_m});
-      }
-    }
-    body->SetWorldTargets(std::move(targets));
-    body->SetSelfContact({settings_.self_collision && sim_body.collision.enabled &&
-                              sim_body.collision.self_collision,
-                          mu});
-  }
+  SetBodyTerms(input);
 
   // Static and kinematic bodies take their end-of-step poses now (their reactions come between
   // Predict and Correct), so that attached vertices can be driven to them.
@@ -110,12 +93,7 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
   if (input.constraints != nullptr) DriveAttachedVertices(input);
 
   // Colliding hyperelastic bodies: two or more are one contact group (one system).
-  std::vector<SimBody*> colliding;
-  for (SimBody& sim_body : input.bodies) {
-    if (sim_body.collision.enabled && dynamic_cast<HyperelasticBody*>(sim_body.body.get())) {
-      colliding.push_back(&sim_body);
-    }
-  }
+  std::vector<SimBody*> colliding = CollidingBodies(input);
   const bool grouped = colliding.size() >= 2;
   if (grouped) {
     RETURN_IF_ERROR(StepGroup(colliding, obstacles, diagnostics, report));
@@ -123,7 +101,6 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
     group_.reset();
     group_memory_ = {};
   }
-
   for (SimBody& sim_body : input.bodies) {
     auto* body = dynamic_cast<HyperelasticBody*>(sim_body.body.get());
     if (body == nullptr || (grouped && sim_body.collision.enabled)) continue;
@@ -148,6 +125,64 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
   }
 
   return FillBodyTotals(input.bodies, report);
+}
+
+void LocalGlobalPipeline::SetBodyTerms(const StepInput& input) const {
+  const double mu = settings_.local_global.friction_coefficient;
+  // The World's position targets on each hyperelastic body, in constraint id order.
+  for (SimBody& sim_body : input.bodies) {
+    auto* body = dynamic_cast<HyperelasticBody*>(sim_body.body.get());
+    if (body == nullptr) continue;
+    std::vector<VertexTargets> targets;
+    if (input.constraints != nullptr) {
+      for (const Constraint& c : input.constraints->constraints()) {
+        if (c.spec.kind != ConstraintKind::kPositionTarget || c.spec.body_id != sim_body.id) {
+          continue;
+        }
+        targets.push_back({c.spec.vertices, c.spec.targets_m, c.spec.stiffness_n_per_m});
+      }
+    }
+    body->SetWorldTargets(std::move(targets));
+    body->SetSelfContact({settings_.self_collision && sim_body.collision.enabled &&
+                              sim_body.collision.self_collision,
+                          mu});
+  }
+}
+
+std::vector<SimBody*> LocalGlobalPipeline::CollidingBodies(const StepInput& input) {
+  std::vector<SimBody*> colliding;
+  for (SimBody& sim_body : input.bodies) {
+    if (sim_body.collision.enabled && dynamic_cast<HyperelasticBody*>(sim_body.body.get())) {
+      colliding.push_back(&sim_body);
+    }
+  }
+  return colliding;
+}
+
+absl::Status LocalGlobalPipeline::PrepareStep(const StepInput& input) {
+  SetBodyTerms(input);
+  std::vector<SimBody*> colliding = CollidingBodies(input);
+  const bool grouped = colliding.size() >= 2;
+  if (grouped) RETURN_IF_ERROR(EnsureGroup(colliding));
+  for (SimBody& sim_body : input.bodies) {
+    auto* body = dynamic_cast<HyperelasticBody*>(sim_body.body.get());
+    if (body == nullptr || (grouped && sim_body.collision.enabled)) continue;
+    if (absl::Status s = body->PrepareSolver(); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("body ", sim_body.id, ": ", s.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LocalGlobalPipeline::EnsureGroup(const std::vector<SimBody*>& colliding) {
+  if (group_ != nullptr && group_->Matches(colliding)) return absl::OkStatus();
+  group_.reset();
+  ASSIGN_OR_RETURN(std::unique_ptr<HyperelasticContactGroup> group,
+                   HyperelasticContactGroup::Create(
+                       colliding, settings_.local_global.friction_coefficient, backend_));
+  RETURN_IF_ERROR(group->Restore(group_memory_));
+  group_ = std::move(group);
+  return absl::OkStatus();
 }
 
 void LocalGlobalPipeline::DriveAttachedVertices(const StepInput& input) {
@@ -189,14 +224,7 @@ void LocalGlobalPipeline::DriveAttachedVertices(const StepInput& input) {
 absl::Status LocalGlobalPipeline::StepGroup(const std::vector<SimBody*>& colliding,
                                             const LocalGlobalObstacles& obstacles,
                                             StepDiagnostics* diagnostics, ContactReport* report) {
-  if (group_ == nullptr || !group_->Matches(colliding)) {
-    group_.reset();
-    ASSIGN_OR_RETURN(
-        std::unique_ptr<HyperelasticContactGroup> group,
-        HyperelasticContactGroup::Create(colliding, settings_.local_global.friction_coefficient));
-    RETURN_IF_ERROR(group->Restore(group_memory_));
-    group_ = std::move(group);
-  }
+  RETURN_IF_ERROR(EnsureGroup(colliding));  // built by PrepareStep unless stepped directly
   LocalGlobalStepStats stats;
   if (absl::Status s =
           group_->Step(settings_.gravity_m_per_s2, obstacles.half_spaces, obstacles.meshes, &stats);
@@ -212,9 +240,15 @@ absl::Status LocalGlobalPipeline::StepGroup(const std::vector<SimBody*>& collidi
 }
 
 std::unique_ptr<Pipeline> LocalGlobalPipeline::Clone() const {
-  auto copy = std::make_unique<LocalGlobalPipeline>(settings_);
+  auto copy = std::make_unique<LocalGlobalPipeline>(settings_, backend_);
   copy->group_memory_ = group_memory_;  // the group itself is rebuilt (the same bits) when stepped
   return copy;
+}
+
+void LocalGlobalPipeline::SetBackend(std::shared_ptr<Backend> backend) {
+  if (backend == backend_) return;
+  group_.reset();  // its solver lives on the old backend; the warm start (group_memory_) is kept
+  backend_ = std::move(backend);
 }
 
 void LocalGlobalPipeline::ForgetBody(int32_t /*body_id*/) {

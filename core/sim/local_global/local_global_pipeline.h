@@ -37,6 +37,11 @@
 // system is factored again when the held set or the target terms change, moved target points
 // only change the right-hand side.
 //
+// Backend: every solver of the pipeline (each lone body's, the contact group's) runs on the World's
+// backend (core/linalg/backend.h), given here and shared; World::AddBody moves a body built on
+// another backend onto it. The bodies and the group step one after another on the World's strand,
+// never concurrently, so the backend has one caller at a time (as Backend requires).
+//
 // State between steps: a lone body's solver keeps its previous contacts for the warm start and
 // HyperelasticBody::Clone copies them; a contact group's warm start is kept here
 // (GroupContactMemory), copied by Clone and written to snapshots, and the group (its factored
@@ -45,6 +50,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 
 #include "core/sim/local_global/hyperelastic_contact_group.h"
 #include "core/sim/pipeline.h"
@@ -56,10 +62,16 @@ struct LocalGlobalObstacles;
 
 class LocalGlobalPipeline final : public Pipeline {
  public:
-  explicit LocalGlobalPipeline(const WorldSettings& settings) : settings_(settings) {}
+  // backend: the World's, never null.
+  LocalGlobalPipeline(const WorldSettings& settings, std::shared_ptr<Backend> backend)
+      : settings_(settings), backend_(std::move(backend)) {}
 
   absl::Status Step(const StepInput& input, StepDiagnostics* diagnostics,
                     ContactReport* report) override;
+  // Builds the contact group's system when its members changed, and factors lone bodies again for
+  // a new held set or new target terms, before anything moves (their backend errors then leave
+  // the World unchanged).
+  absl::Status PrepareStep(const StepInput& input) override;
   absl::Status CheckBody(const Body& body) const override;
   // Pins and attachments (held vertices, eliminated from the body's system; attached ones driven
   // to the holder's end-of-step pose) and position targets (implicit PD terms of it): the system
@@ -72,6 +84,9 @@ class LocalGlobalPipeline final : public Pipeline {
   void ForgetPlane(int32_t /*plane_id*/) override {}
   void Clear() override;
   std::unique_ptr<Pipeline> Clone() const override;
+  // Drops the group (rebuilt on `backend` when next stepped; its warm start is kept).
+  void SetBackend(std::shared_ptr<Backend> backend) override;
+  const std::shared_ptr<Backend>& backend() const { return backend_; }
 
   // The contact group's warm start (serialization); RestoreGroupMemory sets it on a new pipeline.
   // InvalidArgument when lambda_n does not have 3 finite values per contact.
@@ -79,6 +94,12 @@ class LocalGlobalPipeline final : public Pipeline {
   absl::Status RestoreGroupMemory(GroupContactMemory memory);
 
  private:
+  // Gives the bodies this step's World targets and self contact setting.
+  void SetBodyTerms(const StepInput& input) const;
+  // The colliding hyperelastic bodies (a contact group when there are two or more).
+  static std::vector<SimBody*> CollidingBodies(const StepInput& input);
+  // (Re)builds group_ for these members when it does not match them.
+  absl::Status EnsureGroup(const std::vector<SimBody*>& colliding);
   absl::Status StepGroup(const std::vector<SimBody*>& colliding,
                          const LocalGlobalObstacles& obstacles, StepDiagnostics* diagnostics,
                          ContactReport* report);
@@ -88,6 +109,7 @@ class LocalGlobalPipeline final : public Pipeline {
   void DriveAttachedVertices(const StepInput& input);
 
   WorldSettings settings_;
+  std::shared_ptr<Backend> backend_;                 // the World's
   std::unique_ptr<HyperelasticContactGroup> group_;  // null: not built (yet)
   GroupContactMemory group_memory_;
 };

@@ -38,7 +38,8 @@ absl::Status WriteBody(const Body& body, ByteWriter* out) {
                                                "HyperelasticBody)"));
 }
 
-absl::StatusOr<std::unique_ptr<Body>> ReadBody(ByteReader* in, std::string_view field) {
+absl::StatusOr<std::unique_ptr<Body>> ReadBody(ByteReader* in, std::string_view field,
+                                               const std::shared_ptr<Backend>& backend) {
   const std::string name(field);
   const uint8_t kind = in->U8(name + ".kind");
   if (!in->ok()) return in->status();
@@ -50,7 +51,7 @@ absl::StatusOr<std::unique_ptr<Body>> ReadBody(ByteReader* in, std::string_view 
     case BodyKindCode::kCorotationalFem:
       return ReadCorotationalFem(in, name + ".fem");
     case BodyKindCode::kHyperelastic:
-      return ReadHyperelasticBody(in, name + ".hyperelastic");
+      return ReadHyperelasticBody(in, name + ".hyperelastic", backend);
   }
   return absl::InvalidArgumentError(absl::StrCat(name, ".kind: unknown body kind ", kind));
 }

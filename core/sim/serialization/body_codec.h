@@ -25,8 +25,10 @@ namespace contactsim::core::serialization {
 // HyperelasticBody;
 // FailedPrecondition for a body part-way through a step.
 absl::Status WriteBody(const Body& body, ByteWriter* out);
-// Errors are InvalidArgument beginning with `field` (e.g. "bodies[2]").
-absl::StatusOr<std::unique_ptr<Body>> ReadBody(ByteReader* in, std::string_view field);
+// Errors are InvalidArgument beginning with `field` (e.g. "bodies[2]"). A body with solvers
+// (HyperelasticBody) is built on `backend`, whose own errors pass through.
+absl::StatusOr<std::unique_ptr<Body>> ReadBody(ByteReader* in, std::string_view field,
+                                               const std::shared_ptr<Backend>& backend);
 
 // The records of each kind (without the kind code).
 void WriteRigidBody(const RigidBody& body, ByteWriter* out);
@@ -38,7 +40,7 @@ void WriteCorotationalFem(const CorotationalFem& body, ByteWriter* out);
 absl::StatusOr<std::unique_ptr<CorotationalFem>> ReadCorotationalFem(ByteReader* in,
                                                                      std::string_view field);
 void WriteHyperelasticBody(const HyperelasticBody& body, ByteWriter* out);
-absl::StatusOr<std::unique_ptr<HyperelasticBody>> ReadHyperelasticBody(ByteReader* in,
-                                                                       std::string_view field);
+absl::StatusOr<std::unique_ptr<HyperelasticBody>> ReadHyperelasticBody(
+    ByteReader* in, std::string_view field, const std::shared_ptr<Backend>& backend);
 
 }  // namespace contactsim::core::serialization

@@ -99,8 +99,8 @@ void WriteHyperelasticBody(const HyperelasticBody& body, ByteWriter* out) {
   WriteContactMemory(body.previous_contacts(), body.previous_contact_forces_n(), out);
 }
 
-absl::StatusOr<std::unique_ptr<HyperelasticBody>> ReadHyperelasticBody(ByteReader* in,
-                                                                       std::string_view field) {
+absl::StatusOr<std::unique_ptr<HyperelasticBody>> ReadHyperelasticBody(
+    ByteReader* in, std::string_view field, const std::shared_ptr<Backend>& backend) {
   const std::string name(field);
   ASSIGN_OR_RETURN(TetMesh mesh, ReadTetMesh(in, name + ".rest_mesh"));
   HyperelasticBodyParams params;
@@ -130,7 +130,12 @@ absl::StatusOr<std::unique_ptr<HyperelasticBody>> ReadHyperelasticBody(ByteReade
   if (!in->ok()) return in->status();
   // Create validates the parameters, the mesh and the pins (and factors the system again).
   absl::StatusOr<std::unique_ptr<HyperelasticBody>> body =
-      HyperelasticBody::Create(std::move(mesh), params, state.pinned);
+      HyperelasticBody::Create(std::move(mesh), params, backend, state.pinned);
+  if (!body.ok() && body.status().code() != absl::StatusCode::kInvalidArgument) {
+    // The backend's own errors (e.g. ResourceExhausted naming a device memory budget) keep their
+    // code: the bytes are fine, the device is not.
+    return absl::Status(body.status().code(), absl::StrCat(name, ": ", body.status().message()));
+  }
   if (!body.ok()) return Prefixed(name, body.status());
   RETURN_IF_ERROR(ApplyParticleState(state, name, body->get()));
   if (absl::Status s =

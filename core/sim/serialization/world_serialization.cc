@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
+#include "core/linalg/cpu_backend.h"
 #include "core/sim/body_utils.h"
 #include "core/sim/local_global/local_global_pipeline.h"
 #include "core/sim/penalty/penalty_pipeline.h"
@@ -107,7 +108,8 @@ namespace internal {
 // Reads and builds WorldSnapshot's private fields (a friend of WorldSnapshot).
 struct WorldSnapshotAccess {
   static absl::StatusOr<std::string> Write(const WorldSnapshot& s);
-  static absl::StatusOr<WorldSnapshot> Read(const std::vector<Section>& sections);
+  static absl::StatusOr<WorldSnapshot> Read(const std::vector<Section>& sections,
+                                            const std::shared_ptr<Backend>& backend);
 };
 
 absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
@@ -202,7 +204,8 @@ absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
   return out.Release();
 }
 
-absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Section>& sections) {
+absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Section>& sections,
+                                                        const std::shared_ptr<Backend>& backend) {
   using namespace serialization;
   // Sort the sections by kind; singletons at most once; unknown ones refused when required.
   const Section* settings_section = nullptr;
@@ -361,7 +364,7 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
       return absl::InvalidArgumentError(
           absl::StrCat(field, ".name: '", body.name, "' is used by an earlier body"));
     }
-    ASSIGN_OR_RETURN(body.body, ReadBody(&in, field));
+    ASSIGN_OR_RETURN(body.body, ReadBody(&in, field, backend));
     in.ExpectEnd(field);
     RETURN_IF_ERROR(in.status());
     body.surface_vertices = SurfaceVertices(*body.body);
@@ -388,7 +391,7 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     RETURN_IF_ERROR(in.status());
   }
   if (s.settings_.pipeline == PipelineKind::kLocalGlobal) {
-    auto pipeline = std::make_unique<LocalGlobalPipeline>(s.settings_);
+    auto pipeline = std::make_unique<LocalGlobalPipeline>(s.settings_, backend);
     for (size_t i = 0; i < s.bodies_.size(); ++i) {
       if (absl::Status check = pipeline->CheckBody(*s.bodies_[i].body); !check.ok()) {
         return absl::InvalidArgumentError(absl::StrCat("bodies[", i, "]: ", check.message()));
@@ -440,9 +443,15 @@ absl::StatusOr<std::string> SerializeWorldSnapshot(const WorldSnapshot& snapshot
   return internal::WorldSnapshotAccess::Write(snapshot);
 }
 
-absl::StatusOr<WorldSnapshot> DeserializeWorldSnapshot(std::string_view bytes) {
+absl::StatusOr<WorldSnapshot> DeserializeWorldSnapshot(std::string_view bytes,
+                                                       std::shared_ptr<Backend> backend) {
+  if (backend == nullptr) return absl::InvalidArgumentError("backend: must not be null");
   ASSIGN_OR_RETURN(const std::vector<Section> sections, SplitSections(bytes));
-  return internal::WorldSnapshotAccess::Read(sections);
+  return internal::WorldSnapshotAccess::Read(sections, backend);
+}
+
+absl::StatusOr<WorldSnapshot> DeserializeWorldSnapshot(std::string_view bytes) {
+  return DeserializeWorldSnapshot(bytes, std::make_shared<CpuBackend>());
 }
 
 absl::StatusOr<std::string> SerializeWorld(const World& world) {
@@ -450,11 +459,16 @@ absl::StatusOr<std::string> SerializeWorld(const World& world) {
   return SerializeWorldSnapshot(snapshot);
 }
 
-absl::StatusOr<World> DeserializeWorld(std::string_view bytes) {
-  ASSIGN_OR_RETURN(const WorldSnapshot snapshot, DeserializeWorldSnapshot(bytes));
-  ASSIGN_OR_RETURN(World world, World::Create(snapshot.settings()));
+absl::StatusOr<World> DeserializeWorld(std::string_view bytes, std::shared_ptr<Backend> backend) {
+  if (backend == nullptr) return absl::InvalidArgumentError("backend: must not be null");
+  ASSIGN_OR_RETURN(const WorldSnapshot snapshot, DeserializeWorldSnapshot(bytes, backend));
+  ASSIGN_OR_RETURN(World world, World::Create(snapshot.settings(), std::move(backend)));
   RETURN_IF_ERROR(world.Restore(snapshot));
   return world;
+}
+
+absl::StatusOr<World> DeserializeWorld(std::string_view bytes) {
+  return DeserializeWorld(bytes, std::make_shared<CpuBackend>());
 }
 
 }  // namespace contactsim::core

@@ -41,11 +41,19 @@ uint32_t WorldFormatVersion();
 
 // Unimplemented for a body class or pipeline without a serialization.
 absl::StatusOr<std::string> SerializeWorldSnapshot(const WorldSnapshot& snapshot);
+// The snapshot's solvers (hyperelastic bodies, the local_global pipeline) are built on `backend`
+// (the session's: restore it onto a World of the same backend; World::Restore rebuilds them on
+// its own otherwise). InvalidArgument for a null backend; the backend's errors pass through. The
+// one-argument form makes a CpuBackend for it, explicitly (host-only tools and tests).
+absl::StatusOr<WorldSnapshot> DeserializeWorldSnapshot(std::string_view bytes,
+                                                       std::shared_ptr<Backend> backend);
 absl::StatusOr<WorldSnapshot> DeserializeWorldSnapshot(std::string_view bytes);
 
 // World::Snapshot then SerializeWorldSnapshot (FailedPrecondition for a diverged world).
 absl::StatusOr<std::string> SerializeWorld(const World& world);
-// A new World in the serialized state (World::Create with its settings, then Restore).
+// A new World in the serialized state (World::Create with its settings on `backend`, then
+// Restore); the one-argument form on a new CpuBackend (World::Create(settings)'s convenience).
+absl::StatusOr<World> DeserializeWorld(std::string_view bytes, std::shared_ptr<Backend> backend);
 absl::StatusOr<World> DeserializeWorld(std::string_view bytes);
 
 }  // namespace contactsim::core

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 #include "core/sim/serialization/world_serialization.h"
 #include "core/sim/world.h"
 
@@ -50,7 +51,7 @@ std::unique_ptr<HyperelasticBody> Cube(const Vec3& centre) {
   params.material = {1.0e6, 0.3, 1000.0};
   params.time_step_s = kDt;
   absl::StatusOr<std::unique_ptr<HyperelasticBody>> body =
-      HyperelasticBody::Create(*std::move(placed), params);
+      HyperelasticBody::Create(*std::move(placed), params, std::make_shared<CpuBackend>());
   EXPECT_TRUE(body.ok()) << body.status();
   return *std::move(body);
 }
@@ -340,7 +341,8 @@ TEST(LocalGlobalGroupWorldTest, SelfContactHoldsOneComponentOnAnother) {
     params.model = MaterialModel::kArap;
     params.material = {1.0e6, 0.3, 1000.0};
     params.time_step_s = kDt;
-    auto body = HyperelasticBody::Create(TetMesh::Create(x, tets).value(), params);
+    auto body = HyperelasticBody::Create(TetMesh::Create(x, tets).value(), params,
+                                         std::make_shared<CpuBackend>());
     ASSERT_TRUE(body.ok()) << body.status();
     EXPECT_NEAR((*body)->SelfExclusionDistanceM(), 0.05 * std::sqrt(2.0) + 0.005, 1e-12);
     BodyOptions options;
@@ -384,7 +386,8 @@ TEST(LocalGlobalGroupWorldTest, DifferentSolverSettingsAreRefusedByName) {
   params.material = {1.0e6, 0.3, 1000.0};
   params.time_step_s = kDt;
   params.iterations = 3;
-  auto other = HyperelasticBody::Create(TetMesh::Create(x, box->tets()).value(), params);
+  auto other = HyperelasticBody::Create(TetMesh::Create(x, box->tets()).value(), params,
+                                        std::make_shared<CpuBackend>());
   ASSERT_TRUE(other.ok());
   const absl::StatusOr<int32_t> refused = world->AddBody(*std::move(other));
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
@@ -392,7 +395,8 @@ TEST(LocalGlobalGroupWorldTest, DifferentSolverSettingsAreRefusedByName) {
 
   params.iterations = 10;
   params.contact.ncp = NcpFunction::kMinMap;
-  auto min_map = HyperelasticBody::Create(TetMesh::Create(x, box->tets()).value(), params);
+  auto min_map = HyperelasticBody::Create(TetMesh::Create(x, box->tets()).value(), params,
+                                          std::make_shared<CpuBackend>());
   ASSERT_TRUE(min_map.ok());
   const int32_t second = world->AddBody(*std::move(min_map)).value();
   const absl::Status status = world->Step(1);

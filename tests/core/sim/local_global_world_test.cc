@@ -12,6 +12,7 @@
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 #include "core/sim/serialization/world_serialization.h"
 #include "core/sim/world.h"
 
@@ -42,7 +43,7 @@ std::unique_ptr<HyperelasticBody> Cube(double z0_m, double dt_s = kDt) {
   params.material = {1.0e6, 0.3, 1000.0};
   params.time_step_s = dt_s;
   absl::StatusOr<std::unique_ptr<HyperelasticBody>> body =
-      HyperelasticBody::Create(*std::move(placed), params);
+      HyperelasticBody::Create(*std::move(placed), params, std::make_shared<CpuBackend>());
   EXPECT_TRUE(body.ok()) << body.status();
   return *std::move(body);
 }

@@ -8,6 +8,7 @@
 
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 #include "core/sim/serialization/world_serialization.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -62,12 +63,14 @@ std::string WorldBytes() {
 }
 
 std::string Message(std::string_view blob) {
-  return std::string(DecodeSnapshotBlob(blob).status().message());
+  return std::string(
+      DecodeSnapshotBlob(blob, std::make_shared<core::CpuBackend>()).status().message());
 }
 
 TEST(SnapshotBlobTest, RoundTrip) {
   const std::string blob = EncodeSnapshotBlob("penalty", WorldBytes());
-  absl::StatusOr<DecodedSnapshot> decoded = DecodeSnapshotBlob(blob);
+  absl::StatusOr<DecodedSnapshot> decoded =
+      DecodeSnapshotBlob(blob, std::make_shared<core::CpuBackend>());
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_EQ(decoded->pipeline, "penalty");
   EXPECT_EQ(decoded->world.step_count(), 3);
@@ -87,7 +90,9 @@ TEST(SnapshotBlobTest, RejectionsNameTheSnapshot) {
   corrupted[blob.size() / 2] ^= 0x04;
   EXPECT_THAT(Message(corrupted), StartsWith("snapshot: world: checksum:"));
   for (size_t length = 0; length < blob.size(); ++length) {
-    ASSERT_EQ(DecodeSnapshotBlob(blob.substr(0, length)).status().code(),
+    ASSERT_EQ(DecodeSnapshotBlob(blob.substr(0, length), std::make_shared<core::CpuBackend>())
+                  .status()
+                  .code(),
               absl::StatusCode::kInvalidArgument)
         << length;
   }

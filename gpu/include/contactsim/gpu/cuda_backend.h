@@ -1,5 +1,6 @@
 // The CUDA backend: core::Backend (core/linalg/backend.h) on one GPU stream, with cuSPARSE for the
-// sparse products and cuBLAS for the dense ones. Objects stay resident on the device between
+// sparse products and our own kernels for the narrow SpMM and the dense ones (no cuBLAS:
+// gpu/src/dense_kernels.cuh says why). Objects stay resident on the device between
 // operations; only Upload*/Download*/Dot move data to or from the host. Plain C++: no CUDA type
 // crosses this header, and a build without CUDA still links (every entry answers why not).
 #pragma once

@@ -11,6 +11,7 @@
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "core/geometry/generators.h"
 #include "core/geometry/tet_mesh.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 
 namespace contactsim::core {
@@ -209,18 +210,20 @@ TEST(BodyContactTest, BadOptionsNameTheField) {
   LocalGlobalOptions solver_options;
   solver_options.body_contact.enabled = true;
   solver_options.global_step = GlobalStepKind::kCompleteSolve;
-  auto solver = LocalGlobalSolver::Create({{mesh, material}}, 0.01, solver_options);
+  auto solver = LocalGlobalSolver::Create({{mesh, material}}, 0.01, solver_options,
+                                          std::make_shared<CpuBackend>());
   ASSERT_FALSE(solver.ok());
   EXPECT_NE(solver.status().message().find("options.body_contact"), std::string::npos)
       << solver.status();
-  auto empty =
-      LocalGlobalSolver::Create(std::vector<LocalGlobalBody>{}, 0.01, LocalGlobalOptions{});
+  auto empty = LocalGlobalSolver::Create(std::vector<LocalGlobalBody>{}, 0.01, LocalGlobalOptions{},
+                                         std::make_shared<CpuBackend>());
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.status().message().find("bodies"), std::string::npos);
   Material broken = material;
   broken.mu = 0.0;
   auto bad_material =
-      LocalGlobalSolver::Create({{mesh, material}, {mesh, broken}}, 0.01, LocalGlobalOptions{});
+      LocalGlobalSolver::Create({{mesh, material}, {mesh, broken}}, 0.01, LocalGlobalOptions{},
+                                std::make_shared<CpuBackend>());
   ASSERT_FALSE(bad_material.ok());
   EXPECT_EQ(bad_material.status().message().rfind("bodies[1].material.mu", 0), 0u)
       << bad_material.status();
@@ -240,10 +243,11 @@ TEST(MultiBodySolverTest, BodiesMoveAsAloneWithTheirOwnMaterials) {
   const Material soft = MakeMaterial(MaterialModel::kArap, {2e4, 0.1, 10.0}).value();
   LocalGlobalOptions options;
   options.iterations = 5;
-  auto both = LocalGlobalSolver::Create({{a, stiff}, {b, soft}}, 0.01, options);
+  auto both = LocalGlobalSolver::Create({{a, stiff}, {b, soft}}, 0.01, options,
+                                        std::make_shared<CpuBackend>());
   ASSERT_TRUE(both.ok()) << both.status();
-  auto alone_a = LocalGlobalSolver::Create(a, stiff, 0.01, options);
-  auto alone_b = LocalGlobalSolver::Create(b, soft, 0.01, options);
+  auto alone_a = LocalGlobalSolver::Create(a, stiff, 0.01, options, std::make_shared<CpuBackend>());
+  auto alone_b = LocalGlobalSolver::Create(b, soft, 0.01, options, std::make_shared<CpuBackend>());
   ASSERT_TRUE(alone_a.ok() && alone_b.ok());
   const int na = a.num_vertices();
   ASSERT_EQ((*both)->num_bodies(), 2);

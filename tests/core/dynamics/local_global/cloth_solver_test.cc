@@ -9,6 +9,7 @@
 #include "core/dynamics/local_global/cloth_bending.h"
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 
 namespace contactsim::core {
@@ -43,7 +44,8 @@ std::unique_ptr<LocalGlobalSolver> MakeCloth(const TriangleMesh& mesh, const Mat
   options.global_step = kind;
   options.iterations = iterations;
   options.pinned_vertices = std::move(pinned);
-  auto solver = LocalGlobalSolver::Create(mesh, kThicknessM, material, kDt, options);
+  auto solver = LocalGlobalSolver::Create(mesh, kThicknessM, material, kDt, options,
+                                          std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   return *std::move(solver);
 }
@@ -81,10 +83,12 @@ TEST(ClothSolverTest, RejectsBadThicknessAndReportsColumns) {
   const TriangleMesh mesh = ClothMesh();
   const Material material = Sheet(MaterialModel::kArap, 1e6);
   LocalGlobalOptions options;
-  auto bad = LocalGlobalSolver::Create(mesh, 0.0, material, kDt, options);
+  auto bad =
+      LocalGlobalSolver::Create(mesh, 0.0, material, kDt, options, std::make_shared<CpuBackend>());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(bad.status().message().rfind("thickness_m", 0), 0u) << bad.status();
-  auto solver = LocalGlobalSolver::Create(mesh, kThicknessM, material, kDt, options);
+  auto solver = LocalGlobalSolver::Create(mesh, kThicknessM, material, kDt, options,
+                                          std::make_shared<CpuBackend>());
   ASSERT_TRUE(solver.ok()) << solver.status();
   EXPECT_EQ((*solver)->element_columns(), 2);
   EXPECT_EQ((*solver)->num_elements(), 200);
@@ -320,7 +324,8 @@ TEST(ClothBendingTest, CantileverClothHoldsItsShape) {
     options.iterations = 20;
     options.pinned_vertices = clamped;
     options.bending_stiffness_j = k_b;
-    auto solver = LocalGlobalSolver::Create(mesh, kThicknessM, material, kDt, options);
+    auto solver = LocalGlobalSolver::Create(mesh, kThicknessM, material, kDt, options,
+                                            std::make_shared<CpuBackend>());
     ASSERT_TRUE(solver.ok()) << solver.status();
     LocalGlobalState rest{mesh.vertices(), Zero(n)};
     ASSERT_TRUE((*solver)->Step(Zero(n), &rest).ok());
@@ -361,8 +366,8 @@ TEST(ClothContactTest, DroppedClothRestsOnAPlane) {
   const int n = mesh.num_vertices();
   LocalGlobalOptions options;
   options.obstacles = {{Vec3::UnitZ(), 0.0, 0.5}};
-  auto solver =
-      LocalGlobalSolver::Create(mesh, kThicknessM, Sheet(MaterialModel::kArap, 1e6), kDt, options);
+  auto solver = LocalGlobalSolver::Create(mesh, kThicknessM, Sheet(MaterialModel::kArap, 1e6), kDt,
+                                          options, std::make_shared<CpuBackend>());
   ASSERT_TRUE(solver.ok()) << solver.status();
   Points3 gravity = Zero(n);
   gravity.col(2) = -kGravity * (*solver)->lumped_mass_kg();

@@ -11,6 +11,7 @@
 #include "core/dynamics/fem/material.h"
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 
 namespace contactsim::core {
@@ -163,7 +164,8 @@ Material Stiff() { return MakeMaterial(MaterialModel::kArap, {1e7, 0.3, 1000.0})
 std::unique_ptr<LocalGlobalSolver> Make(const TetMesh& mesh, LocalGlobalOptions options,
                                         int iterations = 10) {
   options.iterations = iterations;
-  auto solver = LocalGlobalSolver::Create(mesh, Stiff(), kDt, options);
+  auto solver =
+      LocalGlobalSolver::Create(mesh, Stiff(), kDt, options, std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   return *std::move(solver);
 }
@@ -480,7 +482,9 @@ TEST(ConstraintSolverTest, SolverNamesTheConstraintField) {
   const Bodies bodies = Join({{Vec3(0.05, 0.05, 0.05), Vec3::Zero()}});
   LocalGlobalOptions options;
   options.constraints.cables.push_back({.route = {0, 999}, .length_m = 0.1});
-  auto status = LocalGlobalSolver::Create(bodies.mesh, Stiff(), kDt, options).status();
+  auto status =
+      LocalGlobalSolver::Create(bodies.mesh, Stiff(), kDt, options, std::make_shared<CpuBackend>())
+          .status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message().rfind("options.constraints.cables[0].route[1]: no vertex 999", 0), 0u)
       << status;

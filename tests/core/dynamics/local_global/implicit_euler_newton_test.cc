@@ -9,6 +9,7 @@
 
 #include "core/dynamics/fem/material.h"
 #include "core/dynamics/local_global/local_global_solver.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 #include "tests/core/dynamics/local_global/twisted_bar.h"
 
@@ -40,7 +41,8 @@ TEST(ImplicitEulerNewtonTest, MatchesConvergedLocalGlobalOnTwistedBar) {
     options.global_step = GlobalStepKind::kCompleteSolve;
     options.iterations = 2000;
     options.pinned_vertices = pinned;
-    auto solver = LocalGlobalSolver::Create(mesh, material, kDt, options);
+    auto solver =
+        LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>());
     ASSERT_TRUE(solver.ok()) << solver.status();
     // Start twisted by 1 rad with the pins held there; one step releases the interior.
     const int n = mesh.num_vertices();

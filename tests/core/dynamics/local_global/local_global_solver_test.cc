@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/dynamics/fem/material.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 #include "tests/core/dynamics/local_global/twisted_bar.h"
 
@@ -30,7 +31,8 @@ std::unique_ptr<LocalGlobalSolver> MakeSolver(const TetMesh& mesh, const Materia
   options.global_step = kind;
   options.iterations = iterations;
   options.pinned_vertices = std::move(pinned);
-  auto solver = LocalGlobalSolver::Create(mesh, material, kDt, options);
+  auto solver =
+      LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   return *std::move(solver);
 }
@@ -98,19 +100,24 @@ TEST(LocalGlobalSolverTest, RejectsBadContactOptionsNamingTheField) {
   const Material material = MakeMat(MaterialModel::kArap, 1e5);
   LocalGlobalOptions options;
   options.obstacles = {{Vec3(0, 0, 3), 0.0, 0.2}};
-  auto status = LocalGlobalSolver::Create(mesh, material, kDt, options).status();
+  auto status =
+      LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>())
+          .status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message().rfind("options.obstacles[0].normal", 0), 0u) << status;
   options.obstacles = {{Vec3::UnitZ(), 0.0, 0.2}};
   options.global_step = GlobalStepKind::kJacobi;
-  status = LocalGlobalSolver::Create(mesh, material, kDt, options).status();
+  status = LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>())
+               .status();
   EXPECT_EQ(status.message().rfind("options.obstacles", 0), 0u) << status;
   options.global_step = GlobalStepKind::kSparseInverse;
   options.contact.cr_iterations = 0;
-  status = LocalGlobalSolver::Create(mesh, material, kDt, options).status();
+  status = LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>())
+               .status();
   EXPECT_EQ(status.message().rfind("options.contact", 0), 0u) << status;
   options.contact.cr_iterations = 24;
-  EXPECT_TRUE(LocalGlobalSolver::Create(mesh, material, kDt, options).ok());
+  EXPECT_TRUE(
+      LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>()).ok());
 }
 
 TEST(LocalGlobalSolverTest, RejectsBadInput) {
@@ -118,20 +125,28 @@ TEST(LocalGlobalSolverTest, RejectsBadInput) {
   const Material material = MakeMat(MaterialModel::kNeoHookean, 1e5);
   LocalGlobalOptions options;
   options.iterations = 0;
-  EXPECT_EQ(LocalGlobalSolver::Create(mesh, material, kDt, options).status().code(),
+  EXPECT_EQ(LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>())
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
   options.iterations = 5;
-  EXPECT_EQ(LocalGlobalSolver::Create(mesh, material, 0.0, options).status().code(),
+  EXPECT_EQ(LocalGlobalSolver::Create(mesh, material, 0.0, options, std::make_shared<CpuBackend>())
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
   options.pinned_vertices = {0, 0};
-  auto repeated = LocalGlobalSolver::Create(mesh, material, kDt, options);
+  auto repeated =
+      LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>());
   EXPECT_EQ(repeated.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(repeated.status().message().find("pinned_vertices"), std::string::npos);
   options.pinned_vertices = {mesh.num_vertices()};
-  EXPECT_EQ(LocalGlobalSolver::Create(mesh, material, kDt, options).status().code(),
+  EXPECT_EQ(LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>())
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
   options.pinned_vertices = {};
-  auto solver = LocalGlobalSolver::Create(mesh, material, kDt, options);
+  auto solver =
+      LocalGlobalSolver::Create(mesh, material, kDt, options, std::make_shared<CpuBackend>());
   ASSERT_TRUE(solver.ok());
   LocalGlobalState state{mesh.vertices(), Zero(3)};  // wrong velocity rows
   const absl::Status status = (*solver)->Step(Zero(mesh.num_vertices()), &state);

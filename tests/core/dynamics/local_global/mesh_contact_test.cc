@@ -10,6 +10,7 @@
 
 #include "core/dynamics/fem/material.h"
 #include "core/dynamics/local_global/local_global_solver.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 
 namespace contactsim::core {
@@ -413,11 +414,13 @@ TEST(MeshContactTest, RejectsBadObstaclesNamingTheField) {
   const Material material = MakeMaterial(MaterialModel::kArap, {1e6, 0.3, 1000.0}).value();
   LocalGlobalOptions options;
   options.mesh_obstacles = {bad};
-  status = LocalGlobalSolver::Create(body, material, 0.01, options).status();
+  status = LocalGlobalSolver::Create(body, material, 0.01, options, std::make_shared<CpuBackend>())
+               .status();
   EXPECT_EQ(status.message().rfind("options.mesh_obstacles[0]: ", 0), 0u) << status;
   options.mesh_obstacles = {Floor()};
   options.global_step = GlobalStepKind::kCompleteSolve;
-  status = LocalGlobalSolver::Create(body, material, 0.01, options).status();
+  status = LocalGlobalSolver::Create(body, material, 0.01, options, std::make_shared<CpuBackend>())
+               .status();
   EXPECT_EQ(status.message().rfind("options.mesh_obstacles: contact needs", 0), 0u) << status;
 }
 

@@ -6,6 +6,7 @@
 #include "core/dynamics/fem/material.h"
 #include "core/dynamics/local_global/local_global_solver.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 #include "gtest/gtest.h"
 
 namespace contactsim::core {
@@ -23,7 +24,8 @@ LocalGlobalStepStats StepCube(const std::vector<HalfSpaceObstacle>& obstacles) {
   LocalGlobalOptions options;
   options.iterations = 4;
   options.obstacles = obstacles;
-  auto solver = LocalGlobalSolver::Create(*mesh, material, 0.01, options);
+  auto solver =
+      LocalGlobalSolver::Create(*mesh, material, 0.01, options, std::make_shared<CpuBackend>());
   EXPECT_TRUE(solver.ok()) << solver.status();
   const int n = mesh->num_vertices();
   // Resting 1 mm above the plane z = -0.051 (within the contact proximity).
