@@ -46,7 +46,7 @@ constexpr int kFeatureDirections = 4;
 template <InclusionPairKind kKind>
 class CornerEvaluator {
  public:
-  explicit CornerEvaluator(const PairTrajectory& trajectory) {
+  CONTACTSIM_HOST_DEVICE explicit CornerEvaluator(const PairTrajectory& trajectory) {
     for (int i = 0; i < 4; ++i) {
       for (int k = 0; k < 3; ++k) {
         x0_[i][k] = trajectory.x_t0[i][k];
@@ -158,7 +158,8 @@ struct Projections {
 class BoxTester {
  public:
   // eps: corner error bounds; max_abs: M_k; tolerance: accepted range width [m].
-  BoxTester(const double eps[3], const std::array<double, 3>& max_abs, double d, double tolerance)
+  CONTACTSIM_HOST_DEVICE BoxTester(const double eps[3], const std::array<double, 3>& max_abs,
+                                   double d, double tolerance)
       : d_(d) {
     double diagonal_error = 0.0;
     for (int k = 0; k < 3; ++k) {
@@ -180,7 +181,9 @@ class BoxTester {
   }
 
   // The largest accepted range width [m].
-  double resolution() const { return std::max({tolerance_[0], tolerance_[1], tolerance_[2]}); }
+  CONTACTSIM_HOST_DEVICE double resolution() const {
+    return std::max({tolerance_[0], tolerance_[1], tolerance_[2]});
+  }
 
   // Fills the projections direction by direction and returns true (certified: no collision in
   // the box) as soon as one direction excludes the box; the projections are then incomplete.
