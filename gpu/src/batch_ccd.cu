@@ -15,7 +15,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "contactsim/gpu/batch_ccd.h"
-#include "contactsim/gpu/device_probe.h"
 #include "core/collision/ccd/edge_edge.h"
 #include "core/collision/ccd/feature_pair_ccd.h"
 #include "core/collision/ccd/inclusion_root_finder_impl.h"
@@ -210,16 +209,8 @@ BatchCcd::BatchCcd(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 BatchCcd::~BatchCcd() = default;
 
 absl::StatusOr<std::unique_ptr<BatchCcd>> BatchCcd::Create(int device_index) {
-  absl::StatusOr<std::vector<DeviceInfo>> devices = ProbeDevices();
-  if (!devices.ok()) return devices.status();
-  if (devices->empty()) {
-    return absl::FailedPreconditionError(
-        "CUDA build, but no usable CUDA device on this machine (cudaGetDeviceCount found none "
-        "or no driver)");
-  }
-  if (device_index < 0 || device_index >= static_cast<int>(devices->size())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "device_index ", device_index, " is not a CUDA device (found ", devices->size(), ")"));
+  if (absl::Status status = internal::RequireCudaDevice(device_index); !status.ok()) {
+    return status;
   }
   auto impl = std::make_unique<Impl>(device_index);
   if (absl::Status status = impl->Init(); !status.ok()) return status;

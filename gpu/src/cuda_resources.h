@@ -6,10 +6,12 @@
 
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "contactsim/gpu/device_probe.h"
 
 namespace contactsim::gpu::internal {
 
@@ -19,6 +21,23 @@ inline absl::Status CudaStatus(cudaError_t error, absl::string_view call) {
   if (error == cudaSuccess) return absl::OkStatus();
   (void)cudaGetLastError();
   return absl::InternalError(absl::StrCat(call, " failed: ", cudaGetErrorString(error)));
+}
+
+// OkStatus when device `device_index` exists (and is made current); FailedPrecondition when the
+// machine has no CUDA device or driver, InvalidArgument for an index beyond the devices.
+inline absl::Status RequireCudaDevice(int device_index) {
+  absl::StatusOr<std::vector<DeviceInfo>> devices = ProbeDevices();
+  if (!devices.ok()) return devices.status();
+  if (devices->empty()) {
+    return absl::FailedPreconditionError(
+        "CUDA build, but no usable CUDA device on this machine (cudaGetDeviceCount found none "
+        "or no driver)");
+  }
+  if (device_index < 0 || device_index >= static_cast<int>(devices->size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "device_index ", device_index, " is not a CUDA device (found ", devices->size(), ")"));
+  }
+  return CudaStatus(cudaSetDevice(device_index), absl::StrCat("cudaSetDevice(", device_index, ")"));
 }
 
 // A device allocation of `count` T's that grows on demand (its contents are not kept).

@@ -14,8 +14,8 @@ absl::Status DeviceMemoryBudget::Reserve(int64_t bytes, std::string_view what) {
   do {
     if (bytes > limit_bytes_ - used) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "gpu memory budget (--gpu-memory-budget) of ", limit_bytes_, " bytes exceeded: ", std::string(what),
-          " needs ", bytes, " bytes with ", used, " in use"));
+          "gpu memory budget (--gpu-memory-budget) of ", limit_bytes_, " bytes exceeded: ",
+          std::string(what), " needs ", bytes, " bytes with ", used, " in use"));
     }
   } while (!used_bytes_.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
   return absl::OkStatus();
