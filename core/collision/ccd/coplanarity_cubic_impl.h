@@ -8,6 +8,7 @@
 
 #include "core/collision/ccd/coplanarity_cubic.h"
 #include "core/collision/ccd/rounding_bounds.h"
+#include "core/collision/ccd/vec3_sums.h"
 #include "core/common/host_device.h"
 
 namespace contactsim::core {
@@ -49,20 +50,22 @@ CONTACTSIM_HOST_DEVICE inline CubicPolynomial TripleProductCubic(const LinearDif
   const Vec3 n_mixed = e1.change.cross(e2.at_t0) + e1.at_t0.cross(e2.change);
   const Vec3 n11 = e1.change.cross(e2.change);
   CubicPolynomial f;
-  f.c[0] = w.at_t0.dot(n00);
-  f.c[1] = w.change.dot(n00) + w.at_t0.dot(n_mixed);
-  f.c[2] = w.change.dot(n_mixed) + w.at_t0.dot(n11);
-  f.c[3] = w.change.dot(n11);
+  f.c[0] = internal::Dot3(w.at_t0, n00);
+  f.c[1] = internal::Dot3(w.change, n00) + internal::Dot3(w.at_t0, n_mixed);
+  f.c[2] = internal::Dot3(w.change, n_mixed) + internal::Dot3(w.at_t0, n11);
+  f.c[3] = internal::Dot3(w.change, n11);
 
   const Vec3 a00 = AbsCross(e1.at_t0_abs, e2.at_t0_abs);
   const Vec3 a_mixed =
       AbsCross(e1.change_abs, e2.at_t0_abs) + AbsCross(e1.at_t0_abs, e2.change_abs);
   const Vec3 a11 = AbsCross(e1.change_abs, e2.change_abs);
   const double gamma = internal::GammaBound(12);
-  f.c_error[0] = internal::InflateBound(gamma * w.at_t0_abs.dot(a00));
-  f.c_error[1] = internal::InflateBound(gamma * (w.change_abs.dot(a00) + w.at_t0_abs.dot(a_mixed)));
-  f.c_error[2] = internal::InflateBound(gamma * (w.change_abs.dot(a_mixed) + w.at_t0_abs.dot(a11)));
-  f.c_error[3] = internal::InflateBound(gamma * w.change_abs.dot(a11));
+  f.c_error[0] = internal::InflateBound(gamma * internal::Dot3(w.at_t0_abs, a00));
+  f.c_error[1] = internal::InflateBound(
+      gamma * (internal::Dot3(w.change_abs, a00) + internal::Dot3(w.at_t0_abs, a_mixed)));
+  f.c_error[2] = internal::InflateBound(
+      gamma * (internal::Dot3(w.change_abs, a_mixed) + internal::Dot3(w.at_t0_abs, a11)));
+  f.c_error[3] = internal::InflateBound(gamma * internal::Dot3(w.change_abs, a11));
   return f;
 }
 
