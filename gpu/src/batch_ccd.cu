@@ -33,9 +33,10 @@ using core::internal::inclusion_root_finder_impl::Box;
 using internal::CudaStatus;
 
 // Boxes the root finder may keep on the device (its heap, in the thread's local memory: 64 boxes
-// of 56 bytes). Typical colliding queries keep a few tens; one that needs more is answered on the
-// host (BatchCcdStats::host_answered), so this trades local memory against host fallbacks only,
-// never correctness.
+// of 56 bytes). Measured on the CPU: at most 12 boxes at once on the 38,090 benchmark queries and
+// 27 on 100,000 random ones, so 64 leaves room; a query that needs more is answered on the host
+// (BatchCcdStats::host_answered), so this trades local memory against host fallbacks only, never
+// correctness.
 constexpr int kDeviceBoxCapacity = 64;
 // Per-thread stack the kernel is given: the box heap plus the frames of the fast paths (the
 // Bernstein certificate recurses up to 8 levels, so nvcc cannot size the stack itself).
