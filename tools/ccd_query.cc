@@ -153,8 +153,11 @@ enum class DeviceRun { kOk, kReadError, kDeviceError };
 DeviceRun ProcessInputOnDevice(std::FILE* input, const CcdOptions& options, bool time_queries,
                                Totals& totals) {
   std::vector<CcdQuery> queries;
+  // Options the CCD does not certify (d or the tolerance >= 1e150) make the CPU path reject every
+  // query; so here.
+  const bool options_ok = gpu::ValidateCcdOptions(options).ok();
   const bool read_ok = ForEachQuery(input, totals, [&](const CcdQuery& query, int64_t line) {
-    if (gpu::ValidateCcdQuery(query, static_cast<int64_t>(queries.size())).ok()) {
+    if (options_ok && gpu::ValidateCcdQuery(query, static_cast<int64_t>(queries.size())).ok()) {
       queries.push_back(query);
     } else {
       ReportRejected(line, totals);
