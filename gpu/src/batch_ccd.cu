@@ -6,7 +6,9 @@
 // contracts a * b + c into a fused multiply-add by default, which rounds once instead of twice
 // and so would give different bits from the host build (x86-64 without FMA, which does not
 // contract); the error bounds in core/collision/ccd/rounding_bounds.h hold either way, but the
-// batch must give the CPU's answers bit for bit. Division and sqrt in double are correctly
+// batch must give the CPU's answers bit for bit. The CCD's three-term sums are written out in
+// one order (core/collision/ccd/vec3_sums.h), since Eigen orders them differently when it does
+// not vectorize, as on the device. Division and sqrt in double are correctly
 // rounded on the device as on the host, and the host's libm is not used on the paths shared
 // (std::abs, std::sqrt, std::copysign, std::isnan/isfinite are exact or correctly rounded).
 #include <algorithm>
