@@ -157,11 +157,15 @@ class BatchCcd::Impl {
         return status;
       }
     }
+    for (internal::CudaEvent* event : {&kernel_start_, &kernel_end_}) {
+      if (absl::Status status = event->Create(); !status.ok()) return status;
+    }
     return stream_.Create();
   }
 
+  // *kernel_seconds: the kernel alone, from CUDA events.
   absl::Status Run(absl::Span<const CcdQuery> queries, const CcdOptions& options,
-                   std::vector<PackedResult>* packed_results) {
+                   std::vector<PackedResult>* packed_results, double* kernel_seconds) {
     const size_t n = queries.size();
     host_queries_.resize(n);
     for (size_t i = 0; i < n; ++i) host_queries_[i] = Pack(queries[i]);
@@ -185,9 +189,19 @@ class BatchCcd::Impl {
       return status;
     }
     const int64_t blocks = (static_cast<int64_t>(n) + kThreadsPerBlock - 1) / kThreadsPerBlock;
+    if (absl::Status status = CudaStatus(cudaEventRecord(kernel_start_.get(), stream_.get()),
+                                         "cudaEventRecord(kernel start)");
+        !status.ok()) {
+      return status;
+    }
     CcdKernel<<<static_cast<unsigned>(blocks), kThreadsPerBlock, 0, stream_.get()>>>(
         device_queries_.data(), static_cast<int64_t>(n), options, device_results_.data());
     if (absl::Status status = CudaStatus(cudaGetLastError(), "launching CcdKernel"); !status.ok()) {
+      return status;
+    }
+    if (absl::Status status = CudaStatus(cudaEventRecord(kernel_end_.get(), stream_.get()),
+                                         "cudaEventRecord(kernel end)");
+        !status.ok()) {
       return status;
     }
     if (absl::Status status = CudaStatus(
@@ -197,12 +211,27 @@ class BatchCcd::Impl {
         !status.ok()) {
       return status;
     }
-    return CudaStatus(cudaStreamSynchronize(stream_.get()), "cudaStreamSynchronize(CcdKernel)");
+    if (absl::Status status =
+            CudaStatus(cudaStreamSynchronize(stream_.get()), "cudaStreamSynchronize(CcdKernel)");
+        !status.ok()) {
+      return status;
+    }
+    float milliseconds = 0.0f;
+    if (absl::Status status =
+            CudaStatus(cudaEventElapsedTime(&milliseconds, kernel_start_.get(), kernel_end_.get()),
+                       "cudaEventElapsedTime(CcdKernel)");
+        !status.ok()) {
+      return status;
+    }
+    *kernel_seconds = 1e-3 * milliseconds;
+    return absl::OkStatus();
   }
 
  private:
   int device_index_;
   internal::CudaStream stream_;
+  internal::CudaEvent kernel_start_;
+  internal::CudaEvent kernel_end_;
   internal::DeviceBuffer<PackedQuery> device_queries_;
   internal::DeviceBuffer<PackedResult> device_results_;
   std::vector<PackedQuery> host_queries_;
@@ -228,7 +257,10 @@ absl::StatusOr<std::vector<CcdResult>> BatchCcd::Run(absl::Span<const CcdQuery> 
   stats.queries = static_cast<int64_t>(queries.size());
   if (!queries.empty()) {
     std::vector<PackedResult> packed;
-    if (absl::Status status = impl_->Run(queries, options, &packed); !status.ok()) return status;
+    if (absl::Status status = impl_->Run(queries, options, &packed, &stats.kernel_seconds);
+        !status.ok()) {
+      return status;
+    }
     std::vector<size_t> on_host;
     for (size_t i = 0; i < queries.size(); ++i) {
       if (packed[i].completed != 0) {

@@ -75,6 +75,23 @@ class DeviceBuffer {
   size_t capacity_ = 0;
 };
 
+// A CUDA event (timing enabled), destroyed with its owner.
+class CudaEvent {
+ public:
+  CudaEvent() = default;
+  ~CudaEvent() {
+    if (event_ != nullptr) (void)cudaEventDestroy(event_);
+  }
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+
+  absl::Status Create() { return CudaStatus(cudaEventCreate(&event_), "cudaEventCreate"); }
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
 // A non-blocking stream, destroyed with its owner.
 class CudaStream {
  public:

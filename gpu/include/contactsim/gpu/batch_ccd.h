@@ -40,6 +40,8 @@ struct BatchCcdStats {
   int64_t device_answered = 0;
   // Queries whose root-finder search outgrew the device heap, answered by the CPU code.
   int64_t host_answered = 0;
+  // The kernel alone (CUDA events around the launch), without transfers or host fallbacks [s].
+  double kernel_seconds = 0.0;
 };
 
 // A CUDA stream and device buffers kept between calls (they grow to the largest batch seen), for
