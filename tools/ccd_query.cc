@@ -4,6 +4,7 @@
 //   ccd_query queries.txt                    answers on stdout, one line per valid query
 //   ccd_query < queries.txt                  (or "-") reads standard input
 //   ccd_query --min-separation 1e-3 --time queries.txt
+//   ccd_query --device cuda queries.txt      the same answers from the GPU batch CCD
 //
 // The line format is core/collision/ccd/query_text.h; docs/ccd_query.md has the full usage.
 #include <algorithm>
@@ -17,9 +18,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
+#include "contactsim/gpu/batch_ccd.h"
 #include "core/collision/ccd/ccd_types.h"
 #include "core/collision/ccd/edge_edge.h"
 #include "core/collision/ccd/query_text.h"
@@ -97,8 +100,10 @@ struct Totals {
   double timed_ns = 0.0;
 };
 
-// Answers every query of `input`; returns false on a read error.
-bool ProcessInput(std::FILE* input, const CcdOptions& options, bool time_queries, Totals& totals) {
+// Reads every line of `input`, reporting malformed ones on stderr (counted in totals.bad_lines);
+// each valid query is passed to on_query(query, line_number). Returns false on a read error.
+template <typename OnQuery>
+bool ForEachQuery(std::FILE* input, Totals& totals, OnQuery&& on_query) {
   char* buffer = nullptr;
   size_t capacity = 0;
   int64_t line_number = 0;
@@ -107,7 +112,6 @@ bool ProcessInput(std::FILE* input, const CcdOptions& options, bool time_queries
     ++line_number;
     std::string_view line(buffer, static_cast<size_t>(length));
     if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-
     const absl::StatusOr<std::optional<CcdQuery>> parsed = core::ParseCcdQueryLine(line);
     if (!parsed.ok()) {
       std::fprintf(stderr, "ccd_query: line %lld: %s\n", static_cast<long long>(line_number),
@@ -115,34 +119,90 @@ bool ProcessInput(std::FILE* input, const CcdOptions& options, bool time_queries
       ++totals.bad_lines;
       continue;
     }
-    if (!parsed->has_value()) continue;  // blank or comment
-    const CcdQuery& query = **parsed;
+    if (parsed->has_value()) on_query(**parsed, line_number);
+  }
+  std::free(buffer);
+  return !std::ferror(input);
+}
 
+void ReportRejected(int64_t line_number, Totals& totals) {
+  // Parsed fine but outside what the CCD certifies (e.g. a coordinate beyond its range).
+  std::fprintf(stderr, "ccd_query: line %lld: the CCD rejected the query as invalid input\n",
+               static_cast<long long>(line_number));
+  ++totals.bad_lines;
+}
+
+void PrintAnswer(const CcdResult& result, Totals& totals) {
+  ++totals.queries;
+  if (result.status == CcdStatus::kMaxIterationsReached) ++totals.max_iterations_reached;
+  if (result.collides) {
+    ++totals.hits;
+    std::printf("1 %.17g\n", result.toi);
+  } else {
+    std::fputs("0\n", stdout);
+  }
+}
+
+enum class DeviceRun { kOk, kReadError, kDeviceError };
+
+// --device cuda: reads the whole input, then answers its valid queries in one GPU batch
+// (contactsim/gpu/batch_ccd.h: the CPU's CCD compiled for the device, the same answers bit for
+// bit). Rejected queries are reported as on the CPU path, by the batch's input check. With
+// time_queries, the batch is run once more and timed as a whole (transfers included); its mean
+// per query goes to totals.timed_ns.
+DeviceRun ProcessInputOnDevice(std::FILE* input, const CcdOptions& options, bool time_queries,
+                               Totals& totals) {
+  std::vector<CcdQuery> queries;
+  // Options the CCD does not certify (d or the tolerance >= 1e150) make the CPU path reject every
+  // query; so here.
+  const bool options_ok = gpu::ValidateCcdOptions(options).ok();
+  const bool read_ok = ForEachQuery(input, totals, [&](const CcdQuery& query, int64_t line) {
+    if (options_ok && gpu::ValidateCcdQuery(query, static_cast<int64_t>(queries.size())).ok()) {
+      queries.push_back(query);
+    } else {
+      ReportRejected(line, totals);
+    }
+  });
+  if (!read_ok) return DeviceRun::kReadError;
+  absl::StatusOr<std::unique_ptr<gpu::BatchCcd>> batch = gpu::BatchCcd::Create(0);
+  if (!batch.ok()) {
+    std::fprintf(stderr, "ccd_query: --device cuda: %s\n",
+                 std::string(batch.status().message()).c_str());
+    return DeviceRun::kDeviceError;
+  }
+  absl::StatusOr<std::vector<CcdResult>> results = (*batch)->Run(queries, options);
+  if (!results.ok()) {
+    std::fprintf(stderr, "ccd_query: --device cuda: %s\n",
+                 std::string(results.status().message()).c_str());
+    return DeviceRun::kDeviceError;
+  }
+  for (const CcdResult& result : *results) PrintAnswer(result, totals);
+  if (time_queries && !queries.empty()) {
+    const auto start = std::chrono::steady_clock::now();
+    if (!(*batch)->Run(queries, options).ok()) return DeviceRun::kDeviceError;
+    const std::chrono::duration<double, std::nano> elapsed =
+        std::chrono::steady_clock::now() - start;
+    totals.timed_ns = elapsed.count();
+  }
+  return DeviceRun::kOk;
+}
+
+// Answers every query of `input`; returns false on a read error.
+bool ProcessInput(std::FILE* input, const CcdOptions& options, bool time_queries, Totals& totals) {
+  return ForEachQuery(input, totals, [&](const CcdQuery& query, int64_t line_number) {
     const CcdResult result = RunQuery(query, options);
     if (result.status == CcdStatus::kInvalidInput) {
-      // Parsed fine but outside what the CCD certifies (e.g. a coordinate beyond its range).
-      std::fprintf(stderr, "ccd_query: line %lld: the CCD rejected the query as invalid input\n",
-                   static_cast<long long>(line_number));
-      ++totals.bad_lines;
-      continue;
+      ReportRejected(line_number, totals);
+      return;
     }
-    ++totals.queries;
-    if (result.status == CcdStatus::kMaxIterationsReached) ++totals.max_iterations_reached;
-    if (result.collides) {
-      ++totals.hits;
-      std::printf("1 %.17g\n", result.toi);
-    } else {
-      std::fputs("0\n", stdout);
-    }
+    PrintAnswer(result, totals);
     if (time_queries) {
       const double ns = MeasureNsPerCall(query, options);
       totals.timed_ns += ns;
       std::fprintf(stderr, "ccd_query: line %lld: %.1f ns\n", static_cast<long long>(line_number),
                    ns);
     }
-  }
-  std::free(buffer);
-  return !std::ferror(input);
+  });
 }
 
 int Main(int argc, char** argv) {
@@ -174,6 +234,12 @@ int Main(int argc, char** argv) {
                  "box evaluations before the root finder stops, conservatively")
       ->default_val(options.max_iterations)
       ->check(CLI::PositiveNumber);
+  std::string device = "cpu";
+  app.add_option("--device", device,
+                 "cpu: one query at a time on this thread; cuda: all queries in one GPU batch "
+                 "(the same answers)")
+      ->default_val(device)
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_flag("--time", time_queries,
                "print ns per query (CCD calls only, repeated for a stable figure) and a summary "
                "on stderr");
@@ -194,7 +260,17 @@ int Main(int argc, char** argv) {
     }
   }
   Totals totals;
-  const bool read_ok = ProcessInput(input, options, time_queries, totals);
+  bool read_ok = true;
+  if (device == "cuda") {
+    const DeviceRun run = ProcessInputOnDevice(input, options, time_queries, totals);
+    if (run == DeviceRun::kDeviceError) {
+      if (input != stdin) std::fclose(input);
+      return kExitUsage;
+    }
+    read_ok = run == DeviceRun::kOk;
+  } else {
+    read_ok = ProcessInput(input, options, time_queries, totals);
+  }
   if (input != stdin) std::fclose(input);
   std::fflush(stdout);
 
@@ -205,9 +281,10 @@ int Main(int argc, char** argv) {
   if (time_queries) {
     const double mean_ns =
         totals.queries > 0 ? totals.timed_ns / static_cast<double>(totals.queries) : 0.0;
-    std::fprintf(stderr, "ccd_query: %lld queries, %lld hits, mean %.1f ns/query\n",
-                 static_cast<long long>(totals.queries), static_cast<long long>(totals.hits),
-                 mean_ns);
+    std::fprintf(
+        stderr, "ccd_query: %lld queries, %lld hits, mean %.1f ns/query%s\n",
+        static_cast<long long>(totals.queries), static_cast<long long>(totals.hits), mean_ns,
+        device == "cuda" ? " (--device cuda: one batch timed whole, transfers included)" : "");
   }
   if (totals.max_iterations_reached > 0) {
     std::fprintf(stderr,

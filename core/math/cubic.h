@@ -22,6 +22,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/common/host_device.h"
+
 namespace contactsim::core {
 
 struct CubicPolynomial {
@@ -30,12 +32,16 @@ struct CubicPolynomial {
 
   // f(t) by Horner's rule. (Defined here: the root finder and the penetration intervals call
   // these a few times per root, and an out-of-line call costs as much as the arithmetic.)
-  double Evaluate(double t) const { return ((c[3] * t + c[2]) * t + c[1]) * t + c[0]; }
+  CONTACTSIM_HOST_DEVICE double Evaluate(double t) const {
+    return ((c[3] * t + c[2]) * t + c[1]) * t + c[0];
+  }
   // f'(t).
-  double EvaluateDerivative(double t) const { return (3.0 * c[3] * t + 2.0 * c[2]) * t + c[1]; }
+  CONTACTSIM_HOST_DEVICE double EvaluateDerivative(double t) const {
+    return (3.0 * c[3] * t + 2.0 * c[2]) * t + c[1];
+  }
   // Upper bound on |computed f(t) - true f(t)|: the coefficient errors plus Horner's rounding,
   // gamma_6 sum_i |c_i| |t|^i (Higham, Accuracy and Stability of Numerical Algorithms, 5.1).
-  double EvaluationErrorBound(double t) const {
+  CONTACTSIM_HOST_DEVICE double EvaluationErrorBound(double t) const {
     // gamma_6 = 6u / (1 - 6u) < 6.01 u.
     constexpr double kGamma6 = 6.01 * 0x1p-53;
     const double x = std::abs(t);
@@ -47,7 +53,7 @@ struct CubicPolynomial {
     return 1.01 * (kGamma6 * magnitude + coefficient_error) + std::numeric_limits<double>::min();
   }
   // True when every |c_i| <= c_error_i, so f may be the zero polynomial.
-  bool IsZero() const {
+  CONTACTSIM_HOST_DEVICE bool IsZero() const {
     // !(|c| > e): a NaN coefficient does not count as nonzero.
     return !(std::abs(c[0]) > c_error[0]) && !(std::abs(c[1]) > c_error[1]) &&
            !(std::abs(c[2]) > c_error[2]) && !(std::abs(c[3]) > c_error[3]);

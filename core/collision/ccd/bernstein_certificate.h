@@ -20,6 +20,7 @@
 #include <cmath>
 
 #include "core/collision/ccd/rounding_bounds.h"
+#include "core/common/host_device.h"
 
 namespace contactsim::core::internal {
 
@@ -51,8 +52,9 @@ struct MonomialToBernstein {
 
 // The piece of p(t) = sum_i c[i] t^i (coefficient errors c_error) on [0, s], 0 <= s <= 1.
 template <int N>
-BernsteinPiece<N> BernsteinOnPrefix(const std::array<double, N + 1>& c,
-                                    const std::array<double, N + 1>& c_error, double s) {
+CONTACTSIM_HOST_DEVICE BernsteinPiece<N> BernsteinOnPrefix(const std::array<double, N + 1>& c,
+                                                           const std::array<double, N + 1>& c_error,
+                                                           double s) {
   std::array<double, N + 1> a;
   double error = 0.0;
   double power = 1.0;
@@ -65,7 +67,8 @@ BernsteinPiece<N> BernsteinOnPrefix(const std::array<double, N + 1>& c,
   piece.error = InflateBound(error);
   piece.hi = s;
   // b_k = sum_{i <= k} [C(k, i) / C(N, i)] a_i.
-  static constexpr MonomialToBernstein<N> kWeights;
+  // Evaluated at compile time (constexpr, not static: a static local has no device storage).
+  constexpr MonomialToBernstein<N> kWeights;
   for (int k = 0; k <= N; ++k) {
     double sum = 0.0;
     for (int i = 0; i <= k; ++i) sum += kWeights.ratio[k][i] * a[i];
@@ -75,7 +78,7 @@ BernsteinPiece<N> BernsteinOnPrefix(const std::array<double, N + 1>& c,
 }
 
 template <int N>
-bool CertifiedOneSign(const BernsteinPiece<N>& piece) {
+CONTACTSIM_HOST_DEVICE bool CertifiedOneSign(const BernsteinPiece<N>& piece) {
   const auto [min_b, max_b] = std::minmax_element(piece.b.begin(), piece.b.end());
   return *min_b > piece.error || *max_b < -piece.error;
 }
@@ -83,7 +86,7 @@ bool CertifiedOneSign(const BernsteinPiece<N>& piece) {
 // True where p may vanish in a way no subdivision can rule out: an end value within the error,
 // or end values of certified opposite signs (a zero lies between).
 template <int N>
-bool MayVanish(const BernsteinPiece<N>& piece) {
+CONTACTSIM_HOST_DEVICE bool MayVanish(const BernsteinPiece<N>& piece) {
   const double start = piece.b[0], end = piece.b[N], e = piece.error;
   const bool start_positive = start > e, end_positive = end > e;
   const bool start_certified = start_positive || start < -e;
@@ -92,8 +95,8 @@ bool MayVanish(const BernsteinPiece<N>& piece) {
 }
 
 template <int N>
-void SplitAtMidpoint(const BernsteinPiece<N>& piece, BernsteinPiece<N>* left,
-                     BernsteinPiece<N>* right) {
+CONTACTSIM_HOST_DEVICE void SplitAtMidpoint(const BernsteinPiece<N>& piece, BernsteinPiece<N>* left,
+                                            BernsteinPiece<N>* right) {
   std::array<double, N + 1> level = piece.b;
   double max_abs = 0.0;
   for (double v : level) max_abs = std::max(max_abs, std::abs(v));
@@ -113,7 +116,8 @@ void SplitAtMidpoint(const BernsteinPiece<N>& piece, BernsteinPiece<N>* left,
 // vanish (MayVanish), `clear(lo, hi)` may still prove what the caller needs over [lo, hi] (for
 // CCD: the features separated); clear == nullptr gives up there instead of bisecting further.
 template <int N, typename Clear>
-bool CertifiedNoZero(const BernsteinPiece<N>& piece, int depth, const Clear* clear) {
+CONTACTSIM_HOST_DEVICE bool CertifiedNoZero(const BernsteinPiece<N>& piece, int depth,
+                                            const Clear* clear) {
   // A piece that may vanish is not one-signed (its end values are among its coefficients), so
   // without `clear` MayVanish alone settles it, most often the case (a root in the piece).
   const bool may_vanish = MayVanish(piece);
@@ -130,9 +134,9 @@ bool CertifiedNoZero(const BernsteinPiece<N>& piece, int depth, const Clear* cle
 
 // As above, giving up wherever p may vanish.
 template <int N>
-bool CertifiedNoZero(const BernsteinPiece<N>& piece, int depth) {
+CONTACTSIM_HOST_DEVICE bool CertifiedNoZero(const BernsteinPiece<N>& piece, int depth) {
   struct NoClearing {
-    bool operator()(double, double) const { return false; }
+    CONTACTSIM_HOST_DEVICE bool operator()(double, double) const { return false; }
   };
   return CertifiedNoZero(piece, depth, static_cast<const NoClearing*>(nullptr));
 }

@@ -6,6 +6,7 @@
 
 #include "core/collision/ccd/ccd_types.h"
 #include "core/collision/ccd/rounding_bounds.h"
+#include "core/common/host_device.h"
 
 namespace contactsim::core::internal {
 
@@ -15,7 +16,8 @@ inline constexpr double kMaxCcdCoordinate = 1e150;
 // d and the tolerance in [0, kMaxCcdCoordinate), and every |x| <= kMaxCcdCoordinate, from the
 // query's coordinate scan (rounding_bounds.h): that holds exactly when the largest |x| does (an
 // infinite one is the largest) and none is NaN (a NaN makes the sum NaN).
-inline bool IsValidCcdInput(const CoordinateScan& scan, const CcdOptions& options) {
+CONTACTSIM_HOST_DEVICE inline bool IsValidCcdInput(const CoordinateScan& scan,
+                                                   const CcdOptions& options) {
   const double d = options.min_separation_m;
   const double tolerance = options.tolerance_m;
   if (!(d >= 0.0 && d < kMaxCcdCoordinate)) return false;  // false for NaN too
@@ -23,7 +25,7 @@ inline bool IsValidCcdInput(const CoordinateScan& scan, const CcdOptions& option
   return scan.max_abs <= kMaxCcdCoordinate && !std::isnan(scan.sum_abs);
 }
 
-inline CcdResult InvalidInputResult() {
+CONTACTSIM_HOST_DEVICE inline CcdResult InvalidInputResult() {
   CcdResult result;
   result.collides = true;
   result.toi = 0.0;

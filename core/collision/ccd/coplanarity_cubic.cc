@@ -1,99 +1,23 @@
 #include "core/collision/ccd/coplanarity_cubic.h"
 
-#include <Eigen/Geometry>
-
-#include "core/collision/ccd/rounding_bounds.h"
+#include "core/collision/ccd/coplanarity_cubic_impl.h"
 
 namespace contactsim::core {
-namespace {
-
-// A difference vector x(t) - y(t) of two linearly moving points: value at t = 0 and its change
-// over the step, plus componentwise bounds on the absolute values of the terms they expand to.
-struct LinearDifference {
-  Vec3 at_t0;
-  Vec3 change;
-  Vec3 at_t0_abs;   // |x0| + |y0|
-  Vec3 change_abs;  // |x1| + |y1| + |x0| + |y0|
-};
-
-LinearDifference Difference(const PairTrajectory& trajectory, int x, int y) {
-  const Vec3& x0 = trajectory.x_t0[x];
-  const Vec3& y0 = trajectory.x_t0[y];
-  const Vec3& x1 = trajectory.x_t1[x];
-  const Vec3& y1 = trajectory.x_t1[y];
-  LinearDifference difference;
-  difference.at_t0 = x0 - y0;
-  difference.change = (x1 - y1) - (x0 - y0);
-  difference.at_t0_abs = x0.cwiseAbs() + y0.cwiseAbs();
-  difference.change_abs = x1.cwiseAbs() + y1.cwiseAbs() + difference.at_t0_abs;
-  return difference;
-}
-
-// (|u_y v_z| + |u_z v_y|, ...) for nonnegative u, v: bounds the terms of u x v.
-Vec3 AbsCross(const Vec3& u, const Vec3& v) {
-  return Vec3(u.y() * v.z() + u.z() * v.y(), u.z() * v.x() + u.x() * v.z(),
-              u.x() * v.y() + u.y() * v.x());
-}
-
-CubicPolynomial TripleProductCubic(const LinearDifference& w, const LinearDifference& e1,
-                                   const LinearDifference& e2) {
-  const Vec3 n00 = e1.at_t0.cross(e2.at_t0);
-  const Vec3 n_mixed = e1.change.cross(e2.at_t0) + e1.at_t0.cross(e2.change);
-  const Vec3 n11 = e1.change.cross(e2.change);
-  CubicPolynomial f;
-  f.c[0] = w.at_t0.dot(n00);
-  f.c[1] = w.change.dot(n00) + w.at_t0.dot(n_mixed);
-  f.c[2] = w.change.dot(n_mixed) + w.at_t0.dot(n11);
-  f.c[3] = w.change.dot(n11);
-
-  const Vec3 a00 = AbsCross(e1.at_t0_abs, e2.at_t0_abs);
-  const Vec3 a_mixed =
-      AbsCross(e1.change_abs, e2.at_t0_abs) + AbsCross(e1.at_t0_abs, e2.change_abs);
-  const Vec3 a11 = AbsCross(e1.change_abs, e2.change_abs);
-  const double gamma = internal::GammaBound(12);
-  f.c_error[0] = internal::InflateBound(gamma * w.at_t0_abs.dot(a00));
-  f.c_error[1] = internal::InflateBound(gamma * (w.change_abs.dot(a00) + w.at_t0_abs.dot(a_mixed)));
-  f.c_error[2] = internal::InflateBound(gamma * (w.change_abs.dot(a_mixed) + w.at_t0_abs.dot(a11)));
-  f.c_error[3] = internal::InflateBound(gamma * w.change_abs.dot(a11));
-  return f;
-}
-
-QuadraticNormal CrossQuadratic(const LinearDifference& e1, const LinearDifference& e2) {
-  QuadraticNormal normal;
-  normal.m[0] = e1.at_t0.cross(e2.at_t0);
-  normal.m[1] = e1.change.cross(e2.at_t0) + e1.at_t0.cross(e2.change);
-  normal.m[2] = e1.change.cross(e2.change);
-  const double gamma = internal::GammaBound(7);
-  const Vec3 bounds[3] = {
-      AbsCross(e1.at_t0_abs, e2.at_t0_abs),
-      AbsCross(e1.change_abs, e2.at_t0_abs) + AbsCross(e1.at_t0_abs, e2.change_abs),
-      AbsCross(e1.change_abs, e2.change_abs)};
-  for (int i = 0; i < 3; ++i) {
-    for (int k = 0; k < 3; ++k) normal.m_error[i][k] = internal::InflateBound(gamma * bounds[i][k]);
-  }
-  return normal;
-}
-
-}  // namespace
 
 QuadraticNormal VertexFaceNormalQuadratic(const PairTrajectory& trajectory) {
-  return CrossQuadratic(Difference(trajectory, 2, 1), Difference(trajectory, 3, 1));
+  return coplanarity_cubic_impl::VertexFaceNormalQuadratic(trajectory);
 }
 
 QuadraticNormal EdgeEdgeNormalQuadratic(const PairTrajectory& trajectory) {
-  return CrossQuadratic(Difference(trajectory, 1, 0), Difference(trajectory, 3, 2));
+  return coplanarity_cubic_impl::EdgeEdgeNormalQuadratic(trajectory);
 }
 
 CubicPolynomial VertexFaceCoplanarityCubic(const PairTrajectory& trajectory) {
-  // {p, a, b, c} = points 0..3.
-  return TripleProductCubic(Difference(trajectory, 0, 1), Difference(trajectory, 2, 1),
-                            Difference(trajectory, 3, 1));
+  return coplanarity_cubic_impl::VertexFaceCoplanarityCubic(trajectory);
 }
 
 CubicPolynomial EdgeEdgeCoplanarityCubic(const PairTrajectory& trajectory) {
-  // {a, b, c, d} = points 0..3.
-  return TripleProductCubic(Difference(trajectory, 2, 0), Difference(trajectory, 1, 0),
-                            Difference(trajectory, 3, 2));
+  return coplanarity_cubic_impl::EdgeEdgeCoplanarityCubic(trajectory);
 }
 
 }  // namespace contactsim::core

@@ -29,6 +29,7 @@
 
 #include "core/collision/ccd/ccd_types.h"
 #include "core/collision/ccd/rounding_bounds.h"
+#include "core/common/host_device.h"
 #include "core/math/cubic.h"
 
 namespace contactsim::core::internal {
@@ -51,7 +52,7 @@ struct FastPathResult {
 };
 
 // The CcdResult for a decided fast path (kNoCollision or kCollision).
-inline CcdResult ToCcdResult(const FastPathResult& fast) {
+CONTACTSIM_HOST_DEVICE inline CcdResult ToCcdResult(const FastPathResult& fast) {
   CcdResult result;
   if (fast.outcome == FastPathOutcome::kCollision) {
     result.collides = true;

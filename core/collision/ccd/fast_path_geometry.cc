@@ -1,51 +1,19 @@
 #include "core/collision/ccd/fast_path_geometry.h"
 
-#include <algorithm>
-#include <cmath>
+#include "core/collision/ccd/fast_path_geometry_impl.h"
 
 namespace contactsim::core::internal {
 
 double MaxRootGap(const PairTrajectory& trajectory, double tolerance_m) {
-  // One square root of the largest squared length: sqrt is correctly rounded and monotone, so
-  // this is exactly the largest of the four norms.
-  double max_squared = 0.0;
-  for (int i = 0; i < 4; ++i) {
-    max_squared = std::max(max_squared, (trajectory.x_t1[i] - trajectory.x_t0[i]).squaredNorm());
-  }
-  const double max_displacement = std::sqrt(max_squared);
-  return max_displacement > 0.0 ? tolerance_m / (2.0 * max_displacement) : 1.0;
+  return fast_path_geometry_impl::MaxRootGap(trajectory, tolerance_m);
 }
 
 ClosestAtTime VertexFaceProjectionAt(const PairTrajectory& trajectory, double t) {
-  ClosestAtTime closest;
-  const Vec3 p = PointAt(trajectory, 0, t), a = PointAt(trajectory, 1, t);
-  const Vec3 e0 = PointAt(trajectory, 2, t) - a, e1 = PointAt(trajectory, 3, t) - a, w = p - a;
-  const double d00 = e0.dot(e0), d01 = e0.dot(e1), d11 = e1.dot(e1);
-  const double denominator = d00 * d11 - d01 * d01;
-  if (!(denominator > 1e-12 * d00 * d11)) return closest;  // (nearly) degenerate triangle
-  const double wb = (d11 * w.dot(e0) - d01 * w.dot(e1)) / denominator;
-  const double wc = (d00 * w.dot(e1) - d01 * w.dot(e0)) / denominator;
-  const double wa = 1.0 - wb - wc;
-  closest.inside = wa > kInsideMargin && wb > kInsideMargin && wc > kInsideMargin;
-  closest.weights = Vec3(wa, wb, wc);
-  closest.distance_m = (w - wb * e0 - wc * e1).norm();
-  return closest;
+  return fast_path_geometry_impl::VertexFaceProjectionAt(trajectory, t);
 }
 
 ClosestAtTime EdgeEdgeLineClosestAt(const PairTrajectory& trajectory, double t) {
-  ClosestAtTime closest;
-  const Vec3 a = PointAt(trajectory, 0, t), c = PointAt(trajectory, 2, t);
-  const Vec3 d1 = PointAt(trajectory, 1, t) - a, d2 = PointAt(trajectory, 3, t) - c, r = a - c;
-  const double aa = d1.dot(d1), bb = d1.dot(d2), ee = d2.dot(d2);
-  const double denominator = aa * ee - bb * bb;
-  if (!(denominator > 1e-12 * aa * ee)) return closest;  // (nearly) parallel edges
-  const double s = (bb * d2.dot(r) - ee * d1.dot(r)) / denominator;
-  const double u = (aa * d2.dot(r) - bb * d1.dot(r)) / denominator;
-  closest.inside =
-      s > kInsideMargin && s < 1.0 - kInsideMargin && u > kInsideMargin && u < 1.0 - kInsideMargin;
-  closest.weights = Vec3(s, u, 0.0);
-  closest.distance_m = (r + s * d1 - u * d2).norm();
-  return closest;
+  return fast_path_geometry_impl::EdgeEdgeLineClosestAt(trajectory, t);
 }
 
 }  // namespace contactsim::core::internal

@@ -4,15 +4,20 @@
 #pragma once
 
 #include "core/collision/ccd/ccd_types.h"
+#include "core/common/host_device.h"
 
 namespace contactsim::core::internal {
 
 // Relative margin by which a collision point must lie inside the features at a root.
 inline constexpr double kInsideMargin = 1e-6;
 
-// Gaps (normalized time) left before a root for the certified time of impact, tried in turn
-// while at most MaxRootGap.
-inline constexpr double kRootGaps[] = {1e-9, 1e-7, 1e-5, 1e-3};
+// Gaps (normalized time) left before a root for the certified time of impact, RootGap(0) to
+// RootGap(kRootGapCount - 1), tried in turn while at most MaxRootGap. (A function, not an array:
+// device code cannot index a host array.)
+inline constexpr int kRootGapCount = 4;
+CONTACTSIM_HOST_DEVICE constexpr double RootGap(int i) {
+  return i == 0 ? 1e-9 : (i == 1 ? 1e-7 : (i == 2 ? 1e-5 : 1e-3));
+}
 
 // The largest gap g for which toi = t_root - g keeps the root finder's promise: the features are
 // within tolerance_m of where they are at the root. Two points of the pair move apart or together
@@ -21,7 +26,7 @@ inline constexpr double kRootGaps[] = {1e-9, 1e-7, 1e-5, 1e-3};
 double MaxRootGap(const PairTrajectory& trajectory, double tolerance_m);
 
 // x_i(t) = x_i(0) + t (x_i(1) - x_i(0)).
-inline Vec3 PointAt(const PairTrajectory& trajectory, int i, double t) {
+CONTACTSIM_HOST_DEVICE inline Vec3 PointAt(const PairTrajectory& trajectory, int i, double t) {
   return trajectory.x_t0[i] + t * (trajectory.x_t1[i] - trajectory.x_t0[i]);
 }
 

@@ -16,23 +16,25 @@
 #include <limits>
 
 #include "core/collision/ccd/ccd_types.h"
+#include "core/common/host_device.h"
 
 namespace contactsim::core::internal {
 
 inline constexpr double kUnitRoundoff = 0x1p-53;
 
 // An upper bound on gamma_n: 1 / (1 - n u) < 1.01 for any n < 10^13.
-constexpr double GammaBound(int n) { return 1.01 * n * kUnitRoundoff; }
+CONTACTSIM_HOST_DEVICE constexpr double GammaBound(int n) { return 1.01 * n * kUnitRoundoff; }
 
 // Rounds a nonnegative bound x, computed with a few roundings, up to a value >= the exact bound:
 // the relative margin 2^-48 = 32 u covers up to ~30 roundings of relative size u, and DBL_MIN
 // covers underflow.
-inline double InflateBound(double x) {
+CONTACTSIM_HOST_DEVICE inline double InflateBound(double x) {
   return x * (1.0 + 0x1p-48) + std::numeric_limits<double>::min();
 }
 
 // Per axis k, M_k = max |x_k| over the eight input points (both ends of the step) [m].
-inline std::array<double, 3> MaxAbsCoordinates(const PairTrajectory& trajectory) {
+CONTACTSIM_HOST_DEVICE inline std::array<double, 3> MaxAbsCoordinates(
+    const PairTrajectory& trajectory) {
   std::array<double, 3> m{0.0, 0.0, 0.0};
   for (int i = 0; i < 4; ++i) {
     for (int k = 0; k < 3; ++k) {
@@ -51,7 +53,7 @@ struct CoordinateScan {
   double sum_abs = 0.0;  // the sum of every |x_k|: NaN when any coordinate is NaN [m]
 };
 
-inline CoordinateScan ScanCoordinates(const PairTrajectory& trajectory) {
+CONTACTSIM_HOST_DEVICE inline CoordinateScan ScanCoordinates(const PairTrajectory& trajectory) {
   CoordinateScan scan;
   for (int i = 0; i < 4; ++i) {
     for (int k = 0; k < 3; ++k) {

@@ -1,0 +1,32 @@
+# ctest -P script: runs ccd_answers (vectorized Eigen, the host's arithmetic) and
+# ccd_answers_unvectorized (the device's) on the same queries and fails unless every answer is
+# identical. -DVECTORIZED= -DUNVECTORIZED= the two binaries, -DD= the separation, and either
+# -DINPUT=<gzip file> or -DCOUNT=N -DSEED=S (generated queries).
+if(DEFINED INPUT)
+  get_filename_component(name ${INPUT} NAME_WE)
+  set(queries ${CMAKE_CURRENT_BINARY_DIR}/ccd_answers_input_${name}_${D}.txt)
+  execute_process(COMMAND gzip -dc ${INPUT} OUTPUT_FILE ${queries} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "gzip -dc ${INPUT} failed: ${rc}")
+  endif()
+  set(args ${D})
+  set(stdin INPUT_FILE ${queries})
+else()
+  set(args ${D} --generate ${COUNT} ${SEED})
+  set(stdin "")
+endif()
+foreach(binary VECTORIZED UNVECTORIZED)
+  execute_process(COMMAND ${${binary}} ${args} ${stdin} OUTPUT_VARIABLE out_${binary}
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${${binary}} failed: ${rc}")
+  endif()
+endforeach()
+string(LENGTH "${out_VECTORIZED}" length)
+if(length LESS 1000)
+  message(FATAL_ERROR "too little output (${length} characters): no queries answered?")
+endif()
+if(NOT out_VECTORIZED STREQUAL out_UNVECTORIZED)
+  message(FATAL_ERROR "the unvectorized (device) arithmetic gives different CCD answers")
+endif()
+message(STATUS "identical answers (${length} characters of output)")
