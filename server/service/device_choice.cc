@@ -13,7 +13,7 @@
 namespace contactsim::server {
 namespace {
 
-// "auto" and "" give nullopt-like kAuto.
+// A device name as asked for: "" and "auto" are kAuto (the server chooses).
 enum class Requested { kAuto, kCpu, kCuda, kUnknown };
 
 std::string_view Trimmed(std::string_view text) {
