@@ -193,6 +193,10 @@ absl::Status RunPhaseCase(const std::string& name, int frames, int reps, int ski
   if (!run.ok()) return run.status();
   std::fprintf(stderr, "[%s] %d vertices, precompute %.2f s\n", name.c_str(),
                run->solver->num_vertices(), run->precompute_s);
+  std::printf("%s: global step by %s\n", name.c_str(),
+              run->solver->global_step_on_host()
+                  ? "triangular solves on the host (cpu backend)"
+                  : ("S products on the " + run->solver->backend()->name() + " backend").c_str());
   auto all = RunFrames(*run, frames, "all threads", skip_frames);
   if (!all.ok()) return all.status();
   if (run->has_contact) {

@@ -185,6 +185,8 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
       auto step = SparseInverseGlobalStep::Create(*backend, *solver->inverse_factor_, 3);
       if (!step.ok()) return step.status();
       solver->sparse_inverse_step_.emplace(*std::move(step));
+      solver->global_step_on_host_ =
+          backend->name() == "cpu" && !options.cpu_sparse_inverse_products;
       break;
     }
     case GlobalStepKind::kJacobi: {
@@ -228,6 +230,10 @@ absl::Status LocalGlobalSolver::GlobalSolve(const Block& b_free, Block* x_free) 
       *x_free = cholesky_->Solve(b_free);
       return absl::OkStatus();
     case GlobalStepKind::kSparseInverse: {
+      if (global_step_on_host_) {
+        *x_free = cholesky_->Solve(b_free);
+        return absl::OkStatus();
+      }
       if (absl::Status s = backend_->UploadDense(b_id_, {b_free.data(), size_t(b_free.size())});
           !s.ok()) {
         return s;

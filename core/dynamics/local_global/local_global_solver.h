@@ -91,6 +91,14 @@ enum class GlobalStepKind { kSparseInverse, kCompleteSolve, kJacobi };
 
 struct LocalGlobalOptions {
   GlobalStepKind global_step = GlobalStepKind::kSparseInverse;
+  // kSparseInverse on a CpuBackend: false (default) applies A^-1 in the global step by the two
+  // triangular solves with the same Cholesky factor, true by the S products as a GPU does. The
+  // same operator either way (results agree to rounding, ~1e-15 relative); the solves read
+  // nnz(L) <= nnz(S) entries twice (S's column j is L's pattern closed over the elimination-tree
+  // path), and measured on bar5k one thread they take 2.5 ms against S's 5.3 ms
+  // (local_global_bench prints both). S is still built: the Delassus operator needs R^T. A fixed
+  // rule, not a timing at start-up, so that a snapshot replays with the same bits.
+  bool cpu_sparse_inverse_products = false;
   int iterations = 10;                   // local-global rounds per time step, >= 1
   double admm_stiffness_pa = 0.0;        // k in w_e = k V_e [Pa]; 0 picks the default above
   std::vector<int32_t> pinned_vertices;  // distinct, in range, not all vertices
@@ -208,6 +216,9 @@ class LocalGlobalSolver {
   // answers FailedPrecondition.
   void ReleaseFactors();
   bool factored() const { return cholesky_.has_value(); }
+  // True when the global step applies A^-1 by triangular solves on the host (see
+  // LocalGlobalOptions::cpu_sparse_inverse_products), false when through the backend.
+  bool global_step_on_host() const { return global_step_on_host_; }
   // The backend the solver runs on (never null).
   const std::shared_ptr<Backend>& backend() const { return backend_; }
   // The predictor y of a state and the incremental potential g(x) it defines [J].
@@ -298,6 +309,7 @@ class LocalGlobalSolver {
   // Shared with the World (or the caller); declared before the objects that live on it, so it
   // outlives them.
   std::shared_ptr<Backend> backend_;
+  bool global_step_on_host_ = false;
   std::optional<SparseInverseGlobalStep> sparse_inverse_step_;
   std::optional<JacobiGlobalStep> jacobi_step_;
   DenseId b_id_, q_id_, q_prev_id_;
