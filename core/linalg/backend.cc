@@ -1,6 +1,8 @@
 #include "core/linalg/backend.h"
 
 #include "absl/strings/str_cat.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
 
 namespace contactsim::core {
 
@@ -36,6 +38,16 @@ absl::Status ValidateCsr(const CsrMatrix& m) {
       }
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status RunElementRangesOnHost(int32_t num_elements, const ElementRangeKernel& kernel) {
+  if (num_elements < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("num_elements: ", num_elements, " is negative"));
+  }
+  if (!kernel) return absl::InvalidArgumentError("kernel: empty");
+  tbb::parallel_for(tbb::blocked_range<int32_t>(0, num_elements, 64),
+                    [&](const tbb::blocked_range<int32_t>& r) { kernel(r.begin(), r.end()); });
   return absl::OkStatus();
 }
 

@@ -77,6 +77,11 @@ enum class Op { kNone, kTranspose };
 // of its own elements.
 using ElementRangeKernel = std::function<void(int32_t begin, int32_t end)>;
 
+// Runs `kernel` over [0, num_elements) in TBB ranges of 64 elements on the host, the CPU
+// backend's ForEachElementRange (and the CUDA backend's, whose local step is still host code).
+// InvalidArgument for a negative count or an empty kernel.
+absl::Status RunElementRangesOnHost(int32_t num_elements, const ElementRangeKernel& kernel);
+
 class Backend {
  public:
   virtual ~Backend() = default;

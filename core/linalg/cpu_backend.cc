@@ -390,13 +390,7 @@ absl::Status CpuBackend::Scale(double alpha, DenseId x_id) {
 
 absl::Status CpuBackend::ForEachElementRange(int32_t num_elements,
                                              const ElementRangeKernel& kernel) {
-  if (num_elements < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("num_elements: ", num_elements, " is negative"));
-  }
-  if (!kernel) return absl::InvalidArgumentError("kernel: empty");
-  tbb::parallel_for(tbb::blocked_range<int32_t>(0, num_elements, 64),
-                    [&](const tbb::blocked_range<int32_t>& r) { kernel(r.begin(), r.end()); });
-  return absl::OkStatus();
+  return RunElementRangesOnHost(num_elements, kernel);
 }
 
 }  // namespace contactsim::core

@@ -685,6 +685,12 @@ absl::Status CudaBackend::Scale(double alpha, DenseId x_id) {
   return LaunchStatus("ScaleKernel");
 }
 
+absl::Status CudaBackend::ForEachElementRange(int32_t num_elements,
+                                              const core::ElementRangeKernel& kernel) {
+  // The kernel is host code on host arrays: run it on the host, in the CPU backend's ranges.
+  return core::RunElementRangesOnHost(num_elements, kernel);
+}
+
 absl::Status CudaUsable() {
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);

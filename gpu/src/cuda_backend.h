@@ -1,11 +1,12 @@
 // CudaBackend: core::Backend on one CUDA stream (gpu/include/contactsim/gpu/cuda_backend.h says
 // what callers see). Sparse matrices are device CSR (int32 offsets and indices, double values,
-// columns sorted within rows); dense blocks are row-major device arrays. SpMM is cuSPARSE SpMM on
-// row-major blocks (op(A) = A^T through a transpose built once by csr2csc and cached, as the CPU
-// does); SpGEMM is cuSPARSE SpGEMM followed by a row sort (so the result is sorted whatever the
-// algorithm returns); SpAdd is csrgeam2; Gram is SparseToDense then cuBLAS syrk and a
-// symmetrizing copy; Gemm, Dot, Axpy and Scale are cuBLAS. ForEachElementRange runs the host
-// kernel on the host (the local step's typed device form is later work, docs/gpu.md).
+// columns sorted within rows); dense blocks are row-major device arrays. SpMM on blocks of 1 to 4
+// columns is our warp-per-row kernel (csr_rows_times_block.cuh), on wider blocks cuSPARSE SpMM
+// (op(A) = A^T through a transpose built once by csr2csc and cached, as the CPU does); SpGEMM is
+// cuSPARSE SpGEMM followed by a row sort (so the result is sorted whatever the algorithm
+// returns); SpAdd is csrgeam2; Gram is SparseToDense then our tiled product; Gemm, Dot, Axpy and
+// Scale are our kernels (dense_kernels.cuh says why not cuBLAS). ForEachElementRange runs the
+// host kernel on the host (the local step's typed device form is later work, docs/gpu.md).
 #pragma once
 
 #include <memory>

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -12,15 +13,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "contactsim/gpu/device_probe.h"
+#include "cuda_status.h"
 
 namespace contactsim::gpu::internal {
 
-// OkStatus, or Internal naming the CUDA call, e.g. "cudaMalloc(ccd queries) failed: out of
-// memory". Clears the runtime's last error so later calls start clean.
+// OkStatus, or the status naming the CUDA call, e.g. "cudaMalloc(ccd queries): out of device
+// memory" (cuda_status.h, the one conversion of gpu/src). Clears the runtime's last error so later
+// calls start clean.
 inline absl::Status CudaStatus(cudaError_t error, absl::string_view call) {
   if (error == cudaSuccess) return absl::OkStatus();
   (void)cudaGetLastError();
-  return absl::InternalError(absl::StrCat(call, " failed: ", cudaGetErrorString(error)));
+  return ToStatus(error, std::string(call).c_str());
 }
 
 // OkStatus when device `device_index` exists (and is made current); FailedPrecondition when the
