@@ -232,8 +232,8 @@ class BatchCcd::Impl {
   internal::CudaStream stream_;
   internal::CudaEvent kernel_start_;
   internal::CudaEvent kernel_end_;
-  internal::DeviceBuffer<PackedQuery> device_queries_;
-  internal::DeviceBuffer<PackedResult> device_results_;
+  internal::GrowableDeviceArray<PackedQuery> device_queries_;
+  internal::GrowableDeviceArray<PackedResult> device_results_;
   std::vector<PackedQuery> host_queries_;
 };
 

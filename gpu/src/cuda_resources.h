@@ -43,14 +43,16 @@ inline absl::Status RequireCudaDevice(int device_index) {
   return CudaStatus(cudaSetDevice(device_index), absl::StrCat("cudaSetDevice(", device_index, ")"));
 }
 
-// A device allocation of `count` T's that grows on demand (its contents are not kept).
+// A device allocation of `count` T's that grows on demand (its contents are not kept), for the
+// batch CCD's scratch. Unlike device_buffer.h's DeviceBuffer it is not charged to a session's
+// memory budget (the batch CCD belongs to no session yet).
 template <typename T>
-class DeviceBuffer {
+class GrowableDeviceArray {
  public:
-  DeviceBuffer() = default;
-  ~DeviceBuffer() { Release(); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  GrowableDeviceArray() = default;
+  ~GrowableDeviceArray() { Release(); }
+  GrowableDeviceArray(const GrowableDeviceArray&) = delete;
+  GrowableDeviceArray& operator=(const GrowableDeviceArray&) = delete;
 
   // Room for at least `count` elements; `name` labels the error.
   absl::Status Reserve(size_t count, absl::string_view name) {

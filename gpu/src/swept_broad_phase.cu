@@ -58,11 +58,11 @@ absl::StatusOr<std::vector<std::array<int32_t, 2>>> SweepOnDevice(
   const int32_t n = static_cast<int32_t>(boxes.size());
   if (n < 2) return result;
   const int axis = internal::SweepAxis(boxes);
-  internal::DeviceBuffer<SweptBox> device_boxes;
-  internal::DeviceBuffer<double> keys;
-  internal::DeviceBuffer<int32_t> order;
-  internal::DeviceBuffer<unsigned long long> count;
-  internal::DeviceBuffer<int32_t> pairs;
+  internal::GrowableDeviceArray<SweptBox> device_boxes;
+  internal::GrowableDeviceArray<double> keys;
+  internal::GrowableDeviceArray<int32_t> order;
+  internal::GrowableDeviceArray<unsigned long long> count;
+  internal::GrowableDeviceArray<int32_t> pairs;
   for (absl::Status status : {device_boxes.Reserve(n, "swept boxes"), keys.Reserve(n, "sweep keys"),
                               order.Reserve(n, "sweep order"), count.Reserve(1, "pair count")}) {
     if (!status.ok()) return status;
