@@ -22,8 +22,13 @@ if (mode === '--browser') {
     'chromium (Debian package chromium; deploy/install-deps.sh)');
   need(existsSync(join(env.CONTACTSIM_WEB_DIR ?? '', 'node_modules/playwright-core')),
     'clients/web/node_modules/playwright-core (npm ci in clients/web; deploy/install-deps.sh)');
+}
+// The harness and the demo serve the bundled page (and refuse to start, or answer 503, without
+// it); it is built only where npm could install the viewer's packages.
+if (mode === '--browser' || mode === '--harness' || mode === '--demo') {
   need(env.CONTACTSIM_VIEWER_ASSETS && existsSync(join(env.CONTACTSIM_VIEWER_ASSETS, 'viewer.js')),
-    'the bundled viewer page (build target contactsim_viewer_assets)');
+    'the bundled viewer page (build target contactsim_viewer_assets; needs the npm packages that '
+    + 'deploy/install-deps.sh installs where the npm registry is reachable)');
 }
 if (missing.length) {
   console.error(`SKIP: missing ${missing.join('; ')}`);
