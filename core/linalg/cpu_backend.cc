@@ -9,6 +9,7 @@
 #include "core/common/status_macros.h"
 #include "core/linalg/cpu_gram.h"
 #include "core/linalg/cpu_sparse_product.h"
+#include "core/linalg/shape_checks.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/parallel_reduce.h"
@@ -178,11 +179,8 @@ absl::Status CpuBackend::SpMM(double alpha, SparseId a_id, Op op_a, DenseId x_id
   }
   const DenseBlock& x = **x_or;
   DenseBlock& y = **y_or;
-  if (x.rows() != a->cols() || y.rows() != a->rows() || x.cols() != y.cols()) {
-    return absl::InvalidArgumentError(absl::StrCat("x/y: shapes ", x.rows(), "x", x.cols(), " and ",
-                                                   y.rows(), "x", y.cols(), " do not match op(a) ",
-                                                   a->rows(), "x", a->cols()));
-  }
+  RETURN_IF_ERROR(
+      CheckSpMMShapes({a->rows(), a->cols()}, {x.rows(), x.cols()}, {y.rows(), y.cols()}));
   const int k = static_cast<int>(x.cols());
   const int32_t* offsets = a->outerIndexPtr();
   const int32_t* cols = a->innerIndexPtr();
@@ -289,11 +287,8 @@ absl::Status CpuBackend::Gemm(double alpha, DenseId a_id, DenseId b_id, double b
   const DenseBlock& a = **a_or;
   const DenseBlock& b = **b_or;
   DenseBlock& c = **c_or;
-  if (a.cols() != b.rows() || c.rows() != a.rows() || c.cols() != b.cols()) {
-    return absl::InvalidArgumentError(absl::StrCat("a/b/c: shapes ", a.rows(), "x", a.cols(), ", ",
-                                                   b.rows(), "x", b.cols(), " and ", c.rows(), "x",
-                                                   c.cols(), " do not match C = A B"));
-  }
+  RETURN_IF_ERROR(
+      CheckGemmShapes({a.rows(), a.cols()}, {b.rows(), b.cols()}, {c.rows(), c.cols()}));
   // Each entry of C sums A's row against B's column in ascending order, one product at a time,
   // as SpMM does, so the result has the same bits as SpMM on a CSR matrix that stores all of A's
   // entries. Rows run in fixed chunks on threads: no dependence on the thread count.

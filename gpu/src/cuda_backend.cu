@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "core/linalg/shape_checks.h"
 #include "csr_rows_times_block.cuh"
 #include "cuda_backend.h"
 #include "cuda_status.h"
@@ -335,10 +336,10 @@ absl::Status CudaBackend::SpMM(double alpha, SparseId a_id, Op op_a, DenseId x_i
   }
   const DeviceDense& x = **x_or;
   DeviceDense& y = **y_or;
-  if (x.rows != a->cols || y.rows != a->rows || x.cols != y.cols) {
-    return absl::InvalidArgumentError(absl::StrCat("x/y: shapes ", x.rows, "x", x.cols, " and ",
-                                                   y.rows, "x", y.cols, " do not match op(a) ",
-                                                   a->rows, "x", a->cols));
+  if (absl::Status s =
+          core::CheckSpMMShapes({a->rows, a->cols}, {x.rows, x.cols}, {y.rows, y.cols});
+      !s.ok()) {
+    return s;
   }
   if (y.size() == 0) return absl::OkStatus();
   if (a->nnz == 0) return ScaleRaw(beta, y.data.as<double>(), y.size());
@@ -619,10 +620,9 @@ absl::Status CudaBackend::Gemm(double alpha, DenseId a_id, DenseId b_id, double 
   const DeviceDense& a = **a_or;
   const DeviceDense& b = **b_or;
   DeviceDense& c = **c_or;
-  if (a.cols != b.rows || c.rows != a.rows || c.cols != b.cols) {
-    return absl::InvalidArgumentError(absl::StrCat("a/b/c: shapes ", a.rows, "x", a.cols, ", ",
-                                                   b.rows, "x", b.cols, " and ", c.rows, "x",
-                                                   c.cols, " do not match C = A B"));
+  if (absl::Status s = core::CheckGemmShapes({a.rows, a.cols}, {b.rows, b.cols}, {c.rows, c.cols});
+      !s.ok()) {
+    return s;
   }
   if (absl::Status s = MakeCurrent(); !s.ok()) return s;
   if (c.size() == 0) return absl::OkStatus();
