@@ -80,6 +80,10 @@ int main(int argc, char** argv) {
                  "bytes of uploaded meshes per session (8 per coordinate, 4 per index)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--max-name-bytes", limits.max_name_bytes,
+                 "bytes of a session or body name (names are printable text)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   app.add_option("--max-message-mib", max_message_mib, "largest gRPC message [MiB]")
       ->check(CLI::Range(1, 2047))
       ->capture_default_str();

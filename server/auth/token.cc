@@ -5,9 +5,10 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "absl/strings/match.h"
-#include "core/common/check.h"
 
 namespace contactsim::server {
 
@@ -16,8 +17,10 @@ std::string GenerateToken() {
   std::array<unsigned char, 16> bytes;
   // RAND_bytes fails only when OpenSSL's generator cannot be seeded; a server that cannot make
   // unguessable tokens must not hand out guessable ones.
-  CONTACTSIM_CHECK(RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) == 1,
-                   "OpenSSL RAND_bytes failed: no entropy for session tokens");
+  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+    std::fputs("contactsim: OpenSSL RAND_bytes failed: no entropy for session tokens\n", stderr);
+    std::abort();
+  }
   std::string token;
   token.reserve(2 * bytes.size());
   for (const unsigned char byte : bytes) {

@@ -136,6 +136,11 @@ std::shared_ptr<grpc::Channel> ContactSimServer::InProcessChannel() {
 void ContactSimServer::Shutdown(std::chrono::milliseconds grace) {
   if (shut_down_ || server_ == nullptr) return;
   shut_down_ = true;
+  // Steps in flight may finish within the grace period; those still running near its end stop
+  // at their next step (a tenth of the grace, at most 0.5 s, is left for their replies).
+  const auto reply_margin =
+      std::min<std::chrono::milliseconds>(grace / 10, std::chrono::milliseconds(500));
+  service_.BeginDrain(std::chrono::steady_clock::now() + grace - reply_margin);
   // Draining: probes and gateways see NOT_SERVING before the listener closes.
   if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) {
     health->SetServingStatus(false);

@@ -62,8 +62,10 @@ class ContactSimServer {
   // The metrics listener's port; 0 without one.
   int metrics_port() const { return exporter_ != nullptr ? exporter_->port() : 0; }
 
-  // Ends every StateStream (OK), stops accepting calls and waits up to `grace` for in-flight
-  // calls (a Step in progress finishes), then cancels the rest. Idempotent.
+  // Ends every StateStream (OK), reports NOT_SERVING, stops accepting calls and waits up to
+  // `grace` for in-flight calls (a Step in progress may finish); a Step still running near the
+  // end of the grace stops at its next step (UNAVAILABLE, saying how far it got), then the rest
+  // are cancelled. Idempotent.
   void Shutdown(std::chrono::milliseconds grace = std::chrono::seconds(5));
   void Wait();
 

@@ -230,13 +230,39 @@ absl::StatusOr<std::shared_ptr<const UploadedMesh>> Session::FindMesh(
   return it->second;
 }
 
-SessionStepResult Session::Step(int n_steps, const core::StepControls& controls) {
+SessionStepResult Session::Step(int n_steps, const core::StepControls& controls,
+                                const StepCallChecks& checks) {
   std::lock_guard lock(mu_);
   SessionStepResult result;
   result.status = CheckActive();
   if (!result.status.ok()) return result;
-  result.status = world_.Step(n_steps, controls, &result.outcome);
-  if (!result.status.ok() && world_.diverged()) {
+  if (checks.expected_step_count.has_value() &&
+      *checks.expected_step_count != world_.step_count()) {
+    result.status = absl::FailedPreconditionError(
+        absl::StrCat("expected_step_count: the session is at step ", world_.step_count(), ", not ",
+                     *checks.expected_step_count, "; nothing was stepped"));
+    return result;
+  }
+  if (checks.preflight) {
+    result.status = checks.preflight(world_);
+    if (!result.status.ok()) return result;
+  }
+  bool interrupted = false;
+  std::function<absl::Status()> interrupt;
+  if (checks.interrupt) {
+    interrupt = [&checks, &interrupted] {
+      absl::Status status = checks.interrupt();
+      interrupted = !status.ok();
+      return status;
+    };
+  }
+  result.status = world_.Step(n_steps, controls, &result.outcome, interrupt);
+  if (interrupted) {
+    result.status = absl::Status(
+        result.status.code(),
+        absl::StrCat(result.status.message(), ": stopped after ", result.outcome.diagnostics.size(),
+                     " of ", n_steps, " steps; the session is at step ", world_.step_count()));
+  } else if (!result.status.ok() && world_.diverged()) {
     state_ = SessionState::kFailed;
     failure_message_ =
         absl::StrCat("diverged at step ", world_.step_count(), ": ", result.status.message());

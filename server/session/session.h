@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,19 @@ struct SessionStepResult {
   std::shared_ptr<const core::WorldState> state;
   std::shared_ptr<const core::ContactReport> contacts;
   core::StepOutcome outcome;
+};
+
+// What a Step call asks beyond its steps; the service fills it from the request and the call.
+struct StepCallChecks {
+  // StepRequest.expected_step_count: when set and not the session's count, the call is refused
+  // (FailedPrecondition naming the current count) and nothing steps, so a retried Step whose
+  // first attempt went through does not step twice.
+  std::optional<int64_t> expected_step_count;
+  // Under the session's lock, before any step: may refuse the call (a reply that could not fit).
+  std::function<absl::Status(const core::World&)> preflight;
+  // Asked before every step (the call's deadline and cancellation, the server's drain); a non-OK
+  // answer stops the call there, the steps before it kept.
+  std::function<absl::Status()> interrupt;
 };
 
 // What GetSession reports of the World.
@@ -145,7 +159,11 @@ class Session {
 
   // World::Step(n_steps, controls, ...) under the lock (core/sim/step_controls.h), then publishes
   // a frame when a step was taken.
-  SessionStepResult Step(int n_steps, const core::StepControls& controls);
+  // `checks` are applied in order: the expected count, the preflight, then the interrupt before
+  // each step; an interrupted call's status says how many of n_steps were taken and where the
+  // session is now.
+  SessionStepResult Step(int n_steps, const core::StepControls& controls,
+                         const StepCallChecks& checks = {});
 
   // The whole state serialized (version 2 blob); nothing is kept in the server. ResourceExhausted
   // when the blob would not fit in a reply (limits.max_message_bytes).

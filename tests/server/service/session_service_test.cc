@@ -247,6 +247,11 @@ TEST_F(ServiceTest, CreateSessionValidationNamesTheField) {
        [](auto* r) { r->mutable_settings()->set_energy_growth_factor(0.5); }},
       {"ground_planes[0].normal:",
        [](auto* r) { r->mutable_ground_planes(0)->mutable_normal()->set_z(0.0); }},
+      // Names: the default limit is 256 bytes; a newline would forge a log line.
+      {"name: 257 bytes, over the server's limit of 256",
+       [](auto* r) { r->set_name(std::string(257, 'n')); }},
+      {"name: control character 0x0a at byte 3",
+       [](auto* r) { r->set_name("abc\n[info] session x closed"); }},
   };
   for (const Case& c : cases) {
     v1::CreateSessionRequest request = BoxSceneRequest();
@@ -295,6 +300,10 @@ TEST_F(ServiceTest, AddBodyValidationNamesTheFieldAndChangesNothing) {
       {grpc::StatusCode::INVALID_ARGUMENT,
        "body.pinned_vertices:", [](auto* b) { b->add_pinned_vertices(0); }},
       {grpc::StatusCode::ALREADY_EXISTS, "body.name:", [](auto*) {}},  // "box" exists
+      {grpc::StatusCode::INVALID_ARGUMENT, "body.name: 100000 bytes, over the server's limit",
+       [](auto* b) { b->set_name(std::string(100000, 'b')); }},
+      {grpc::StatusCode::INVALID_ARGUMENT, "body.name: control character 0x1b at byte 0",
+       [](auto* b) { b->set_name("\x1b[2Jbox2"); }},
       {grpc::StatusCode::NOT_FOUND, "body.mesh_id:", [](auto* b) { b->set_mesh_id("m1"); }},
   };
   for (const Case& c : cases) {
