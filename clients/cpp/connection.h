@@ -66,6 +66,10 @@ class Connection {
   v1::Simulation::Stub& stub() const { return *stub_; }
   void PrepareContext(grpc::ClientContext& context, const std::string& token,
                       bool deadline = true) const;
+  // PrepareContext plus the session id as routing metadata (x-contactsim-session,
+  // scenes/loader/session_metadata.h), which a gateway in front of replicas routes by.
+  void PrepareSessionContext(grpc::ClientContext& context, const std::string& session_id,
+                             const std::string& token, bool deadline = true) const;
   // True while the channel's transport is up (READY). False after a failed call: the server
   // was not reached (the CLI tells "unreachable" from "refused" with it).
   bool connected() const;
