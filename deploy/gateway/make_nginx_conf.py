@@ -13,6 +13,12 @@ Routing (deterministic, nothing moves when replicas are added):
   - a replica that cannot be reached answers the call UNAVAILABLE, naming the session, instead
     of an HTTP 502 (error_page); the other replicas' sessions are not affected.
 
+Addresses whose IP changes (Kubernetes pods: a restarted pod keeps its name, not its IP): with
+--resolver, each session's replica is reached through a variable re-resolved every 5 s, and
+requests without a session header go to --any-address (the headless Service's name, which
+resolves to the ready replicas), spread round-robin over its addresses: open-source nginx before
+1.27.3 cannot re-resolve the servers of an upstream, so least_conn needs fixed addresses.
+
 Usage:
   make_nginx_conf.py --replicas 3 --replica-address 'contactsim-{k}.contactsim:50051' \
       --listen 0.0.0.0:50051 > nginx.conf
@@ -44,8 +50,11 @@ def replica_addresses(args):
     return [args.replica_address.replace("{k}", str(k)) for k in range(args.replicas)]
 
 
-def render(addresses, listen, error_log, worker_processes, tls_cert, tls_key):
-    for address in addresses:
+def render(addresses, listen, error_log, worker_processes, tls_cert, tls_key, resolver=None,
+           any_address=None):
+    if resolver and not any_address:
+        raise SystemExit("--resolver needs --any-address (e.g. the headless Service's name)")
+    for address in addresses + ([any_address] if any_address else []):
         if not re.fullmatch(r"[A-Za-z0-9_.\-\[\]:]+:\d+", address):
             raise SystemExit(f"replica address {address!r}: expected host:port")
     tls = bool(tls_cert)
@@ -71,21 +80,36 @@ def render(addresses, listen, error_log, worker_processes, tls_cert, tls_key):
         "  grpc_send_timeout 1h;",
         "  client_body_timeout 1h;",
         "",
-        "  # The session id's replica ordinal picks the upstream; no header: the least-loaded.",
-        f"  map {SESSION_HEADER_VARIABLE} $contactsim_upstream {{",
-        "    default contactsim_any;",
     ]
-    for k in range(len(addresses)):
-        lines.append(f"    ~^r{k}- contactsim_r{k};")
-    lines.append("  }")
-    for k, address in enumerate(addresses):
+    if resolver:
+        lines += [
+            "  # Pod addresses change on restart: names re-resolved every 5 s.",
+            f"  resolver {resolver} valid=5s ipv6=off;",
+            "  resolver_timeout 2s;",
+            "  # The session id's replica ordinal picks the replica; no header: any ready one.",
+            f"  map {SESSION_HEADER_VARIABLE} $contactsim_upstream {{",
+            f"    default {any_address};",
+        ]
+        lines += [f"    ~^r{k}- {address};" for k, address in enumerate(addresses)]
+        lines.append("  }")
+    else:
+        lines += [
+            "  # The session id's replica ordinal picks the upstream; no header: the least-loaded.",
+            f"  map {SESSION_HEADER_VARIABLE} $contactsim_upstream {{",
+            "    default contactsim_any;",
+        ]
+        lines += [f"    ~^r{k}- contactsim_r{k};" for k in range(len(addresses))]
+        lines.append("  }")
+    for k, address in enumerate([] if resolver else addresses):
         # max_fails=0: a session's only replica is never taken out of its own upstream, so
         # the call after its restart reaches it again.
         lines += [f"  upstream contactsim_r{k} {{", f"    server {address} max_fails=0;",
                   "    keepalive 16;", "  }"]
-    lines += ["  upstream contactsim_any {", "    least_conn;"]
-    lines += [f"    server {address} max_fails=1 fail_timeout=5s;" for address in addresses]
-    lines += ["    keepalive 16;", "  }", ""]
+    if not resolver:
+        lines += ["  upstream contactsim_any {", "    least_conn;"]
+        lines += [f"    server {address} max_fails=1 fail_timeout=5s;" for address in addresses]
+        lines += ["    keepalive 16;", "  }"]
+    lines.append("")
     listen_line = f"    listen {listen} ssl http2;" if tls else f"    listen {listen} http2;"
     lines += ["  server {", listen_line]
     if tls:
@@ -98,7 +122,7 @@ def render(addresses, listen, error_log, worker_processes, tls_cert, tls_key):
         "    }",
         "    # Health, reflection and anything else: any replica.",
         "    location / {",
-        "      grpc_pass grpc://contactsim_any;",
+        f"      grpc_pass grpc://{'$contactsim_any' if resolver else 'contactsim_any'};",
         "      error_page 502 503 504 = @replica_unavailable;",
         "    }",
         "    # A gRPC status instead of HTTP 502 (a trailers-only response): UNAVAILABLE naming",
@@ -114,6 +138,10 @@ def render(addresses, listen, error_log, worker_processes, tls_cert, tls_key):
         "  }",
         "}",
     ]
+    if resolver:
+        # The catch-all location needs a variable too, to be re-resolved.
+        lines.insert(lines.index("  }", lines.index(f"    default {any_address};")) + 1,
+                     f"  map $host $contactsim_any {{ default {any_address}; }}")
     return "\n".join(lines) + "\n"
 
 
@@ -130,12 +158,16 @@ def main(argv):
     parser.add_argument("--worker-processes", default="1")
     parser.add_argument("--tls-cert", help="PEM certificate: the gateway terminates TLS")
     parser.add_argument("--tls-key", help="PEM key of --tls-cert")
+    parser.add_argument("--resolver",
+                        help="DNS server(s) for replica names whose addresses change (Kubernetes)")
+    parser.add_argument("--any-address",
+                        help="with --resolver: host:port resolving to every ready replica")
     parser.add_argument("--output", "-o", help="file to write (default: stdout)")
     args = parser.parse_args(argv)
     if bool(args.tls_cert) != bool(args.tls_key):
         raise SystemExit("--tls-cert and --tls-key go together")
     text = render(replica_addresses(args), args.listen, args.error_log, args.worker_processes,
-                  args.tls_cert, args.tls_key)
+                  args.tls_cert, args.tls_key, args.resolver, args.any_address)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(text)
