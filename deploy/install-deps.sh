@@ -9,11 +9,10 @@ packages=(
   libeigen3-dev libabsl-dev libtbb-dev libassimp-dev libcli11-dev libspdlog-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev
-  libmetis-dev libcivetweb-dev
+  libmetis-dev libcivetweb-dev libssl-dev
   clang-format clang-tidy python3  # the lint tests (format, naming, include arrows)
   openssl  # the TLS tests make throwaway certificates with it
   python3-grpcio python3-protobuf python3-matplotlib
-  libssl-dev  # SHA-256 of session tokens and state files (server/persist, server/auth)
   # Deployment tests (tests/deploy): the gateway (nginx grpc_pass), the manifests' structure.
   nginx python3-yaml
   # The headless browser of tests/web and bench/viewer_bench.mjs (browser viewer, docs/viewer.md).

@@ -17,6 +17,7 @@
 #include "server/service/server.h"
 #include "server/service/startup_scenes.h"
 #include "server/viewer/viewer_server.h"
+#include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 
 int main(int argc, char** argv) {
@@ -141,8 +142,12 @@ int main(int argc, char** argv) {
   app.add_option("--scene", scene_files,
                  "scene file (scenes/*.textproto) to load into a new session at start-up; "
                  "repeatable; prints 'scene file=... session_id=... controller_token=... "
-                 "viewer_token=...' on stdout per scene")
+                 "viewer_token=...' on stdout per scene (the log never carries tokens)")
       ->check(CLI::ExistingFile);
+  std::string tokens_file;
+  app.add_option("--tokens-file", tokens_file,
+                 "write the --scene lines with their tokens to this file (created 0600, "
+                 "replaced) instead of stdout, e.g. when stdout goes to a shared log");
   CLI11_PARSE(app, argc, argv);
   if (!gpu_memory_budget.empty()) {
     absl::StatusOr<int64_t> bytes =
@@ -155,6 +160,8 @@ int main(int argc, char** argv) {
   }
   limits.max_message_bytes = max_message_mib << 20;
   options.inline_step_budget_s = inline_step_budget_us * 1e-6;
+  // stdout carries what the terminal asked for (the --scene lines); the log goes to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("contactsim"));
   spdlog::set_level(spdlog::level::from_str(log_level));
 
   // Block the stop signals before gRPC starts its threads (they inherit the mask), so only
@@ -206,17 +213,26 @@ int main(int argc, char** argv) {
     (*server)->Shutdown(std::chrono::milliseconds(0));
     return EXIT_FAILURE;
   }
+  // The lines that carry tokens go to the terminal that asked (stdout) or to --tokens-file.
+  std::string token_lines;
   for (const contactsim::server::StartupScene& scene : *scenes) {
-    spdlog::info("scene {}: session {} ({} bodies), controller token {}, viewer token {}",
-                 scene.file, scene.loaded.session.session_id, scene.loaded.bodies.size(),
-                 scene.loaded.session.controller_token, scene.loaded.session.viewer_token);
-    std::cout << contactsim::server::StartupSceneLine(scene) << std::endl;
+    spdlog::info("scene {}: session {} ({} bodies)", scene.file, scene.loaded.session.session_id,
+                 scene.loaded.bodies.size());
+    token_lines += contactsim::server::StartupSceneLine(scene) + "\n";
     if (viewer != nullptr) {
-      std::cout << "viewer session_id=" << scene.loaded.session.session_id << " url="
-                << viewer->ViewerUrl(scene.loaded.session.session_id,
-                                     scene.loaded.session.viewer_token)
-                << std::endl;
+      token_lines +=
+          "viewer session_id=" + scene.loaded.session.session_id + " url=" +
+          viewer->ViewerUrl(scene.loaded.session.session_id, scene.loaded.session.viewer_token) +
+          "\n";
     }
+  }
+  if (tokens_file.empty()) {
+    std::cout << token_lines << std::flush;
+  } else if (absl::Status written = contactsim::server::WritePrivateFile(tokens_file, token_lines);
+             !written.ok()) {
+    spdlog::error("--tokens-file: {}", written.ToString());
+    (*server)->Shutdown(std::chrono::milliseconds(0));
+    return EXIT_FAILURE;
   }
   if ((*server)->metrics_port() != 0) {
     spdlog::info("metrics on http://{}:{}/metrics",

@@ -107,6 +107,9 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default on Linux: a second server on the same port would then start
+  // and take half of the new connections. Off, the second bind fails and says so.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(options.listen_address, credentials, &server->port_);
   builder.RegisterService(&server->service_);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
@@ -123,8 +126,12 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
           "listen: could not bind ", options.listen_address,
           " with TLS (is the address free, and does --tls-key belong to --tls-cert?)"));
     }
-    return absl::UnavailableError(absl::StrCat("listen: could not bind ", options.listen_address));
+    return absl::UnavailableError(absl::StrCat("listen: could not bind ", options.listen_address,
+                                               " (is another server already on that port?)"));
   }
+  // Probes may name the service (Kubernetes' grpc probe, grpc_health_probe -service); "" is the
+  // whole server. Both go NOT_SERVING when a drain begins (Shutdown).
+  server->server_->GetHealthCheckService()->SetServingStatus(kHealthServiceName, true);
   if (!options.metrics_listen.empty()) {
     auto exporter = metrics::HttpExporter::Start(options.metrics_listen, &server->registry_);
     if (!exporter.ok()) return exporter.status();
@@ -149,6 +156,10 @@ std::shared_ptr<grpc::Channel> ContactSimServer::InProcessChannel() {
 void ContactSimServer::Shutdown(std::chrono::milliseconds grace) {
   if (shut_down_ || server_ == nullptr) return;
   shut_down_ = true;
+  // Draining: probes and gateways see NOT_SERVING before the listener closes.
+  if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) {
+    health->SetServingStatus(false);
+  }
   // Streams never end by themselves: end them now (OK) so that the grace period only waits for
   // unary calls such as a Step in progress.
   sessions_.CloseAllStreams();

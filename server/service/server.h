@@ -25,6 +25,9 @@
 
 namespace contactsim::server {
 
+// The name the health service reports SERVING for, besides "" (the whole server).
+inline constexpr char kHealthServiceName[] = "contactsim.v1.Simulation";
+
 struct ServerOptions {
   std::string listen_address = "127.0.0.1:50051";
   ServerTlsOptions tls;  // no files: plaintext
