@@ -104,6 +104,24 @@ int main(int argc, char** argv) {
                  "device bytes all CUDA sessions may hold together (e.g. 8GiB, 512MiB, "
                  "1073741824; suffixes KiB, MiB, GiB); a body or session that would pass it is "
                  "refused with RESOURCE_EXHAUSTED (default: no budget beyond the device's memory)");
+  // Deployment (docs/deploy.md): sessions that survive a restart, replicas behind a gateway.
+  app.add_option("--state-dir", options.persist.state_dir,
+                 "directory where every session is kept (snapshot, name, token hashes; files "
+                 "0600, written atomically) and restored from at start-up (off when empty)");
+  app.add_option("--persist-interval-s", options.persist.interval_s,
+                 "with --state-dir: a stepping session is written at most this long after its "
+                 "last write [s] (content changes are written within 0.1 s)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--persist-every-steps", options.persist.every_steps,
+                 "with --state-dir: or once it has taken this many steps since")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--replica-ordinal", options.replica_ordinal,
+                 "this replica's number K behind a gateway: new session ids begin 'rK-' and the "
+                 "gateway routes them here (-1: a lone server)")
+      ->check(CLI::Range(-1, 9999))
+      ->capture_default_str();
   contactsim::server::viewer::ViewerOptions viewer_options;
   viewer_options.listen.clear();
   app.add_option("--viewer-listen", viewer_options.listen,

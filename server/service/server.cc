@@ -24,12 +24,16 @@ int PoolThreads(int requested) {
 
 }  // namespace
 
+std::string ReplicaIdPrefix(int replica_ordinal) {
+  return replica_ordinal >= 0 ? absl::StrCat("r", replica_ordinal, "-") : "";
+}
+
 ContactSimServer::ContactSimServer(const ServerOptions& options,
                                    std::unique_ptr<DeviceChoice> devices)
     : options_(options),
       metrics_(&registry_),
       devices_(std::move(devices)),
-      sessions_(options.limits),
+      sessions_(options.limits, ReplicaIdPrefix(options.replica_ordinal)),
       pool_(PoolThreads(options.step_threads)),
       service_(&sessions_, devices_.get(), &dispatcher_, &metrics_, &pool_,
                options.inline_step_budget_s) {
@@ -84,6 +88,22 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
   ASSIGN_OR_RETURN(std::unique_ptr<DeviceChoice> devices, DeviceChoice::Create(options.device));
   spdlog::info("device: {}", devices->Describe());
   std::unique_ptr<ContactSimServer> server(new ContactSimServer(options, std::move(devices)));
+  if (!options.persist.state_dir.empty()) {
+    // Restored before the listener opens, so the first call finds its session.
+    const DeviceChoice* choice = server->devices_.get();
+    auto backend_for_device =
+        [choice](std::string_view device) -> absl::StatusOr<std::shared_ptr<core::Backend>> {
+      // A CUDA session comes back on the CPU where CUDA is not usable now (the World's bytes
+      // are the same on both).
+      const bool cuda = device == DeviceName(DeviceKind::kCuda) && choice->cuda_status().ok();
+      return choice->MakeBackend(cuda ? DeviceKind::kCuda : DeviceKind::kCpu);
+    };
+    ASSIGN_OR_RETURN(server->state_dir_,
+                     persist::StateDirectory::Open(options.persist, &server->sessions_,
+                                                   std::move(backend_for_device)));
+    server->restored_ = server->state_dir_->RestoreAll();
+    server->state_dir_->Start();
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -154,6 +174,8 @@ void ContactSimServer::Shutdown(std::chrono::milliseconds grace) {
   server_->Shutdown(std::chrono::system_clock::now() + grace);
   server_->Wait();
   exporter_.reset();
+  // After the last call: what the drain finished is on disk before the process exits.
+  if (state_dir_ != nullptr) state_dir_->Stop();
 }
 
 void ContactSimServer::Wait() {

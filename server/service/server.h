@@ -15,6 +15,7 @@
 #include "server/metrics/http_exporter.h"
 #include "server/metrics/metrics.h"
 #include "server/metrics/server_metrics.h"
+#include "server/persist/state_directory.h"
 #include "server/service/device_choice.h"
 #include "server/service/server_tls.h"
 #include "server/service/simulation_service.h"
@@ -40,7 +41,15 @@ struct ServerOptions {
   double inline_step_budget_s = 1e-3;
   // Where sessions run: --device and --gpu-memory-budget (device_choice.h).
   DeviceOptions device;
+  // --state-dir and its write pacing: sessions that survive a restart (persist/state_directory.h).
+  persist::PersistOptions persist;
+  // --replica-ordinal: K >= 0 makes every new session id begin "r<K>-", which a gateway routes
+  // to this replica (docs/deploy.md); -1: a lone server, plain ids.
+  int replica_ordinal = -1;
 };
+
+// "r<K>-" for a replica ordinal K >= 0, "" otherwise.
+std::string ReplicaIdPrefix(int replica_ordinal);
 
 class ContactSimServer {
  public:
@@ -55,6 +64,8 @@ class ContactSimServer {
   std::string address() const;  // host:port actually bound
   SessionManager& sessions() { return sessions_; }
   const DeviceChoice& devices() const { return *devices_; }
+  // What --state-dir brought back at start-up (empty without a state directory).
+  const persist::RestoreReport& restored() const { return restored_; }
   // A channel to this server that bypasses the network (the start-up scenes of `--scene`).
   std::shared_ptr<grpc::Channel> InProcessChannel();
   WorkerPool& worker_pool() { return pool_; }
@@ -77,6 +88,9 @@ class ContactSimServer {
   metrics::ServerMetrics metrics_;
   std::unique_ptr<DeviceChoice> devices_;  // outlives the sessions: their backends share its budget
   SessionManager sessions_;
+  // Writes sessions_ (destroyed before it); flushed after the last call on Shutdown.
+  std::unique_ptr<persist::StateDirectory> state_dir_;
+  persist::RestoreReport restored_;
   StreamDispatcher dispatcher_;  // outlives server_: streams post to it until they are done
   WorkerPool pool_;              // outlives server_: queued tasks finish calls gRPC waits for
   SimulationService service_;
