@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "server/auth/snapshot_seal.h"
 #include "server/service/device_choice.h"
 #include "server/service/listen_address.h"
 #include "server/service/server.h"
@@ -122,6 +123,11 @@ int main(int argc, char** argv) {
                  "gateway routes them here (-1: a lone server)")
       ->check(CLI::Range(-1, 9999))
       ->capture_default_str();
+  std::string snapshot_key_file;
+  app.add_option("--snapshot-key-file", snapshot_key_file,
+                 "file of 32 or more secret bytes shared by the replicas (e.g. `openssl rand -out "
+                 "FILE 32`): Snapshot seals blobs with an HMAC under it and Restore takes only "
+                 "blobs sealed with it (off when empty)");
   contactsim::server::viewer::ViewerOptions viewer_options;
   viewer_options.listen.clear();
   app.add_option("--viewer-listen", viewer_options.listen,
@@ -161,6 +167,14 @@ int main(int argc, char** argv) {
       return EXIT_FAILURE;
     }
     options.device.gpu_memory_budget_bytes = *bytes;
+  }
+  if (!snapshot_key_file.empty()) {
+    absl::StatusOr<std::string> key = contactsim::server::ReadSnapshotKeyFile(snapshot_key_file);
+    if (!key.ok()) {
+      std::cerr << key.status().message() << std::endl;
+      return EXIT_FAILURE;
+    }
+    options.snapshot_key = *std::move(key);
   }
   limits.max_message_bytes = max_message_mib << 20;
   options.inline_step_budget_s = inline_step_budget_us * 1e-6;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -175,6 +176,10 @@ absl::StatusOr<int32_t> ConstraintSet::Add(ConstraintSpec spec, std::span<SimBod
         absl::StrCat(kind, ": targets and stiffness belong to position targets only"));
   }
 
+  if (next_id_ == std::numeric_limits<int32_t>::max()) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(kind, ": this world has used every constraint id"));
+  }
   constraint.id = next_id_++;
   constraint.spec = std::move(spec);
   SetHolds(constraint, bodies, /*held=*/true);

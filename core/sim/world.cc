@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -79,6 +80,11 @@ absl::StatusOr<int32_t> World::AddBody(std::unique_ptr<Body> body, BodyOptions o
     return absl::AlreadyExistsError(
         absl::StrCat("name: a body named '", options.name, "' already exists"));
   }
+  // Ids are never reused; a restored snapshot may carry any next id, so the last one is refused
+  // rather than wrapped (a wrapped id would break the sorted body lookup).
+  if (next_body_id_ == std::numeric_limits<int32_t>::max()) {
+    return absl::ResourceExhaustedError("body: this world has used every body id");
+  }
   RETURN_IF_ERROR(MoveBodyToBackend(*body, backend_));
   const int32_t id = next_body_id_++;
   std::vector<int32_t> surface_vertices = SurfaceVertices(*body);
@@ -107,6 +113,9 @@ absl::StatusOr<int32_t> World::AddGroundPlane(const Vec3& normal, double offset_
   }
   if (!std::isfinite(offset_m)) {
     return absl::InvalidArgumentError(absl::StrCat("offset_m: must be finite, got ", offset_m));
+  }
+  if (next_plane_id_ == std::numeric_limits<int32_t>::max()) {
+    return absl::ResourceExhaustedError("plane: this world has used every plane id");
   }
   const int32_t id = next_plane_id_++;
   planes_.push_back(GroundPlane{id, normal / length, offset_m});
@@ -195,6 +204,10 @@ absl::Status World::PrepareStep() {
 }
 
 absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
+  if (step_count_ >= kMaxStepCount) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("step_count: the world has taken ", step_count_, " steps, the most it takes"));
+  }
   if (diverged_) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the world diverged at step ", last_diagnostics_.step, " (",

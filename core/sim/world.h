@@ -181,6 +181,10 @@ class World {
   WorldState CopyState() const;
   WorldTopology CopyTopology() const;
 
+  // The most steps a World takes: beyond 2^53 its clock (step_count x dt) is no longer exact.
+  // A World there refuses to step (FailedPrecondition); a snapshot beyond it is refused.
+  static constexpr int64_t kMaxStepCount = int64_t{1} << 53;
+
   double time_s() const { return time_s_; }
   int64_t step_count() const { return step_count_; }
   bool diverged() const { return diverged_; }

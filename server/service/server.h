@@ -43,6 +43,9 @@ struct ServerOptions {
   DeviceOptions device;
   // --state-dir and its write pacing: sessions that survive a restart (persist/state_directory.h).
   persist::PersistOptions persist;
+  // --snapshot-key-file's bytes: Snapshot seals blobs with it and Restore takes only blobs sealed
+  // with it (auth/snapshot_seal.h); empty: no seal.
+  std::string snapshot_key;
   // --replica-ordinal: K >= 0 makes every new session id begin "r<K>-", which a gateway routes
   // to this replica (docs/deploy.md); -1: a lone server, plain ids.
   int replica_ordinal = -1;

@@ -9,6 +9,7 @@
 #include "core/common/status_macros.h"
 #include "core/sim/pipeline_table.h"
 #include "core/sim/world.h"
+#include "server/auth/snapshot_seal.h"
 #include "server/convert/body_convert.h"
 #include "server/convert/constraint_convert.h"
 #include "server/convert/mesh_upload.h"
@@ -394,7 +395,8 @@ grpc::ServerUnaryReactor* SimulationService::Snapshot(grpc::CallbackServerContex
                                                       v1::SnapshotResponse* response) {
   auto run = [this, response](Session& session) -> absl::Status {
     ASSIGN_OR_RETURN(SessionSnapshot snapshot, session.Snapshot());
-    response->set_snapshot(std::move(snapshot.blob));
+    response->set_snapshot(snapshot_key_.empty() ? std::move(snapshot.blob)
+                                                 : SealSnapshot(snapshot.blob, snapshot_key_));
     response->set_step_count(snapshot.step_count);
     response->set_time_s(snapshot.time_s);
     metrics_->snapshots.Increment();
@@ -408,7 +410,9 @@ grpc::ServerUnaryReactor* SimulationService::Restore(grpc::CallbackServerContext
                                                      const v1::RestoreRequest* request,
                                                      v1::RestoreResponse* response) {
   auto run = [this, request, response](Session& session) -> absl::Status {
-    RETURN_IF_ERROR(session.Restore(request->snapshot()));
+    ASSIGN_OR_RETURN(const std::string_view blob,
+                     UnsealSnapshot(request->snapshot(), snapshot_key_));
+    RETURN_IF_ERROR(session.Restore(blob));
     session.strand()->ForgetStepCost();
     const SessionSummary summary = session.Summary();
     response->set_step_count(summary.step_count);

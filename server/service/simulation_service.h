@@ -16,7 +16,9 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "contactsim/v1/simulation.grpc.pb.h"
@@ -36,13 +38,14 @@ class SimulationService final : public v1::Simulation::CallbackService {
   // All must outlive the service's calls (ContactSimServer owns them all).
   SimulationService(SessionManager* sessions, const DeviceChoice* devices,
                     StreamDispatcher* dispatcher, metrics::ServerMetrics* metrics, WorkerPool* pool,
-                    double inline_step_budget_s)
+                    double inline_step_budget_s, std::string snapshot_key = "")
       : sessions_(sessions),
         devices_(devices),
         dispatcher_(dispatcher),
         metrics_(metrics),
         pool_(pool),
-        inline_step_budget_s_(inline_step_budget_s) {
+        inline_step_budget_s_(inline_step_budget_s),
+        snapshot_key_(std::move(snapshot_key)) {
     SetMessageAllocatorFor_Step(&step_allocator_);
   }
 
@@ -119,6 +122,7 @@ class SimulationService final : public v1::Simulation::CallbackService {
   metrics::ServerMetrics* metrics_;
   WorkerPool* pool_;
   const double inline_step_budget_s_;
+  const std::string snapshot_key_;  // empty: snapshots are not sealed (auth/snapshot_seal.h)
   // steady_clock ticks; the maximum while no drain has begun.
   std::atomic<int64_t> drain_stop_at_ns_{std::numeric_limits<int64_t>::max()};
   // Step's request and reply on a per-call arena (the lockstep latency path).

@@ -313,10 +313,12 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     const double reference = in.FiniteF64("clock.energy_reference_j");
     in.ExpectEnd("clock");
     RETURN_IF_ERROR(in.status());
-    if (s.time_s_ < 0.0 || s.step_count_ < 0 || s.next_body_id_ < 0 || s.next_plane_id_ < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "clock: time_s ", s.time_s_, ", step_count ", s.step_count_, ", next_body_id ",
-          s.next_body_id_, " and next_plane_id ", s.next_plane_id_, " must be >= 0"));
+    if (s.time_s_ < 0.0 || s.step_count_ < 0 || s.step_count_ > World::kMaxStepCount ||
+        s.next_body_id_ < 0 || s.next_plane_id_ < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("clock: time_s ", s.time_s_, ", step_count ", s.step_count_,
+                       ", next_body_id ", s.next_body_id_, " and next_plane_id ", s.next_plane_id_,
+                       " must be >= 0 (step_count at most 2^53)"));
     }
     if (has_reference) s.energy_reference_j_ = reference;
   }

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "server/auth/snapshot_seal.h"
 #include "tests/server/service/service_fixture.h"
 
 namespace contactsim::server::servertest {
@@ -185,6 +186,44 @@ TEST_F(SnapshotServiceTest, BlobRestoresInAFreshServerAndReplaysTheSameBits) {
   EXPECT_EQ(info.summary().num_bodies(), 1);
   EXPECT_EQ(info.summary().step_count(), 8);
   ExpectSameReplies(original, StepPushing(fresh, box, 50));
+}
+
+// --snapshot-key-file: a server with the key seals its blobs and restores only blobs sealed with
+// the same key (its replicas'), refusing unsealed, altered and foreign-key blobs without touching
+// the session; a server without a key still restores a sealed blob (it strips the seal).
+TEST_F(SnapshotServiceTest, SealedSnapshotsRestoreOnlyUnderTheSameKey) {
+  const std::string key(32, 'k');
+  ServerOptions keyed;
+  keyed.snapshot_key = key;
+  StartServerWith(keyed);
+  const SessionHandle session = CreateSession(BoxSceneRequest());
+  AddBody(session, BoxBody());
+  v1::StepResponse stepped;
+  ASSERT_TRUE(Step(session, 8, &stepped).ok());
+  const std::string sealed = TakeSnapshot(session).snapshot();
+  ASSERT_TRUE(Step(session, 2, &stepped).ok());
+
+  v1::RestoreResponse restored;
+  ASSERT_TRUE(Restore(session, sealed, &restored).ok());
+  EXPECT_EQ(restored.step_count(), 8);
+
+  // The blob without its seal (40 bytes), with one byte of the world altered, or sealed under
+  // another key: refused, and the session stays at step 8.
+  const std::string unsealed = sealed.substr(0, sealed.size() - 40);
+  std::string altered = sealed;
+  altered[altered.size() / 2] ^= 0x01;
+  const std::string foreign = SealSnapshot(unsealed, std::string(32, 'x'));
+  for (const std::string& blob : {unsealed, altered, foreign}) {
+    const grpc::Status status = Restore(session, blob, &restored);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(), ::testing::StartsWith("snapshot: "));
+  }
+  EXPECT_EQ(GetSession(session).summary().step_count(), 8);
+
+  StartServer(ServerLimits{});  // no key
+  const SessionHandle plain = CreateSession(BoxSceneRequest());
+  ASSERT_TRUE(Restore(plain, sealed, &restored).ok());
+  EXPECT_EQ(restored.step_count(), 8);
 }
 
 TEST_F(SnapshotServiceTest, ConstraintsSurviveSnapshotAndRestore) {

@@ -1,6 +1,8 @@
 // Bearer tokens and the snapshot blob codec.
 #include "server/auth/token.h"
 
+#include <cstdio>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <string>
@@ -12,6 +14,7 @@
 #include "core/sim/serialization/world_serialization.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/auth/snapshot_seal.h"
 #include "server/session/snapshot_blob.h"
 
 namespace contactsim::server {
@@ -99,4 +102,30 @@ TEST(SnapshotBlobTest, RejectionsNameTheSnapshot) {
 }
 
 }  // namespace
+// The seal round-trips, checks its key, and a key file shorter than HMAC-SHA256's strength is
+// refused naming the flag.
+TEST(SnapshotSealTest, SealsUnsealsAndRefusesShortKeys) {
+  const std::string key(32, 'a');
+  const std::string blob = "CSIMSNAP any bytes at all";
+  const std::string sealed = SealSnapshot(blob, key);
+  EXPECT_EQ(sealed.size(), blob.size() + 40);
+  absl::StatusOr<std::string_view> inner = UnsealSnapshot(sealed, key);
+  ASSERT_TRUE(inner.ok()) << inner.status();
+  EXPECT_EQ(*inner, blob);
+  EXPECT_EQ(UnsealSnapshot(sealed, std::string(32, 'b')).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(UnsealSnapshot(blob, key).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(*UnsealSnapshot(sealed, ""), blob);  // no key: the seal is stripped
+  EXPECT_EQ(*UnsealSnapshot(blob, ""), blob);
+
+  const std::string path = ::testing::TempDir() + "/short_key";
+  { std::ofstream(path) << "too short"; }
+  const absl::StatusOr<std::string> refused = ReadSnapshotKeyFile(path);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::StartsWith("--snapshot-key-file: "));
+  EXPECT_FALSE(ReadSnapshotKeyFile(path + ".missing").ok());
+  std::remove(path.c_str());
+}
+
 }  // namespace contactsim::server
