@@ -184,9 +184,10 @@ int main(int argc, char** argv) {
     return EXIT_FAILURE;
   }
   for (const contactsim::server::StartupScene& scene : *scenes) {
-    spdlog::info("scene {}: session {} ({} bodies), controller token {}, viewer token {}",
-                 scene.file, scene.loaded.session.session_id, scene.loaded.bodies.size(),
-                 scene.loaded.session.controller_token, scene.loaded.session.viewer_token);
+    // The tokens go to stdout only (for whoever started the server), never into the log, which
+    // is often collected and kept elsewhere.
+    spdlog::info("scene {}: session {} ({} bodies; its tokens are on stdout)", scene.file,
+                 scene.loaded.session.session_id, scene.loaded.bodies.size());
     std::cout << contactsim::server::StartupSceneLine(scene) << std::endl;
     if (viewer != nullptr) {
       std::cout << "viewer session_id=" << scene.loaded.session.session_id << " url="
