@@ -314,7 +314,7 @@ class ViewerConnection final : public FrameSubscriber,
     }
     session_ = *session;
     bus_ = session_->frames();
-    cache_ = CacheFor(session_.get());
+    cache_ = CacheFor(session_);
     // Resume after from_seq - 1 when the bus still counts that far; a seq from before a restart
     // of the bus (higher than any published) starts at the newest frame.
     SubscriberCursor cursor;
@@ -410,15 +410,22 @@ class ViewerConnection final : public FrameSubscriber,
   }
 
   // The encodings shared by every viewer of one session.
-  static std::shared_ptr<EncodingCache> CacheFor(const Session* session) {
+  static std::shared_ptr<EncodingCache> CacheFor(const std::shared_ptr<Session>& session) {
     static std::mutex mu;
     static std::map<const Session*, std::weak_ptr<EncodingCache>> caches;
     std::lock_guard lock(mu);
     std::erase_if(caches, [](const auto& entry) { return entry.second.expired(); });
-    std::shared_ptr<EncodingCache> cache = caches[session].lock();
+    std::shared_ptr<EncodingCache> cache = caches[session.get()].lock();
     if (cache == nullptr) {
-      cache = std::make_shared<EncodingCache>();
-      caches[session] = cache;
+      // The planes are read when a topology is encoded (weakly: the cache may outlive the
+      // session by a moment when the last viewer leaves).
+      cache = std::make_shared<EncodingCache>(
+          [weak = std::weak_ptr<Session>(session)]() -> std::vector<core::GroundPlane> {
+            const std::shared_ptr<Session> held = weak.lock();
+            if (held == nullptr) return {};
+            return held->Content().ground_planes;
+          });
+      caches[session.get()] = cache;
     }
     return cache;
   }

@@ -77,6 +77,7 @@ test('four pages receive frames, the canvas changes, contact arrows appear', asy
   for (let i = 0; i < 4; ++i) {
     assert.ok(seq1[i].lastSeq > seq0[i].lastSeq, `page ${i}: seq ${seq0[i].lastSeq} -> ${seq1[i].lastSeq}`);
     assert.equal(seq1[i].state, 'ACTIVE');
+    assert.equal(seq1[i].planes, 1, 'push_box has one ground plane (z = 0), sent in the topology');
   }
   const a = await thumbnail(pages[0]);
   await sleep(700);
