@@ -20,14 +20,46 @@ const $ = (id) => document.getElementById(id);
 const stats = {
   status: 'starting', closeCode: 0, closeReason: '', lastSeq: 0, frames: 0, dropped: 0,
   fps: 0, stepsPerS: 0, contactsShown: 0, arrowsShown: 0, state: '', topologyVersion: -1,
-  connections: 0, errors: 0, planes: null, renders: 0,
+  connections: 0, errors: 0, planes: null, renders: 0, webglError: '',
 };
 window.__viewer = stats;
 
 // --- scene -------------------------------------------------------------------------------------
 const canvas = $('scene');
-const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
-renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
+// Without WebGL (disabled, blocked, no driver) the page says so and still shows the session's
+// numbers and force plot; it never draws the scene.
+let renderer = null;
+let webglError = '';
+// A software rasterizer (SwiftShader, llvmpipe: no GPU) draws every pixel on the CPU the page
+// shares with everything else: there the page skips multisampling and high-DPI pixels, which
+// multiply that work (4 samples per pixel, up to 4 pixels per CSS pixel).
+function softwareWebgl() {
+  try {
+    const gl = document.createElement('canvas').getContext('webgl2');
+    const info = gl && gl.getExtension('WEBGL_debug_renderer_info');
+    const name = info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : '';
+    gl?.getExtension('WEBGL_lose_context')?.loseContext();
+    return /swiftshader|llvmpipe|softpipe|software/i.test(name);
+  } catch {
+    return false;
+  }
+}
+const software = softwareWebgl();
+stats.softwareWebgl = software;
+try {
+  renderer = new THREE.WebGLRenderer({ canvas, antialias: !software, preserveDrawingBuffer: true });
+  renderer.setPixelRatio(software ? 1 : Math.min(window.devicePixelRatio, 2));
+} catch (error) {
+  webglError = `no 3D view: this browser gave the page no WebGL (${error.message ?? error})`;
+  stats.errors += 1;
+}
+canvas.addEventListener('webglcontextlost', (event) => {
+  event.preventDefault();
+  webglError = 'no 3D view: the browser took the page\'s WebGL context away (reload the page)';
+  stats.webglError = webglError;
+  $('webgl-error').textContent = webglError;
+  $('webgl-error').hidden = false;
+});
 const scene = new THREE.Scene();
 scene.background = new THREE.Color(0xf4f5f7);
 THREE.Object3D.DEFAULT_UP.set(0, 0, 1);
@@ -106,6 +138,7 @@ arrows.frustumCulled = false;
 scene.add(arrows);
 
 function resize() {
+  if (!renderer) return false;
   const w = canvas.clientWidth, h = canvas.clientHeight;
   if (canvas.width !== Math.floor(w * renderer.getPixelRatio()) ||
       canvas.height !== Math.floor(h * renderer.getPixelRatio())) {
@@ -382,6 +415,7 @@ function connect() {
       retryTimer = setTimeout(connect, 1000);
     } else {
       setStatus(reason, 'refused');
+      if (event.code === 4001) $('token-form').hidden = false;  // let the user give another
     }
   };
 }
@@ -414,7 +448,7 @@ function animate(now) {
   }
   drawHud(now);
   controls.update();
-  if (needsRender) {
+  if (needsRender && renderer && !webglError) {
     renderer.render(scene, camera);
     ++stats.renders;
     needsRender = false;
@@ -422,5 +456,10 @@ function animate(now) {
   requestAnimationFrame(animate);
 }
 
+if (webglError) {
+  stats.webglError = webglError;
+  $('webgl-error').textContent = webglError;
+  $('webgl-error').hidden = false;
+}
 connect();
 requestAnimationFrame(animate);
