@@ -14,8 +14,13 @@
 
 extern "C" {
 
-__attribute__((visibility("default"))) X509* SSL_get_peer_certificate(const SSL* ssl);
+// The name is OpenSSL's, looked up by civetweb with dlsym.
+__attribute__((visibility("default"))) X509*
+SSL_get_peer_certificate(  // NOLINT(readability-identifier-naming)
+    const SSL* ssl);
 
-X509* SSL_get_peer_certificate(const SSL* ssl) { return SSL_get1_peer_certificate(ssl); }
+X509* SSL_get_peer_certificate(const SSL* ssl) {  // NOLINT(readability-identifier-naming)
+  return SSL_get1_peer_certificate(ssl);
+}
 
 }  // extern "C"

@@ -108,8 +108,8 @@ absl::StatusOr<SslContextPtr> MakeViewerSslContext(const ServerTlsOptions& optio
 }
 
 absl::Status PrepareCivetwebTls() {
-  static const absl::Status prepared = PrepareOnce();
-  return prepared;
+  static const absl::Status kPrepared = PrepareOnce();
+  return kPrepared;
 }
 
 }  // namespace contactsim::server::viewer
