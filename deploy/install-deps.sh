@@ -14,6 +14,8 @@ packages=(
   clang-format clang-tidy python3  # the lint tests (format, naming, include arrows)
   openssl  # the TLS tests make throwaway certificates with it
   python3-grpcio python3-protobuf python3-matplotlib
+  # Deployment tests (tests/deploy): the gateway (nginx grpc_pass), the manifests' structure.
+  nginx python3-yaml
   # The headless browser of tests/web and bench/viewer_bench.mjs (browser viewer, docs/viewer.md).
   chromium
 )

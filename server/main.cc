@@ -17,6 +17,7 @@
 #include "server/service/server.h"
 #include "server/service/startup_scenes.h"
 #include "server/viewer/viewer_server.h"
+#include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 
 int main(int argc, char** argv) {
@@ -79,6 +80,10 @@ int main(int argc, char** argv) {
                  "bytes of uploaded meshes per session (8 per coordinate, 4 per index)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--max-name-bytes", limits.max_name_bytes,
+                 "bytes of a session or body name (names are printable text)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   app.add_option("--max-message-mib", max_message_mib, "largest gRPC message [MiB]")
       ->check(CLI::Range(1, 2047))
       ->capture_default_str();
@@ -99,6 +104,24 @@ int main(int argc, char** argv) {
                  "device bytes all CUDA sessions may hold together (e.g. 8GiB, 512MiB, "
                  "1073741824; suffixes KiB, MiB, GiB); a body or session that would pass it is "
                  "refused with RESOURCE_EXHAUSTED (default: no budget beyond the device's memory)");
+  // Deployment (docs/deploy.md): sessions that survive a restart, replicas behind a gateway.
+  app.add_option("--state-dir", options.persist.state_dir,
+                 "directory where every session is kept (snapshot, name, token hashes; files "
+                 "0600, written atomically) and restored from at start-up (off when empty)");
+  app.add_option("--persist-interval-s", options.persist.interval_s,
+                 "with --state-dir: a stepping session is written at most this long after its "
+                 "last write [s] (content changes are written within 0.1 s)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--persist-every-steps", options.persist.every_steps,
+                 "with --state-dir: or once it has taken this many steps since")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--replica-ordinal", options.replica_ordinal,
+                 "this replica's number K behind a gateway: new session ids begin 'rK-' and the "
+                 "gateway routes them here (-1: a lone server)")
+      ->check(CLI::Range(-1, 9999))
+      ->capture_default_str();
   contactsim::server::viewer::ViewerOptions viewer_options;
   viewer_options.listen.clear();
   app.add_option("--viewer-listen", viewer_options.listen,
@@ -123,8 +146,12 @@ int main(int argc, char** argv) {
   app.add_option("--scene", scene_files,
                  "scene file (scenes/*.textproto) to load into a new session at start-up; "
                  "repeatable; prints 'scene file=... session_id=... controller_token=... "
-                 "viewer_token=...' on stdout per scene")
+                 "viewer_token=...' on stdout per scene (the log never carries tokens)")
       ->check(CLI::ExistingFile);
+  std::string tokens_file;
+  app.add_option("--tokens-file", tokens_file,
+                 "write the --scene lines with their tokens to this file (created 0600, "
+                 "replaced) instead of stdout, e.g. when stdout goes to a shared log");
   CLI11_PARSE(app, argc, argv);
   if (!gpu_memory_budget.empty()) {
     absl::StatusOr<int64_t> bytes =
@@ -137,6 +164,8 @@ int main(int argc, char** argv) {
   }
   limits.max_message_bytes = max_message_mib << 20;
   options.inline_step_budget_s = inline_step_budget_us * 1e-6;
+  // stdout carries what the terminal asked for (the --scene lines); the log goes to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("contactsim"));
   spdlog::set_level(spdlog::level::from_str(log_level));
 
   // Block the stop signals before gRPC starts its threads (they inherit the mask), so only
@@ -183,18 +212,28 @@ int main(int argc, char** argv) {
     (*server)->Shutdown(std::chrono::milliseconds(0));
     return EXIT_FAILURE;
   }
+  // The lines that carry tokens go to the terminal that asked (stdout) or to --tokens-file.
+  std::string token_lines;
   for (const contactsim::server::StartupScene& scene : *scenes) {
-    // The tokens go to stdout only (for whoever started the server), never into the log, which
-    // is often collected and kept elsewhere.
-    spdlog::info("scene {}: session {} ({} bodies; its tokens are on stdout)", scene.file,
-                 scene.loaded.session.session_id, scene.loaded.bodies.size());
-    std::cout << contactsim::server::StartupSceneLine(scene) << std::endl;
+    // The tokens go to stdout or --tokens-file only (for whoever started the server), never into
+    // the log, which is often collected and kept elsewhere.
+    spdlog::info("scene {}: session {} ({} bodies)", scene.file, scene.loaded.session.session_id,
+                 scene.loaded.bodies.size());
+    token_lines += contactsim::server::StartupSceneLine(scene) + "\n";
     if (viewer != nullptr) {
-      std::cout << "viewer session_id=" << scene.loaded.session.session_id << " url="
-                << viewer->ViewerUrl(scene.loaded.session.session_id,
-                                     scene.loaded.session.viewer_token)
-                << std::endl;
+      token_lines +=
+          "viewer session_id=" + scene.loaded.session.session_id + " url=" +
+          viewer->ViewerUrl(scene.loaded.session.session_id, scene.loaded.session.viewer_token) +
+          "\n";
     }
+  }
+  if (tokens_file.empty()) {
+    std::cout << token_lines << std::flush;
+  } else if (absl::Status written = contactsim::server::WritePrivateFile(tokens_file, token_lines);
+             !written.ok()) {
+    spdlog::error("--tokens-file: {}", written.ToString());
+    (*server)->Shutdown(std::chrono::milliseconds(0));
+    return EXIT_FAILURE;
   }
   if ((*server)->metrics_port() != 0) {
     spdlog::info("metrics on http://{}:{}/metrics",

@@ -4,6 +4,7 @@
 
 #include "clients/cpp/session_handle.h"
 #include "clients/cpp/status_convert.h"
+#include "scenes/loader/session_metadata.h"
 
 namespace contactsim::client {
 namespace {
@@ -37,6 +38,12 @@ void Connection::PrepareContext(grpc::ClientContext& context, const std::string&
                                 bool deadline) const {
   if (deadline) context.set_deadline(std::chrono::system_clock::now() + deadline_);
   if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+}
+
+void Connection::PrepareSessionContext(grpc::ClientContext& context, const std::string& session_id,
+                                       const std::string& token, bool deadline) const {
+  PrepareContext(context, token, deadline);
+  scenes::AddSessionIdMetadata(context, session_id);
 }
 
 bool Connection::connected() const {

@@ -64,8 +64,15 @@ class Connection {
   // For the session calls: the stub, and a context with the deadline (none when `deadline` is
   // false: streams live as long as the viewer wants) and the token's metadata when not empty.
   v1::Simulation::Stub& stub() const { return *stub_; }
+  // The channel itself (the health check, clients/cpp/health_check.h).
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+  std::chrono::milliseconds deadline() const { return deadline_; }
   void PrepareContext(grpc::ClientContext& context, const std::string& token,
                       bool deadline = true) const;
+  // PrepareContext plus the session id as routing metadata (x-contactsim-session,
+  // scenes/loader/session_metadata.h), which a gateway in front of replicas routes by.
+  void PrepareSessionContext(grpc::ClientContext& context, const std::string& session_id,
+                             const std::string& token, bool deadline = true) const;
   // True while the channel's transport is up (READY). False after a failed call: the server
   // was not reached (the CLI tells "unreachable" from "refused" with it).
   bool connected() const;

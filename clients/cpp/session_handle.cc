@@ -15,7 +15,7 @@ SessionHandle::SessionHandle(Connection connection, std::string session_id, std:
 
 absl::StatusOr<v1::GetSessionResponse> SessionHandle::GetSession() const {
   grpc::ClientContext context;
-  connection_.PrepareContext(context, token_);
+  connection_.PrepareSessionContext(context, session_id_, token_);
   v1::GetSessionRequest request;
   request.set_session_id(session_id_);
   v1::GetSessionResponse response;
@@ -26,7 +26,7 @@ absl::StatusOr<v1::GetSessionResponse> SessionHandle::GetSession() const {
 
 absl::Status SessionHandle::CloseSession() const {
   grpc::ClientContext context;
-  connection_.PrepareContext(context, token_);
+  connection_.PrepareSessionContext(context, session_id_, token_);
   v1::CloseSessionRequest request;
   request.set_session_id(session_id_);
   v1::CloseSessionResponse response;
@@ -35,7 +35,7 @@ absl::Status SessionHandle::CloseSession() const {
 
 absl::StatusOr<v1::AddBodyResponse> SessionHandle::AddBody(const v1::BodySpec& body) const {
   grpc::ClientContext context;
-  connection_.PrepareContext(context, token_);
+  connection_.PrepareSessionContext(context, session_id_, token_);
   v1::AddBodyRequest request;
   request.set_session_id(session_id_);
   *request.mutable_body() = body;
@@ -47,7 +47,7 @@ absl::StatusOr<v1::AddBodyResponse> SessionHandle::AddBody(const v1::BodySpec& b
 
 absl::Status SessionHandle::RemoveBody(int32_t body_id) const {
   grpc::ClientContext context;
-  connection_.PrepareContext(context, token_);
+  connection_.PrepareSessionContext(context, session_id_, token_);
   v1::RemoveBodyRequest request;
   request.set_session_id(session_id_);
   request.set_body_id(body_id);
@@ -57,7 +57,7 @@ absl::Status SessionHandle::RemoveBody(int32_t body_id) const {
 
 absl::StatusOr<int32_t> SessionHandle::AddConstraint(const v1::ConstraintSpec& constraint) const {
   grpc::ClientContext context;
-  connection_.PrepareContext(context, token_);
+  connection_.PrepareSessionContext(context, session_id_, token_);
   v1::AddConstraintRequest request;
   request.set_session_id(session_id_);
   *request.mutable_constraint() = constraint;
@@ -70,7 +70,7 @@ absl::StatusOr<int32_t> SessionHandle::AddConstraint(const v1::ConstraintSpec& c
 
 absl::Status SessionHandle::RemoveConstraint(int32_t constraint_id) const {
   grpc::ClientContext context;
-  connection_.PrepareContext(context, token_);
+  connection_.PrepareSessionContext(context, session_id_, token_);
   v1::RemoveConstraintRequest request;
   request.set_session_id(session_id_);
   request.set_constraint_id(constraint_id);
@@ -85,7 +85,7 @@ absl::StatusOr<v1::UploadMeshResponse> SessionHandle::UploadMesh(
     return absl::InvalidArgumentError("values_per_chunk: must be > 0");
   }
   grpc::ClientContext context;
-  connection_.PrepareContext(context, token_);
+  connection_.PrepareSessionContext(context, session_id_, token_);
   v1::UploadMeshResponse response;
   std::unique_ptr<grpc::ClientWriter<v1::UploadMeshChunk>> writer =
       connection_.stub().UploadMesh(&context, &response);
@@ -115,7 +115,7 @@ absl::StatusOr<v1::UploadMeshResponse> SessionHandle::UploadMesh(
 absl::Status SessionHandle::CallStep(int32_t n_steps, const v1::StepControls& controls,
                                      v1::StepRequest* request, v1::StepResponse* response) const {
   grpc::ClientContext context;
-  connection_.PrepareContext(context, token_);
+  connection_.PrepareSessionContext(context, session_id_, token_);
   request->set_session_id(session_id_);
   request->set_n_steps(n_steps);
   *request->mutable_controls() = controls;
@@ -142,7 +142,7 @@ absl::Status SessionHandle::StepInto(int32_t n_steps, const v1::StepControls& co
 
 absl::StatusOr<v1::SnapshotResponse> SessionHandle::Snapshot() const {
   grpc::ClientContext context;
-  connection_.PrepareContext(context, token_);
+  connection_.PrepareSessionContext(context, session_id_, token_);
   v1::SnapshotRequest request;
   request.set_session_id(session_id_);
   v1::SnapshotResponse response;
@@ -153,7 +153,7 @@ absl::StatusOr<v1::SnapshotResponse> SessionHandle::Snapshot() const {
 
 absl::StatusOr<v1::RestoreResponse> SessionHandle::Restore(const std::string& snapshot) const {
   grpc::ClientContext context;
-  connection_.PrepareContext(context, token_);
+  connection_.PrepareSessionContext(context, session_id_, token_);
   v1::RestoreRequest request;
   request.set_session_id(session_id_);
   request.set_snapshot(snapshot);
@@ -166,7 +166,7 @@ absl::StatusOr<v1::RestoreResponse> SessionHandle::Restore(const std::string& sn
 absl::Status SessionHandle::StreamState(v1::StreamStateRequest request,
                                         const FrameCallback& on_frame, StreamStop* stop) const {
   grpc::ClientContext context;
-  connection_.PrepareContext(context, token_, /*deadline=*/false);
+  connection_.PrepareSessionContext(context, session_id_, token_, /*deadline=*/false);
   if (stop != nullptr && !stop->Attach(&context)) return absl::OkStatus();
   request.set_session_id(session_id_);
   std::unique_ptr<grpc::ClientReader<v1::StateFrame>> reader =

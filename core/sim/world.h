@@ -43,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -168,7 +169,11 @@ class World {
   // dynamic rigid body"; nothing steps then), then for each of num_steps steps applies them and
   // steps. *outcome gets a diagnostics entry per step taken and every body's contact totals
   // summed over those steps, also when a step fails part-way (FailedPrecondition as Step).
-  absl::Status Step(int num_steps, const StepControls& controls, StepOutcome* outcome);
+  // `interrupt`, when given, is asked before every step (the first included); a non-OK answer
+  // stops the call there and is returned as is, the steps before it kept (the service's deadline,
+  // cancellation and drain checks).
+  absl::Status Step(int num_steps, const StepControls& controls, StepOutcome* outcome,
+                    const std::function<absl::Status()>& interrupt = nullptr);
   // The checks of Step(n, controls, ...) alone.
   absl::Status ValidateControls(const StepControls& controls) const;
 

@@ -143,7 +143,8 @@ absl::Status World::ApplyControls(const StepControls& controls, bool first_step,
   return absl::OkStatus();
 }
 
-absl::Status World::Step(int num_steps, const StepControls& controls, StepOutcome* outcome) {
+absl::Status World::Step(int num_steps, const StepControls& controls, StepOutcome* outcome,
+                         const std::function<absl::Status()>& interrupt) {
   if (num_steps < 0) {
     return absl::InvalidArgumentError(absl::StrCat("num_steps: must be >= 0, got ", num_steps));
   }
@@ -157,6 +158,7 @@ absl::Status World::Step(int num_steps, const StepControls& controls, StepOutcom
     outcome->summed_totals.push_back(totals);
   }
   for (int step = 0; step < num_steps; ++step) {
+    if (interrupt) RETURN_IF_ERROR(interrupt());
     RETURN_IF_ERROR(PrepareStep());  // before the controls: a refusal leaves the World as it was
     RETURN_IF_ERROR(ApplyControls(controls, step == 0, num_steps));
     RETURN_IF_ERROR(StepOnce(&outcome->diagnostics));

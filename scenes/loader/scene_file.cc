@@ -10,6 +10,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "scenes/loader/grpc_status.h"
+#include "scenes/loader/session_metadata.h"
 
 namespace contactsim::scenes {
 namespace {
@@ -90,6 +91,7 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
   auto fail = [&](const absl::Status& status, const std::string& prefix) {
     grpc::ClientContext context;
     prepare(context, token);
+    AddSessionIdMetadata(context, session_id);
     v1::CloseSessionRequest request;
     request.set_session_id(session_id);
     v1::CloseSessionResponse response;
@@ -99,6 +101,7 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
   for (int i = 0; i < scene.bodies_size(); ++i) {
     grpc::ClientContext context;
     prepare(context, token);
+    AddSessionIdMetadata(context, session_id);
     v1::AddBodyRequest request;
     request.set_session_id(session_id);
     *request.mutable_body() = scene.bodies(i);
@@ -110,6 +113,7 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
   for (int i = 0; i < scene.constraints_size(); ++i) {
     grpc::ClientContext context;
     prepare(context, token);
+    AddSessionIdMetadata(context, session_id);
     v1::AddConstraintRequest request;
     request.set_session_id(session_id);
     *request.mutable_constraint() = scene.constraints(i);

@@ -1,7 +1,12 @@
 #include "server/auth/token.h"
 
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include <array>
 #include <cstdint>
-#include <random>
+#include <cstdio>
+#include <cstdlib>
 
 #include "absl/strings/match.h"
 
@@ -9,15 +14,18 @@ namespace contactsim::server {
 
 std::string GenerateToken() {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::random_device device;
+  std::array<unsigned char, 16> bytes;
+  // RAND_bytes fails only when OpenSSL's generator cannot be seeded; a server that cannot make
+  // unguessable tokens must not hand out guessable ones.
+  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+    std::fputs("contactsim: OpenSSL RAND_bytes failed: no entropy for session tokens\n", stderr);
+    std::abort();
+  }
   std::string token;
-  token.reserve(32);
-  for (int word = 0; word < 4; ++word) {
-    uint32_t bits = device();
-    for (int nibble = 0; nibble < 8; ++nibble) {
-      token.push_back(kHex[bits & 0xF]);
-      bits >>= 4;
-    }
+  token.reserve(2 * bytes.size());
+  for (const unsigned char byte : bytes) {
+    token.push_back(kHex[byte >> 4]);
+    token.push_back(kHex[byte & 0xF]);
   }
   return token;
 }
@@ -37,12 +45,9 @@ std::optional<std::string_view> ParseBearer(std::string_view authorization) {
 }
 
 bool TokensEqual(std::string_view a, std::string_view b) {
+  // Tokens have one public length, so comparing the lengths first tells nothing.
   if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff |= static_cast<unsigned char>(a[i]) ^ static_cast<unsigned char>(b[i]);
-  }
-  return diff == 0;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 }  // namespace contactsim::server

@@ -11,16 +11,15 @@ namespace contactsim::server {
 
 enum class Role { kViewer, kController };
 
-// 128 bits from the OS entropy source (std::random_device reads getrandom / /dev/urandom on
-// Linux with libstdc++), hex encoded.
+// 128 bits from OpenSSL's RAND_bytes (a CSPRNG seeded from the OS), hex encoded.
 std::string GenerateToken();
 
 // The token of an `authorization` metadata value "Bearer <token>" (scheme case-insensitive),
 // nullopt when the value has another form.
 std::optional<std::string_view> ParseBearer(std::string_view authorization);
 
-// Compares in time independent of where the strings first differ, so a wrong token's timing
-// tells nothing about the right one.
+// Compares in time independent of where the strings first differ (OpenSSL's CRYPTO_memcmp), so
+// a wrong token's timing tells nothing about the right one.
 bool TokensEqual(std::string_view a, std::string_view b);
 
 }  // namespace contactsim::server

@@ -19,6 +19,8 @@ struct ServerLimits {
   // coordinate, 4 per index), counted while a mesh streams in.
   int max_meshes_per_session = 16;
   int64_t max_mesh_bytes_per_session = int64_t{256} << 20;
+  // Session, body and mesh names [bytes]: they appear in every listing, topology and log line.
+  int max_name_bytes = 256;
 };
 
 }  // namespace contactsim::server

@@ -346,6 +346,7 @@ absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerL
                                       std::string_view field,
                                       const core::WorldSettings& world_settings,
                                       std::shared_ptr<core::Backend> backend) {
+  RETURN_IF_ERROR(CheckLabel(message.name(), limits.max_name_bytes, Field(field, "name")));
   ASSIGN_OR_RETURN(Placement placement, PlacementFromProto(message, field));
   absl::StatusOr<NewBody> out;
   switch (message.kind()) {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "server/convert/body_convert.h"
 #include "server/convert/constraint_convert.h"
 #include "server/convert/value_convert.h"
@@ -146,6 +147,53 @@ void FillStepResponse(const core::WorldState& state, const core::ContactReport& 
   }
   for (const core::StepDiagnostics& diagnostics : outcome.diagnostics) {
     FillProto(diagnostics, response->add_diagnostics());
+  }
+}
+
+namespace {
+
+// Wire sizes, each rounded up from the largest encoding of its fields: a tag byte, a length
+// varint of up to 5 bytes per submessage, 10-byte varints, 9-byte doubles [bytes].
+constexpr int64_t kRigidBodyStateBytes = 160;      // ids, kind, 3 Vec3 and a Quat
+constexpr int64_t kDeformableStateBytes = 64;      // ids, kind, two packed headers
+constexpr int64_t kBytesPerVertex = 2 * 3 * 8;     // a position and a velocity, packed doubles
+constexpr int64_t kBodyTotalsBytes = 96;           // id, two Vec3, a count
+constexpr int64_t kDiagnosticsBytes = 128;         // 11 scalar fields
+constexpr int64_t kDivergenceMessageBytes = 4096;  // at most one step per call diverges
+constexpr int64_t kReplyHeaderBytes = 64;          // step_count, time, the report's header
+
+}  // namespace
+
+int64_t StepReplyBytesBound(const core::World& world, int n_steps) {
+  int64_t bytes = kReplyHeaderBytes + kDivergenceMessageBytes +
+                  static_cast<int64_t>(n_steps) * kDiagnosticsBytes;
+  for (const int32_t id : world.body_ids()) {
+    const core::Body& body = *world.body(id);
+    bytes += kBodyTotalsBytes;
+    bytes += body.type() == core::BodyType::kRigid
+                 ? kRigidBodyStateBytes
+                 : kDeformableStateBytes + kBytesPerVertex * body.num_vertices();
+  }
+  return bytes;
+}
+
+void FitStepResponse(int64_t limit_bytes, v1::StepResponse* response) {
+  auto* records = response->mutable_contacts()->mutable_contacts();
+  int64_t bytes = static_cast<int64_t>(response->ByteSizeLong());
+  int omitted = 0;
+  // Each record takes its bytes, its tag and its length varint; the enclosing lengths shrink
+  // too, so the sum is checked against the real size below.
+  while (bytes > limit_bytes && !records->empty()) {
+    const size_t record_bytes = records->Get(records->size() - 1).ByteSizeLong();
+    bytes -= static_cast<int64_t>(
+        1 + google::protobuf::io::CodedOutputStream::VarintSize64(record_bytes) + record_bytes);
+    records->RemoveLast();
+    ++omitted;
+  }
+  response->set_contacts_omitted(omitted);
+  while (static_cast<int64_t>(response->ByteSizeLong()) > limit_bytes && !records->empty()) {
+    records->RemoveLast();
+    response->set_contacts_omitted(++omitted);
   }
 }
 

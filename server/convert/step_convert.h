@@ -8,6 +8,7 @@
 #include "core/contact/contact_report.h"
 #include "core/sim/step_controls.h"
 #include "core/sim/step_diagnostics.h"
+#include "core/sim/world.h"
 #include "core/sim/world_state.h"
 
 namespace contactsim::server {
@@ -24,5 +25,13 @@ void FillProto(const core::BodyContactTotals& totals, v1::BodyContactTotals* out
 // `contacts`, the totals summed over the call and the diagnostics from `outcome`.
 void FillStepResponse(const core::WorldState& state, const core::ContactReport& contacts,
                       const core::StepOutcome& outcome, v1::StepResponse* response);
+
+// An upper bound of a StepResponse's bytes for n_steps on `world`, contact records not counted
+// (their number is known only after the step): bodies, totals, one diagnostics entry per step.
+int64_t StepReplyBytesBound(const core::World& world, int n_steps);
+
+// Leaves out the response's contact records, last first, until it takes at most `limit_bytes`
+// (counting them in contacts_omitted); the rest of the reply is kept whole.
+void FitStepResponse(int64_t limit_bytes, v1::StepResponse* response);
 
 }  // namespace contactsim::server

@@ -71,4 +71,21 @@ absl::Status CheckNonNegative(double value, std::string_view field) {
   return absl::OkStatus();
 }
 
+absl::Status CheckLabel(std::string_view label, int max_bytes, std::string_view field) {
+  if (static_cast<int64_t>(label.size()) > max_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(field), ": ", label.size(),
+                                                   " bytes, over the server's limit of ", max_bytes,
+                                                   " (--max-name-bytes)"));
+  }
+  for (size_t i = 0; i < label.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(label[i]);
+    if (byte < 0x20 || byte == 0x7f) {
+      return absl::InvalidArgumentError(absl::StrCat(std::string(field), ": control character 0x",
+                                                     absl::Hex(byte, absl::kZeroPad2), " at byte ",
+                                                     i, " (names are printable text)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace contactsim::server

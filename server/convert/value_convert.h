@@ -29,4 +29,9 @@ void FillProto(const Eigen::Quaterniond& q, v1::Quat* out);
 absl::Status CheckPositive(double value, std::string_view field);
 absl::Status CheckNonNegative(double value, std::string_view field);
 
+// A client's label (session, body, mesh name): at most `max_bytes` bytes (--max-name-bytes) and
+// no control characters, so that a name can neither bloat every listing and frame nor write a
+// fake line into the log. InvalidArgument "<field>: ..." naming the first bad byte.
+absl::Status CheckLabel(std::string_view label, int max_bytes, std::string_view field);
+
 }  // namespace contactsim::server

@@ -24,12 +24,16 @@ int PoolThreads(int requested) {
 
 }  // namespace
 
+std::string ReplicaIdPrefix(int replica_ordinal) {
+  return replica_ordinal >= 0 ? absl::StrCat("r", replica_ordinal, "-") : "";
+}
+
 ContactSimServer::ContactSimServer(const ServerOptions& options,
                                    std::unique_ptr<DeviceChoice> devices)
     : options_(options),
       metrics_(&registry_),
       devices_(std::move(devices)),
-      sessions_(options.limits),
+      sessions_(options.limits, ReplicaIdPrefix(options.replica_ordinal)),
       pool_(PoolThreads(options.step_threads)),
       service_(&sessions_, devices_.get(), &dispatcher_, &metrics_, &pool_,
                options.inline_step_budget_s) {
@@ -84,9 +88,28 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
   ASSIGN_OR_RETURN(std::unique_ptr<DeviceChoice> devices, DeviceChoice::Create(options.device));
   spdlog::info("device: {}", devices->Describe());
   std::unique_ptr<ContactSimServer> server(new ContactSimServer(options, std::move(devices)));
+  if (!options.persist.state_dir.empty()) {
+    // Restored before the listener opens, so the first call finds its session.
+    const DeviceChoice* choice = server->devices_.get();
+    auto backend_for_device =
+        [choice](std::string_view device) -> absl::StatusOr<std::shared_ptr<core::Backend>> {
+      // A CUDA session comes back on the CPU where CUDA is not usable now (the World's bytes
+      // are the same on both).
+      const bool cuda = device == DeviceName(DeviceKind::kCuda) && choice->cuda_status().ok();
+      return choice->MakeBackend(cuda ? DeviceKind::kCuda : DeviceKind::kCpu);
+    };
+    ASSIGN_OR_RETURN(server->state_dir_,
+                     persist::StateDirectory::Open(options.persist, &server->sessions_,
+                                                   std::move(backend_for_device)));
+    server->restored_ = server->state_dir_->RestoreAll();
+    server->state_dir_->Start();
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default on Linux: a second server on the same port would then start
+  // and take half of the new connections. Off, the second bind fails and says so.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(options.listen_address, credentials, &server->port_);
   builder.RegisterService(&server->service_);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
@@ -103,8 +126,12 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
           "listen: could not bind ", options.listen_address,
           " with TLS (is the address free, and does --tls-key belong to --tls-cert?)"));
     }
-    return absl::UnavailableError(absl::StrCat("listen: could not bind ", options.listen_address));
+    return absl::UnavailableError(absl::StrCat("listen: could not bind ", options.listen_address,
+                                               " (is another server already on that port?)"));
   }
+  // Probes may name the service (Kubernetes' grpc probe, grpc_health_probe -service); "" is the
+  // whole server. Both go NOT_SERVING when a drain begins (Shutdown).
+  server->server_->GetHealthCheckService()->SetServingStatus(kHealthServiceName, true);
   if (!options.metrics_listen.empty()) {
     auto exporter = metrics::HttpExporter::Start(options.metrics_listen, &server->registry_);
     if (!exporter.ok()) return exporter.status();
@@ -129,6 +156,15 @@ std::shared_ptr<grpc::Channel> ContactSimServer::InProcessChannel() {
 void ContactSimServer::Shutdown(std::chrono::milliseconds grace) {
   if (shut_down_ || server_ == nullptr) return;
   shut_down_ = true;
+  // Steps in flight may finish within the grace period; those still running near its end stop
+  // at their next step (a tenth of the grace, at most 0.5 s, is left for their replies).
+  const auto reply_margin =
+      std::min<std::chrono::milliseconds>(grace / 10, std::chrono::milliseconds(500));
+  service_.BeginDrain(std::chrono::steady_clock::now() + grace - reply_margin);
+  // Draining: probes and gateways see NOT_SERVING before the listener closes.
+  if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) {
+    health->SetServingStatus(false);
+  }
   // Streams never end by themselves: end them now (OK) so that the grace period only waits for
   // unary calls such as a Step in progress.
   sessions_.CloseAllStreams();
@@ -138,6 +174,8 @@ void ContactSimServer::Shutdown(std::chrono::milliseconds grace) {
   server_->Shutdown(std::chrono::system_clock::now() + grace);
   server_->Wait();
   exporter_.reset();
+  // After the last call: what the drain finished is on disk before the process exits.
+  if (state_dir_ != nullptr) state_dir_->Stop();
 }
 
 void ContactSimServer::Wait() {

@@ -15,6 +15,7 @@
 #include "server/metrics/http_exporter.h"
 #include "server/metrics/metrics.h"
 #include "server/metrics/server_metrics.h"
+#include "server/persist/state_directory.h"
 #include "server/service/device_choice.h"
 #include "server/service/server_tls.h"
 #include "server/service/simulation_service.h"
@@ -23,6 +24,9 @@
 #include "server/session/worker_pool.h"
 
 namespace contactsim::server {
+
+// The name the health service reports SERVING for, besides "" (the whole server).
+inline constexpr char kHealthServiceName[] = "contactsim.v1.Simulation";
 
 struct ServerOptions {
   std::string listen_address = "127.0.0.1:50051";
@@ -37,7 +41,15 @@ struct ServerOptions {
   double inline_step_budget_s = 1e-3;
   // Where sessions run: --device and --gpu-memory-budget (device_choice.h).
   DeviceOptions device;
+  // --state-dir and its write pacing: sessions that survive a restart (persist/state_directory.h).
+  persist::PersistOptions persist;
+  // --replica-ordinal: K >= 0 makes every new session id begin "r<K>-", which a gateway routes
+  // to this replica (docs/deploy.md); -1: a lone server, plain ids.
+  int replica_ordinal = -1;
 };
+
+// "r<K>-" for a replica ordinal K >= 0, "" otherwise.
+std::string ReplicaIdPrefix(int replica_ordinal);
 
 class ContactSimServer {
  public:
@@ -52,6 +64,8 @@ class ContactSimServer {
   std::string address() const;  // host:port actually bound
   SessionManager& sessions() { return sessions_; }
   const DeviceChoice& devices() const { return *devices_; }
+  // What --state-dir brought back at start-up (empty without a state directory).
+  const persist::RestoreReport& restored() const { return restored_; }
   // A channel to this server that bypasses the network (the start-up scenes of `--scene`).
   std::shared_ptr<grpc::Channel> InProcessChannel();
   WorkerPool& worker_pool() { return pool_; }
@@ -59,8 +73,10 @@ class ContactSimServer {
   // The metrics listener's port; 0 without one.
   int metrics_port() const { return exporter_ != nullptr ? exporter_->port() : 0; }
 
-  // Ends every StateStream (OK), stops accepting calls and waits up to `grace` for in-flight
-  // calls (a Step in progress finishes), then cancels the rest. Idempotent.
+  // Ends every StateStream (OK), reports NOT_SERVING, stops accepting calls and waits up to
+  // `grace` for in-flight calls (a Step in progress may finish); a Step still running near the
+  // end of the grace stops at its next step (UNAVAILABLE, saying how far it got), then the rest
+  // are cancelled. Idempotent.
   void Shutdown(std::chrono::milliseconds grace = std::chrono::seconds(5));
   void Wait();
 
@@ -72,6 +88,9 @@ class ContactSimServer {
   metrics::ServerMetrics metrics_;
   std::unique_ptr<DeviceChoice> devices_;  // outlives the sessions: their backends share its budget
   SessionManager sessions_;
+  // Writes sessions_ (destroyed before it); flushed after the last call on Shutdown.
+  std::unique_ptr<persist::StateDirectory> state_dir_;
+  persist::RestoreReport restored_;
   StreamDispatcher dispatcher_;  // outlives server_: streams post to it until they are done
   WorkerPool pool_;              // outlives server_: queued tasks finish calls gRPC waits for
   SimulationService service_;

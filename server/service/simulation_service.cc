@@ -23,6 +23,12 @@
 namespace contactsim::server {
 namespace {
 
+// The slowest frame rate a stream may ask for: one frame per 1,000 s [1/s].
+constexpr double kMinRateHz = 1e-3;
+
+// gRPC's framing of a reply message and its trailers, kept free below the message limit [bytes].
+constexpr int64_t kStepReplyFramingBytes = 1024;
+
 grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context, const absl::Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(ToGrpcStatus(status));
@@ -116,6 +122,7 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
                                                            v1::CreateSessionResponse* response) {
   auto run = [&]() -> absl::Status {
     // The default pipeline is the table's first (penalty).
+    RETURN_IF_ERROR(CheckLabel(request->name(), sessions_->limits().max_name_bytes, "name"));
     core::PipelineKind pipeline = core::PipelineTable().front().kind;
     if (!request->pipeline().empty()) {
       ASSIGN_OR_RETURN(pipeline, core::PipelineKindFromName(request->pipeline(), "pipeline"));
@@ -286,18 +293,48 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
                                                        " exceeds the server's limit of ", max_steps,
                                                        " per call"));
     }
+    if (request->has_expected_step_count() && request->expected_step_count() < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected_step_count: must be >= 0, got ", request->expected_step_count()));
+    }
     ASSIGN_OR_RETURN(controls, StepControlsFromProto(request->controls()));
     return absl::OkStatus();
   };
   if (absl::Status checked = check(); !checked.ok()) return Finish(context, checked);
-  auto run = [this, request, response, arrived,
+  auto run = [this, context, request, response, arrived,
               controls = std::make_shared<const core::StepControls>(std::move(controls))](
                  Session& session) -> absl::Status {
     const auto started = std::chrono::steady_clock::now();
-    SessionStepResult result = session.Step(request->n_steps(), *controls);
+    const int64_t reply_limit = sessions_->limits().max_message_bytes - kStepReplyFramingBytes;
+    StepCallChecks checks;
+    if (request->has_expected_step_count()) {
+      checks.expected_step_count = request->expected_step_count();
+    }
+    // A reply that could not fit is refused before any step: a call either steps and says so,
+    // or fails and steps nothing.
+    checks.preflight = [request, reply_limit](const core::World& world) -> absl::Status {
+      const int64_t bound = StepReplyBytesBound(world, request->n_steps());
+      if (bound <= reply_limit) return absl::OkStatus();
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "n_steps: the reply of ", request->n_steps(), " steps over ", world.num_bodies(),
+          " bodies could take ", bound, " bytes, over the server's message limit of ", reply_limit,
+          " bytes (--max-message-mib); step fewer at a time"));
+    };
+    checks.interrupt = [this, context]() -> absl::Status {
+      if (std::chrono::steady_clock::now().time_since_epoch().count() >= drain_stop_at_ns_.load()) {
+        return absl::UnavailableError("the server is shutting down");
+      }
+      if (context->IsCancelled()) return absl::CancelledError("the call was cancelled");
+      if (std::chrono::system_clock::now() >= context->deadline()) {
+        return absl::DeadlineExceededError("the call's deadline passed");
+      }
+      return absl::OkStatus();
+    };
+    SessionStepResult result = session.Step(request->n_steps(), *controls, checks);
     const size_t steps_taken = result.outcome.diagnostics.size();
     if (steps_taken > 0) {
       FillStepResponse(*result.state, *result.contacts, result.outcome, response);
+      FitStepResponse(reply_limit, response);
     }
     const absl::Status& status = result.status;
     const auto finished = std::chrono::steady_clock::now();
@@ -329,11 +366,25 @@ grpc::ServerWriteReactor<v1::StateFrame>* SimulationService::StreamState(
   if (!session.ok()) {
     return new FinishedReactor<grpc::ServerWriteReactor<v1::StateFrame>>(session.status());
   }
-  if (request->from_seq() < 0 || !std::isfinite(request->max_rate_hz()) ||
-      request->max_rate_hz() < 0.0) {
-    return new FinishedReactor<grpc::ServerWriteReactor<v1::StateFrame>>(absl::InvalidArgumentError(
-        request->from_seq() < 0 ? "from_seq: must be >= 0"
-                                : "max_rate_hz: must be finite and >= 0"));
+  auto check = [&]() -> absl::Status {
+    if (request->from_seq() < 0) return absl::InvalidArgumentError("from_seq: must be >= 0");
+    // A frame further ahead than the next one would keep the stream silent for as long.
+    const int64_t newest = (*session)->frames()->newest_seq();
+    if (request->from_seq() > newest + 1) {
+      return absl::OutOfRangeError(absl::StrCat("from_seq: ", request->from_seq(),
+                                                " is ahead of the session's newest frame ", newest,
+                                                " (0 starts at the newest)"));
+    }
+    const double rate_hz = request->max_rate_hz();
+    // Below the floor the interval between frames would overflow the clock's duration.
+    if (!std::isfinite(rate_hz) || rate_hz < 0.0 || (rate_hz > 0.0 && rate_hz < kMinRateHz)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "max_rate_hz: must be 0 (no cap) or finite and >= ", kMinRateHz, ", got ", rate_hz));
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status checked = check(); !checked.ok()) {
+    return new FinishedReactor<grpc::ServerWriteReactor<v1::StateFrame>>(checked);
   }
   return StateStream::Start((*session)->frames(), dispatcher_, metrics_, *request);
 }

@@ -11,7 +11,10 @@
 // touching the session.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string_view>
 
@@ -84,6 +87,12 @@ class SimulationService final : public v1::Simulation::CallbackService {
                                     const v1::RestoreRequest* request,
                                     v1::RestoreResponse* response) override;
 
+  // A drain has begun: Steps still running at `stop_at` stop before their next step
+  // (UNAVAILABLE saying how many steps were taken), so the drain ends within one step of it.
+  void BeginDrain(std::chrono::steady_clock::time_point stop_at) {
+    drain_stop_at_ns_.store(stop_at.time_since_epoch().count());
+  }
+
  private:
   // The session, when the call's bearer token grants at least `required` on it:
   // UNAUTHENTICATED without a token or with a wrong one, NOT_FOUND for an unknown session,
@@ -110,6 +119,8 @@ class SimulationService final : public v1::Simulation::CallbackService {
   metrics::ServerMetrics* metrics_;
   WorkerPool* pool_;
   const double inline_step_budget_s_;
+  // steady_clock ticks; the maximum while no drain has begun.
+  std::atomic<int64_t> drain_stop_at_ns_{std::numeric_limits<int64_t>::max()};
   // Step's request and reply on a per-call arena (the lockstep latency path).
   ArenaMessageAllocator<v1::StepRequest, v1::StepResponse> step_allocator_;
 };

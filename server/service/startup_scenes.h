@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,5 +28,9 @@ absl::StatusOr<std::vector<StartupScene>> LoadStartupScenes(ContactSimServer& se
 // The machine-readable line printed on stdout for each scene:
 // "scene file=FILE session_id=ID controller_token=TOKEN viewer_token=TOKEN".
 std::string StartupSceneLine(const StartupScene& scene);
+
+// Replaces `path` with `content`, readable and writable by this user only (0600, also when the
+// file existed with wider permissions): where --tokens-file puts the lines with tokens.
+absl::Status WritePrivateFile(const std::string& path, std::string_view content);
 
 }  // namespace contactsim::server

@@ -8,6 +8,7 @@
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/sim/serialization/world_serialization.h"
+#include "server/auth/token_hash.h"
 #include "server/session/snapshot_blob.h"
 
 namespace contactsim::server {
@@ -52,13 +53,26 @@ absl::Status CheckSnapshotLimits(const core::World& world, const ServerLimits& l
 }  // namespace
 
 Session::Session(std::string id, std::string name, core::World world, const ServerLimits& limits)
+    : Session(std::move(id), std::move(name), std::move(world), limits, GenerateToken(),
+              GenerateToken(), TokenHashes{}) {}
+
+Session::Session(std::string id, std::string name, core::World world, const ServerLimits& limits,
+                 TokenHashes restored_tokens)
+    : Session(std::move(id), std::move(name), std::move(world), limits, "", "",
+              std::move(restored_tokens)) {}
+
+Session::Session(std::string id, std::string name, core::World world, const ServerLimits& limits,
+                 std::string controller_token, std::string viewer_token, TokenHashes hashes)
     : id_(std::move(id)),
       name_(std::move(name)),
       pipeline_(world.settings().pipeline),
       backend_(world.backend()),
       device_(backend_->name()),
-      controller_token_(GenerateToken()),
-      viewer_token_(GenerateToken()),
+      controller_token_(std::move(controller_token)),
+      viewer_token_(std::move(viewer_token)),
+      token_hashes_(controller_token_.empty()
+                        ? std::move(hashes)
+                        : TokenHashes{TokenSha256(controller_token_), TokenSha256(viewer_token_)}),
       limits_(limits),
       world_(std::move(world)),
       frames_(std::make_shared<FrameBus>(limits.stream_ring_frames)) {
@@ -70,6 +84,8 @@ void Session::PublishLocked(bool content_changed, std::shared_ptr<const core::Wo
                             std::shared_ptr<const core::ContactReport> contacts,
                             const core::StepDiagnostics* diagnostics) {
   device_bytes_.store(backend_->ResidentBytes(), std::memory_order_relaxed);
+  if (content_changed) content_version_.fetch_add(1, std::memory_order_release);
+  step_count_.store(world_.step_count(), std::memory_order_release);
   if (content_changed || topology_ == nullptr) {
     auto topology = std::make_shared<Topology>(world_.CopyTopology());
     topology->version = topology_ == nullptr ? 1 : topology_->version + 1;
@@ -87,9 +103,11 @@ void Session::PublishLocked(bool content_changed, std::shared_ptr<const core::Wo
 }
 
 std::optional<Role> Session::RoleOf(std::string_view token) const {
-  // Both comparisons always run, so the timing does not say which role a token nearly matched.
-  const bool controller = TokensEqual(token, controller_token_);
-  const bool viewer = TokensEqual(token, viewer_token_);
+  // Compared as hashes, the one form a restored session has. Both comparisons always run, so
+  // the timing does not say which role a token nearly matched.
+  const std::string presented = TokenSha256(token);
+  const bool controller = TokensEqual(presented, token_hashes_.controller);
+  const bool viewer = TokensEqual(presented, token_hashes_.viewer);
   if (controller) return Role::kController;
   if (viewer) return Role::kViewer;
   return std::nullopt;
@@ -181,13 +199,16 @@ absl::StatusOr<int32_t> Session::AddConstraint(core::ConstraintSpec spec) {
   if (!id.ok()) {
     return absl::Status(id.status().code(), absl::StrCat("constraint.", id.status().message()));
   }
+  content_version_.fetch_add(1, std::memory_order_release);
   return id;
 }
 
 absl::Status Session::RemoveConstraint(int32_t constraint_id) {
   std::lock_guard lock(mu_);
   RETURN_IF_ERROR(CheckActive());
-  return world_.RemoveConstraint(constraint_id);
+  RETURN_IF_ERROR(world_.RemoveConstraint(constraint_id));
+  content_version_.fetch_add(1, std::memory_order_release);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> Session::MeshBudgetBytes() const {
@@ -230,13 +251,39 @@ absl::StatusOr<std::shared_ptr<const UploadedMesh>> Session::FindMesh(
   return it->second;
 }
 
-SessionStepResult Session::Step(int n_steps, const core::StepControls& controls) {
+SessionStepResult Session::Step(int n_steps, const core::StepControls& controls,
+                                const StepCallChecks& checks) {
   std::lock_guard lock(mu_);
   SessionStepResult result;
   result.status = CheckActive();
   if (!result.status.ok()) return result;
-  result.status = world_.Step(n_steps, controls, &result.outcome);
-  if (!result.status.ok() && world_.diverged()) {
+  if (checks.expected_step_count.has_value() &&
+      *checks.expected_step_count != world_.step_count()) {
+    result.status = absl::FailedPreconditionError(
+        absl::StrCat("expected_step_count: the session is at step ", world_.step_count(), ", not ",
+                     *checks.expected_step_count, "; nothing was stepped"));
+    return result;
+  }
+  if (checks.preflight) {
+    result.status = checks.preflight(world_);
+    if (!result.status.ok()) return result;
+  }
+  bool interrupted = false;
+  std::function<absl::Status()> interrupt;
+  if (checks.interrupt) {
+    interrupt = [&checks, &interrupted] {
+      absl::Status status = checks.interrupt();
+      interrupted = !status.ok();
+      return status;
+    };
+  }
+  result.status = world_.Step(n_steps, controls, &result.outcome, interrupt);
+  if (interrupted) {
+    result.status = absl::Status(
+        result.status.code(),
+        absl::StrCat(result.status.message(), ": stopped after ", result.outcome.diagnostics.size(),
+                     " of ", n_steps, " steps; the session is at step ", world_.step_count()));
+  } else if (!result.status.ok() && world_.diverged()) {
     state_ = SessionState::kFailed;
     failure_message_ =
         absl::StrCat("diverged at step ", world_.step_count(), ": ", result.status.message());
@@ -268,6 +315,17 @@ absl::StatusOr<SessionSnapshot> Session::Snapshot() {
                      " bytes (--max-message-mib)"));
   }
   return snapshot;
+}
+
+absl::StatusOr<Session::Capture> Session::CaptureForStateDir() const {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(CheckActive());
+  ASSIGN_OR_RETURN(const std::string world_bytes, core::SerializeWorld(world_));
+  Capture capture;
+  capture.blob = EncodeSnapshotBlob(core::PipelineName(pipeline_), world_bytes);
+  capture.marks = {content_version_.load(std::memory_order_relaxed), world_.step_count()};
+  capture.time_s = world_.time_s();
+  return capture;
 }
 
 absl::Status Session::Restore(std::string_view blob) {

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,11 +76,39 @@ struct SessionStepResult {
   core::StepOutcome outcome;
 };
 
+// What a Step call asks beyond its steps; the service fills it from the request and the call.
+struct StepCallChecks {
+  // StepRequest.expected_step_count: when set and not the session's count, the call is refused
+  // (FailedPrecondition naming the current count) and nothing steps, so a retried Step whose
+  // first attempt went through does not step twice.
+  std::optional<int64_t> expected_step_count;
+  // Under the session's lock, before any step: may refuse the call (a reply that could not fit).
+  std::function<absl::Status(const core::World&)> preflight;
+  // Asked before every step (the call's deadline and cancellation, the server's drain); a non-OK
+  // answer stops the call there, the steps before it kept.
+  std::function<absl::Status()> interrupt;
+};
+
 // What GetSession reports of the World.
 struct SessionContent {
   core::WorldSettings settings;
   std::vector<int32_t> body_ids;  // ascending
   std::vector<core::GroundPlane> ground_planes;
+};
+
+// The SHA-256 of a session's tokens (server/auth/token_hash.h): what the session checks a
+// presented token against, and all of the tokens a state directory keeps.
+struct TokenHashes {
+  std::string controller;
+  std::string viewer;
+};
+
+// How far a session has changed, read without its lock (the state directory's persister,
+// server/persist/): `content_version` grows with every change of content (bodies, constraints,
+// a Restore), `step_count` is the World's after the last operation.
+struct ChangeMarks {
+  int64_t content_version = 0;
+  int64_t step_count = 0;
 };
 
 // A snapshot blob (server/session/snapshot_blob.h) and the time it was taken at.
@@ -91,11 +120,19 @@ struct SessionSnapshot {
 
 class Session {
  public:
+  // A new session with new tokens.
   Session(std::string id, std::string name, core::World world, const ServerLimits& limits);
+  // A session brought back from a state directory (server/persist/): only its tokens' hashes
+  // are known, so controller_token() and viewer_token() are empty.
+  Session(std::string id, std::string name, core::World world, const ServerLimits& limits,
+          TokenHashes restored_tokens);
 
   const std::string& id() const { return id_; }
+  const std::string& name() const { return name_; }
+  // The tokens of a new session (CreateSession's reply); empty for a restored one.
   const std::string& controller_token() const { return controller_token_; }
   const std::string& viewer_token() const { return viewer_token_; }
+  const TokenHashes& token_hashes() const { return token_hashes_; }
   // The role a presented token grants, or nullopt for a wrong token.
   std::optional<Role> RoleOf(std::string_view token) const;
 
@@ -107,6 +144,12 @@ class Session {
   const std::string& device() const { return device_; }
   // Without the lock (metrics): the backend's resident bytes after the last operation.
   int64_t device_resident_bytes() const { return device_bytes_.load(std::memory_order_relaxed); }
+
+  // Without the lock: how far the session has changed (see ChangeMarks).
+  ChangeMarks change_marks() const {
+    return {content_version_.load(std::memory_order_acquire),
+            step_count_.load(std::memory_order_acquire)};
+  }
 
   // The FIFO that runs this session's tasks (see strand.h).
   const std::shared_ptr<Strand>& strand() const { return strand_; }
@@ -145,7 +188,11 @@ class Session {
 
   // World::Step(n_steps, controls, ...) under the lock (core/sim/step_controls.h), then publishes
   // a frame when a step was taken.
-  SessionStepResult Step(int n_steps, const core::StepControls& controls);
+  // `checks` are applied in order: the expected count, the preflight, then the interrupt before
+  // each step; an interrupted call's status says how many of n_steps were taken and where the
+  // session is now.
+  SessionStepResult Step(int n_steps, const core::StepControls& controls,
+                         const StepCallChecks& checks = {});
 
   // The whole state serialized (version 2 blob); nothing is kept in the server. ResourceExhausted
   // when the blob would not fit in a reply (limits.max_message_bytes).
@@ -156,7 +203,20 @@ class Session {
   // server's limits or the device memory budget; either leaves the session as it was.
   absl::Status Restore(std::string_view blob);
 
+  // The whole state as a snapshot blob with the change marks it corresponds to, for the state
+  // directory: no message size limit. FailedPrecondition while the session is failed (a diverged
+  // World is not serialized; the last good state stays on disk).
+  struct Capture {
+    std::string blob;
+    ChangeMarks marks;
+    double time_s = 0.0;
+  };
+  absl::StatusOr<Capture> CaptureForStateDir() const;
+
  private:
+  // Plain tokens (a new session: hashes computed here) or empty ones with the hashes.
+  Session(std::string id, std::string name, core::World world, const ServerLimits& limits,
+          std::string controller_token, std::string viewer_token, TokenHashes hashes);
   absl::Status CheckActive() const;  // requires mu_
   // Requires mu_. `content_changed` renews the topology first. After a step, `state` and
   // `contacts` are that step's copies (else the state is copied here) and `diagnostics` its
@@ -172,12 +232,15 @@ class Session {
   const std::string device_;                      // backend_->name()
   const std::string controller_token_;
   const std::string viewer_token_;
+  const TokenHashes token_hashes_;
   const ServerLimits limits_;
 
   mutable std::mutex mu_;
   core::World world_;
   std::atomic<SessionState> state_ = SessionState::kActive;  // written under mu_
   std::atomic<int64_t> device_bytes_ = 0;                    // written under mu_
+  std::atomic<int64_t> content_version_ = 0;                 // written under mu_
+  std::atomic<int64_t> step_count_ = 0;                      // written under mu_
   std::string failure_message_;
   uint64_t next_mesh_number_ = 1;
   std::map<std::string, std::shared_ptr<const UploadedMesh>, std::less<>> meshes_;

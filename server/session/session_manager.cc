@@ -31,11 +31,33 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
   }
   std::string id;
   do {
-    id = GenerateToken().substr(0, 16);
+    id = absl::StrCat(id_prefix_, GenerateToken().substr(0, 16));
   } while (sessions_.count(id) > 0);
   auto session = std::make_shared<Session>(id, std::move(name), *std::move(world), limits_);
   sessions_.emplace(id, session);
   return session;
+}
+
+absl::Status SessionManager::Adopt(std::shared_ptr<Session> session) {
+  std::lock_guard lock(mu_);
+  if (sessions_.count(session->id()) > 0) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("session_id: a session '", session->id(), "' already exists"));
+  }
+  if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("session: the server already has ", sessions_.size(), " sessions, its limit"));
+  }
+  std::string id = session->id();
+  sessions_.emplace(std::move(id), std::move(session));
+  return absl::OkStatus();
+}
+
+std::vector<std::shared_ptr<Session>> SessionManager::All() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::shared_ptr<Session>> sessions;
+  for (const auto& [id, session] : sessions_) sessions.push_back(session);
+  return sessions;
 }
 
 absl::StatusOr<std::shared_ptr<Session>> SessionManager::Get(std::string_view id) const {

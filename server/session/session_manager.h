@@ -18,9 +18,13 @@ namespace contactsim::server {
 
 class SessionManager {
  public:
-  explicit SessionManager(const ServerLimits& limits) : limits_(limits) {}
+  // `id_prefix` begins every new session's id: a replica's ordinal ("r2-", server.h), which a
+  // gateway routes by (docs/deploy.md); empty for a lone server.
+  explicit SessionManager(const ServerLimits& limits, std::string id_prefix = "")
+      : limits_(limits), id_prefix_(std::move(id_prefix)) {}
 
   const ServerLimits& limits() const { return limits_; }
+  const std::string& id_prefix() const { return id_prefix_; }
 
   // Builds the session's World from `settings` (its pipeline included) on `backend` (the
   // session's own, never shared with another session: server/service/device_choice.h) with the
@@ -31,6 +35,11 @@ class SessionManager {
                                                   const core::WorldSettings& settings,
                                                   const std::vector<core::GroundPlane>& planes,
                                                   std::shared_ptr<core::Backend> backend);
+  // Adds a session brought back from a state directory (server/persist/) under its own id;
+  // AlreadyExists for an id in use, ResourceExhausted at the session limit.
+  absl::Status Adopt(std::shared_ptr<Session> session);
+  // Every session (ascending id), for the state directory's persister.
+  std::vector<std::shared_ptr<Session>> All() const;
   // NotFound naming session_id for an unknown id.
   absl::StatusOr<std::shared_ptr<Session>> Get(std::string_view id) const;
   absl::Status Close(std::string_view id);
@@ -54,6 +63,7 @@ class SessionManager {
 
  private:
   const ServerLimits limits_;
+  const std::string id_prefix_;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Session>, std::less<>> sessions_;
 };

@@ -16,7 +16,7 @@ STOP_TIMEOUT_S = 60.0
 
 
 class ServerProcess:
-    def __init__(self):
+    def __init__(self, extra_args=(), listen="127.0.0.1:0"):
         self.binary = os.environ.get("CONTACTSIM_SERVER", "")
         if not self.binary or not os.access(self.binary, os.X_OK):
             raise RuntimeError(
@@ -26,7 +26,7 @@ class ServerProcess:
         self.log_lines = []
         self._listening = threading.Event()
         self._process = subprocess.Popen(
-            [self.binary, "--listen", "127.0.0.1:0", "--shutdown-grace-s", "5"],
+            [self.binary, "--listen", listen, "--shutdown-grace-s", "5", *extra_args],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True)
         self._reader = threading.Thread(target=self._read_log, daemon=True)
@@ -46,6 +46,14 @@ class ServerProcess:
 
     def log(self):
         return "\n".join(self.log_lines)
+
+    def kill(self):
+        """SIGKILL: no drain, no flush (a crash or an OOM kill); returns the exit status."""
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()
+        self._reader.join(STOP_TIMEOUT_S)
+        return self._process.returncode
 
     def stop(self):
         """SIGTERM (graceful shutdown), then SIGKILL if it does not end in time; returns the exit

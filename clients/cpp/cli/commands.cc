@@ -8,6 +8,7 @@
 
 #include "clients/cpp/box_mesh.h"
 #include "clients/cpp/cli/exit_codes.h"
+#include "clients/cpp/health_check.h"
 #include "clients/cpp/session_handle.h"
 
 namespace contactsim::client::cli {
@@ -80,6 +81,14 @@ int RunPing(const Context& context, int count) {
     context.out << "pong from " << context.server << ": " << ms << " ms\n";
   }
   return kExitOk;
+}
+
+int RunHealth(const Context& context, const std::string& service) {
+  absl::StatusOr<ServingStatus> status =
+      CheckHealth(context.connection.channel(), service, context.connection.deadline());
+  if (!status.ok()) return Fail(context, status.status());
+  context.out << ServingStatusName(*status) << "\n";
+  return *status == ServingStatus::kServing ? kExitOk : kExitRefused;
 }
 
 int RunSessions(const Context& context) {

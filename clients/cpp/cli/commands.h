@@ -59,6 +59,9 @@ struct RestoreArgs {
 };
 
 int RunPing(const Context& context, int count);
+// Prints the server's health status for `service`; kExitOk only when SERVING, kExitRefused for
+// NOT_SERVING (a draining server), SERVICE_UNKNOWN or a service it does not know.
+int RunHealth(const Context& context, const std::string& service);
 int RunSessions(const Context& context);
 int RunCreate(const Context& context, const CreateArgs& args);
 int RunStep(const Context& context, const StepArgs& args);

@@ -1,4 +1,4 @@
-// contactsim: the command-line client of a ContactSim server. Subcommands: ping, sessions,
+// contactsim: the command-line client of a ContactSim server. Subcommands: ping, health, sessions,
 // create, step, watch, snapshot, restore, close, load, record. Exit codes: 0 ok, 2 usage error
 // (also an unreadable or unparseable scene file), 3 server unreachable, 4 server refused (the
 // gRPC code name and message are printed). The connection flags (--server, --timeout-s,
@@ -37,6 +37,14 @@ int main(int argc, char** argv) {
   CLI::App* ping = app.add_subcommand("ping", "round trip to the server");
   ping->add_option("--count", ping_count, "pings to send")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
+  std::string health_service = "contactsim.v1.Simulation";
+  CLI::App* health = app.add_subcommand(
+      "health",
+      "the gRPC health check (grpc.health.v1): prints the status; exit 0 only when SERVING "
+      "(container and orchestrator health checks)");
+  health->add_option("--service", health_service, "service name to ask about (\"\": the server)")
       ->capture_default_str();
 
   CLI::App* sessions = app.add_subcommand("sessions", "list the server's sessions");
@@ -140,6 +148,7 @@ int main(int argc, char** argv) {
                              std::cout, std::cerr};
 
   if (*ping) return cli::RunPing(context, ping_count);
+  if (*health) return cli::RunHealth(context, health_service);
   if (*sessions) return cli::RunSessions(context);
   if (*create) return cli::RunCreate(context, create_args);
   if (*step) return cli::RunStep(context, step_args);

@@ -2,7 +2,9 @@
 
 Client holds the channel and makes the token-free calls (ping, create_session, list_sessions);
 Session holds a session id and one token and sends it as `authorization: Bearer <token>` with
-every call. Every failure is raised as ContactSimError with the gRPC code and the server's message.
+every call, and the session id as `x-contactsim-session` metadata, which a gateway in front of
+several servers routes by (docs/deploy.md). Every failure is raised as ContactSimError with the gRPC
+code and the server's message.
 """
 
 import grpc
@@ -15,6 +17,17 @@ from .results import AddedBody, Snapshot, StepResult
 from .scene import box_mesh
 
 _MIB = 1 << 20
+# The metadata key that carries a call's session id; the gateway maps it to the session's replica.
+SESSION_HEADER = "x-contactsim-session"
+
+
+def _metadata(token, session_id):
+    metadata = []
+    if token is not None:
+        metadata.append(("authorization", f"Bearer {token}"))
+    if session_id is not None:
+        metadata.append((SESSION_HEADER, session_id))
+    return tuple(metadata) or None
 
 
 class Client:
@@ -36,8 +49,8 @@ class Client:
                              ("grpc.max_receive_message_length", limit)])
         self._stub = simulation_pb2_grpc.SimulationStub(self._channel)
 
-    def _call(self, rpc, request, token=None):
-        metadata = (("authorization", f"Bearer {token}"),) if token is not None else None
+    def _call(self, rpc, request, token=None, session_id=None):
+        metadata = _metadata(token, session_id)
         try:
             return getattr(self._stub, rpc)(request, timeout=self.timeout_s, metadata=metadata)
         except grpc.RpcError as error:
@@ -146,7 +159,7 @@ class Session:
         self._owned = owned
 
     def _call(self, rpc, request):
-        return self.client._call(rpc, request, self.token)
+        return self.client._call(rpc, request, self.token, self.id)
 
     def info(self):
         """The session's SessionInfo, with dt_s and body_ids (GetSession; either token)."""
@@ -304,8 +317,7 @@ class Session:
             include_contacts=bool(contacts), max_rate_hz=float(max_rate_hz),
             precision=simulation_pb2.PRECISION_FLOAT64 if float64 else
             simulation_pb2.PRECISION_FLOAT32)
-        call = self.client._stub.StreamState(
-            request, metadata=(("authorization", f"Bearer {self.token}"),))
+        call = self.client._stub.StreamState(request, metadata=_metadata(self.token, self.id))
         return FrameStream(call)
 
     def snapshot(self):

@@ -194,5 +194,38 @@ TEST(BodyKindTest, TetrahedralKindsAreFemAndHyperelastic) {
   EXPECT_FALSE(BodyKindTakesTets(v1::BODY_KIND_CLOTH));
 }
 
+// A reply over the message limit loses contact records, last first, and says how many; bodies,
+// totals and diagnostics are kept whole.
+TEST(FitStepResponseTest, LeavesOutContactRecordsUntilTheReplyFits) {
+  v1::StepResponse response;
+  response.set_step_count(7);
+  response.add_bodies()->set_body_id(1);
+  response.add_diagnostics()->set_step(7);
+  response.mutable_contacts()->add_body_totals()->set_body_id(1);
+  for (int i = 0; i < 100; ++i) {
+    v1::ContactRecord* record = response.mutable_contacts()->add_contacts();
+    record->set_body_a(1);
+    record->set_feature_a(i);
+    record->set_depth_m(1e-3 * (i + 1));
+  }
+  const int64_t whole = static_cast<int64_t>(response.ByteSizeLong());
+
+  v1::StepResponse fits = response;
+  FitStepResponse(whole, &fits);
+  EXPECT_EQ(fits.contacts_omitted(), 0);
+  EXPECT_EQ(fits.contacts().contacts_size(), 100);
+
+  const int64_t limit = whole / 2;
+  FitStepResponse(limit, &response);
+  EXPECT_LE(static_cast<int64_t>(response.ByteSizeLong()), limit);
+  EXPECT_GT(response.contacts_omitted(), 0);
+  EXPECT_EQ(response.contacts().contacts_size() + response.contacts_omitted(), 100);
+  // The first records are the ones kept.
+  EXPECT_EQ(response.contacts().contacts(0).feature_a(), 0);
+  EXPECT_EQ(response.bodies_size(), 1);
+  EXPECT_EQ(response.diagnostics_size(), 1);
+  EXPECT_EQ(response.contacts().body_totals_size(), 1);
+}
+
 }  // namespace
 }  // namespace contactsim::server

@@ -29,27 +29,58 @@ TEST_F(ServiceTest, PingEchoesWithoutToken) {
   EXPECT_EQ(response.payload(), "abc");
 }
 
-// The standard health service answers SERVING. The test has no generated health stubs, so it
-// sends the (empty) HealthCheckRequest through a generic stub and reads the reply's wire bytes:
-// field 1 (status), varint 1 (SERVING) = 0x08 0x01.
-TEST_F(ServiceTest, HealthServiceServes) {
-  grpc::GenericStub generic(channel_);
-  grpc::ByteBuffer request, response;
-  grpc::Slice empty("", 0);
-  request = grpc::ByteBuffer(&empty, 1);
+// The standard health service answers SERVING for the whole server ("") and for the Simulation
+// service by name (what Kubernetes' grpc probe and grpc_health_probe -service send), NOT_FOUND for
+// a name it does not serve. The test has no generated health stubs, so it encodes the
+// HealthCheckRequest by hand (field 1, the service name, length-delimited) and reads the reply's
+// wire bytes: field 1 (status), varint 1 (SERVING) = 0x08 0x01.
+grpc::Status HealthCheck(const std::shared_ptr<grpc::Channel>& channel, const std::string& service,
+                         std::string* reply_bytes) {
+  std::string request_bytes;
+  if (!service.empty()) {
+    request_bytes = std::string("\x0a", 1) + static_cast<char>(service.size()) + service;
+  }
+  grpc::GenericStub generic(channel);
+  grpc::Slice slice(request_bytes);
+  grpc::ByteBuffer request(&slice, 1), response;
   std::promise<grpc::Status> done;
-  auto context = Context();
-  generic.UnaryCall(context.get(), "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  generic.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
                     &response, [&done](grpc::Status status) { done.set_value(status); });
   const grpc::Status status = done.get_future().get();
-  ASSERT_TRUE(status.ok()) << status.error_message();
   std::vector<grpc::Slice> slices;
-  ASSERT_TRUE(response.Dump(&slices).ok());
-  std::string bytes;
-  for (const grpc::Slice& slice : slices) {
-    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  if (status.ok() && response.Dump(&slices).ok()) {
+    for (const grpc::Slice& piece : slices) {
+      reply_bytes->append(reinterpret_cast<const char*>(piece.begin()), piece.size());
+    }
   }
-  EXPECT_EQ(bytes, std::string("\x08\x01", 2));
+  return status;
+}
+
+TEST_F(ServiceTest, HealthServiceServesTheServerAndTheServiceByName) {
+  const std::string kServing("\x08\x01", 2);
+  for (const std::string service : {"", "contactsim.v1.Simulation"}) {
+    std::string bytes;
+    const grpc::Status status = HealthCheck(channel_, service, &bytes);
+    ASSERT_TRUE(status.ok()) << "'" << service << "': " << status.error_message();
+    EXPECT_EQ(bytes, kServing) << "'" << service << "'";
+  }
+  std::string bytes;
+  EXPECT_EQ(HealthCheck(channel_, "no.such.Service", &bytes).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+// gRPC would set SO_REUSEPORT: a second server on a taken port would start and split the
+// connections. It must fail instead, and say why.
+TEST_F(ServiceTest, SecondServerOnATakenPortFailsToStart) {
+  ServerOptions options;
+  options.listen_address = server_->address();
+  const auto second = ContactSimServer::Start(options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(second.status().message()),
+              ::testing::HasSubstr("another server already on that port"));
 }
 
 TEST_F(ServiceTest, SessionLifecycle) {
@@ -216,6 +247,11 @@ TEST_F(ServiceTest, CreateSessionValidationNamesTheField) {
        [](auto* r) { r->mutable_settings()->set_energy_growth_factor(0.5); }},
       {"ground_planes[0].normal:",
        [](auto* r) { r->mutable_ground_planes(0)->mutable_normal()->set_z(0.0); }},
+      // Names: the default limit is 256 bytes; a newline would forge a log line.
+      {"name: 257 bytes, over the server's limit of 256",
+       [](auto* r) { r->set_name(std::string(257, 'n')); }},
+      {"name: control character 0x0a at byte 3",
+       [](auto* r) { r->set_name("abc\n[info] session x closed"); }},
   };
   for (const Case& c : cases) {
     v1::CreateSessionRequest request = BoxSceneRequest();
@@ -264,6 +300,10 @@ TEST_F(ServiceTest, AddBodyValidationNamesTheFieldAndChangesNothing) {
       {grpc::StatusCode::INVALID_ARGUMENT,
        "body.pinned_vertices:", [](auto* b) { b->add_pinned_vertices(0); }},
       {grpc::StatusCode::ALREADY_EXISTS, "body.name:", [](auto*) {}},  // "box" exists
+      {grpc::StatusCode::INVALID_ARGUMENT, "body.name: 100000 bytes, over the server's limit",
+       [](auto* b) { b->set_name(std::string(100000, 'b')); }},
+      {grpc::StatusCode::INVALID_ARGUMENT, "body.name: control character 0x1b at byte 0",
+       [](auto* b) { b->set_name("\x1b[2Jbox2"); }},
       {grpc::StatusCode::NOT_FOUND, "body.mesh_id:", [](auto* b) { b->set_mesh_id("m1"); }},
   };
   for (const Case& c : cases) {

@@ -237,5 +237,41 @@ TEST_F(StreamTest, StreamNeedsAToken) {
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);
 }
 
+// A from_seq far ahead would keep a stream silent for ever, and a vanishing max_rate_hz would
+// overflow the interval between frames: both are refused naming the field.
+TEST_F(StreamTest, FromSeqAheadAndVanishingRatesAreRefused) {
+  const SessionHandle session = CreateSession(BoxSceneRequest());
+  AddBody(session, BoxBody());
+  v1::StepResponse stepped;
+  ASSERT_TRUE(Step(session, 2, &stepped).ok());
+  struct Case {
+    int64_t from_seq;
+    double max_rate_hz;
+    grpc::StatusCode code;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {int64_t{1} << 62, 0.0, grpc::StatusCode::OUT_OF_RANGE,
+       "from_seq: 4611686018427387904 is ahead"},
+      {0, 1e-12, grpc::StatusCode::INVALID_ARGUMENT, "max_rate_hz: must be 0 (no cap) or"},
+      {0, -1.0, grpc::StatusCode::INVALID_ARGUMENT, "max_rate_hz:"},
+      {0, NAN, grpc::StatusCode::INVALID_ARGUMENT, "max_rate_hz:"},
+      {-1, 0.0, grpc::StatusCode::INVALID_ARGUMENT, "from_seq: must be >= 0"},
+  };
+  for (const Case& c : cases) {
+    v1::StreamStateRequest request;
+    request.set_session_id(session.id);
+    request.set_from_seq(c.from_seq);
+    request.set_max_rate_hz(c.max_rate_hz);
+    auto context = Context(session.viewer);
+    auto reader = stub_->StreamState(context.get(), request);
+    v1::StateFrame frame;
+    EXPECT_FALSE(reader->Read(&frame));
+    const grpc::Status status = reader->Finish();
+    EXPECT_EQ(status.error_code(), c.code) << c.message << ": " << status.error_message();
+    EXPECT_THAT(status.error_message(), ::testing::StartsWith(c.message));
+  }
+}
+
 }  // namespace
 }  // namespace contactsim::server::servertest

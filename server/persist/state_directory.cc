@@ -1,0 +1,245 @@
+#include "server/persist/state_directory.h"
+
+#include <algorithm>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
+#include "server/persist/atomic_file.h"
+#include "server/persist/session_record.h"
+#include "server/session/snapshot_blob.h"
+#include "spdlog/spdlog.h"
+
+namespace contactsim::server::persist {
+namespace {
+
+// How often the writer looks at the sessions (at most; a shorter interval_s ticks faster).
+constexpr std::chrono::milliseconds kTick(100);
+// A session id without its prefix: 16 lowercase hex digits (SessionManager::Create).
+constexpr size_t kIdHexDigits = 16;
+constexpr std::string_view kTemporarySuffix = ".tmp";
+constexpr std::string_view kDamagedSuffix = ".damaged";
+
+}  // namespace
+
+absl::Status ValidatePersistOptions(const PersistOptions& options) {
+  if (!(options.interval_s >= 0.0)) {
+    return absl::InvalidArgumentError("--persist-interval-s: must be >= 0");
+  }
+  if (options.every_steps <= 0) {
+    return absl::InvalidArgumentError("--persist-every-steps: must be > 0");
+  }
+  return absl::OkStatus();
+}
+
+std::string StateDirectory::FileName(std::string_view session_id) {
+  return std::string(session_id) + std::string(kSessionFileSuffix);
+}
+
+StateDirectory::StateDirectory(const PersistOptions& options, SessionManager* sessions,
+                               BackendForDevice backend_for_device)
+    : options_(options),
+      dir_(options.state_dir),
+      sessions_(sessions),
+      backend_for_device_(std::move(backend_for_device)) {}
+
+absl::StatusOr<std::unique_ptr<StateDirectory>> StateDirectory::Open(
+    const PersistOptions& options, SessionManager* sessions, BackendForDevice backend_for_device) {
+  RETURN_IF_ERROR(ValidatePersistOptions(options));
+  RETURN_IF_ERROR(EnsurePrivateDirectory(options.state_dir));
+  return std::unique_ptr<StateDirectory>(
+      new StateDirectory(options, sessions, std::move(backend_for_device)));
+}
+
+StateDirectory::~StateDirectory() { Stop(); }
+
+bool StateDirectory::OwnsId(std::string_view id) const {
+  const std::string& prefix = sessions_->id_prefix();
+  if (!absl::StartsWith(absl::string_view(id.data(), id.size()), prefix)) return false;
+  const std::string_view hex = id.substr(prefix.size());
+  return hex.size() == kIdHexDigits && std::all_of(hex.begin(), hex.end(), [](char c) {
+           return absl::ascii_isdigit(c) || (c >= 'a' && c <= 'f');
+         });
+}
+
+absl::Status StateDirectory::RestoreFile(const std::filesystem::path& file) {
+  ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(file));
+  ASSIGN_OR_RETURN(SessionRecord record, DecodeSessionRecord(bytes));
+  if (FileName(record.id) != file.filename().string()) {
+    return absl::DataLossError(
+        absl::StrCat("session record: holds session '", record.id, "', not its file's"));
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<core::Backend> backend, backend_for_device_(record.device));
+  if (backend->name() != record.device) {
+    spdlog::warn("state-dir: session {} ran on {}, restored on {}", record.id, record.device,
+                 backend->name());
+  }
+  absl::StatusOr<DecodedSnapshot> decoded = DecodeSnapshotBlob(record.snapshot_blob, backend);
+  if (!decoded.ok()) {
+    // A blob the record's checksum vouched for but that does not decode is damage too.
+    const absl::StatusCode code = decoded.status().code() == absl::StatusCode::kInvalidArgument
+                                      ? absl::StatusCode::kDataLoss
+                                      : decoded.status().code();
+    return absl::Status(code, decoded.status().message());
+  }
+  if (decoded->world.step_count() != record.step_count) {
+    return absl::DataLossError(absl::StrCat("session record: step count ", record.step_count,
+                                            " but the snapshot is at step ",
+                                            decoded->world.step_count()));
+  }
+  auto session = std::make_shared<Session>(
+      record.id, record.name, std::move(decoded->world), sessions_->limits(),
+      TokenHashes{record.controller_token_sha256, record.viewer_token_sha256});
+  RETURN_IF_ERROR(sessions_->Adopt(session));
+  std::lock_guard lock(pass_mu_);
+  written_[record.id] = Written{session->change_marks(), std::chrono::steady_clock::now()};
+  return absl::OkStatus();
+}
+
+RestoreReport StateDirectory::RestoreAll() {
+  RestoreReport report;
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, error)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::EndsWith(name, std::string(kSessionFileSuffix) + std::string(kTemporarySuffix))) {
+      // A write that a crash interrupted; the file it was replacing is intact.
+      const std::string id = name.substr(0, name.find('.'));
+      if (OwnsId(id)) (void)RemoveFileDurably(dir_, name);
+      continue;
+    }
+    if (!absl::EndsWith(name,
+                        absl::string_view(kSessionFileSuffix.data(), kSessionFileSuffix.size())))
+      continue;
+    if (!OwnsId(name.substr(0, name.size() - kSessionFileSuffix.size()))) continue;
+    files.push_back(entry.path());
+  }
+  if (error) {
+    report.skipped.push_back(absl::StrCat(dir_.string(), ": ", error.message()));
+    spdlog::error("state-dir: cannot list {}: {}", dir_.string(), error.message());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::filesystem::path& file : files) {
+    const absl::Status status = RestoreFile(file);
+    if (status.ok()) {
+      ++report.restored;
+      continue;
+    }
+    report.skipped.push_back(absl::StrCat(file.filename().string(), ": ", status.ToString()));
+    if (status.code() == absl::StatusCode::kDataLoss) {
+      // Kept for inspection under another name, so the next start does not trip on it again.
+      std::filesystem::path damaged = file;
+      damaged += std::string(kDamagedSuffix);
+      std::filesystem::rename(file, damaged, error);
+      spdlog::error("state-dir: skipping damaged {} (renamed {}): {}", file.string(),
+                    damaged.filename().string(), status.ToString());
+    } else {
+      spdlog::error("state-dir: skipping {}: {}", file.string(), status.ToString());
+    }
+  }
+  spdlog::info("state-dir: restored {} sessions from {} ({} skipped)", report.restored,
+               dir_.string(), report.skipped.size());
+  return report;
+}
+
+void StateDirectory::Pass(bool all_changed) {
+  std::lock_guard pass_lock(pass_mu_);
+  const auto now = std::chrono::steady_clock::now();
+  const auto interval = std::chrono::duration<double>(options_.interval_s);
+  std::map<std::string, bool, std::less<>> open;
+  for (const std::shared_ptr<Session>& session : sessions_->All()) {
+    open[session->id()] = true;
+    const ChangeMarks marks = session->change_marks();
+    auto it = written_.find(session->id());
+    const bool is_new = it == written_.end();
+    if (!is_new && it->second.marks.content_version == marks.content_version &&
+        it->second.marks.step_count == marks.step_count) {
+      continue;  // nothing changed since the last write (or the last refused capture)
+    }
+    const bool content_changed =
+        is_new || it->second.marks.content_version != marks.content_version;
+    const bool due = all_changed || content_changed ||
+                     marks.step_count - it->second.marks.step_count >= options_.every_steps ||
+                     now - it->second.at >= interval;
+    if (!due) continue;
+    absl::StatusOr<Session::Capture> capture = session->CaptureForStateDir();
+    if (!capture.ok()) {
+      // A failed session: its last good state stays; try again once it changes (a Restore).
+      Written& entry = written_[session->id()];
+      if (!entry.skip_logged) {
+        spdlog::info("state-dir: session {} not written: {}", session->id(),
+                     capture.status().ToString());
+      }
+      entry.marks = marks;
+      entry.skip_logged = true;
+      continue;
+    }
+    SessionRecord record;
+    record.id = session->id();
+    record.name = session->name();
+    record.device = session->device();
+    record.controller_token_sha256 = session->token_hashes().controller;
+    record.viewer_token_sha256 = session->token_hashes().viewer;
+    record.step_count = capture->marks.step_count;
+    record.time_s = capture->time_s;
+    record.snapshot_blob = std::move(capture->blob);
+    const absl::Status written =
+        WriteFileAtomically(dir_, FileName(record.id), EncodeSessionRecord(record));
+    if (!written.ok()) {
+      // Retried at the next tick (the marks are not advanced).
+      spdlog::error("state-dir: session {}: {}", record.id, written.ToString());
+      continue;
+    }
+    written_[record.id] = Written{capture->marks, now};
+  }
+  for (auto it = written_.begin(); it != written_.end();) {
+    if (open.count(it->first) > 0) {
+      ++it;
+      continue;
+    }
+    const absl::Status removed = RemoveFileDurably(dir_, FileName(it->first));
+    if (!removed.ok()) {
+      spdlog::error("state-dir: closed session {}: {}", it->first, removed.ToString());
+      ++it;
+      continue;
+    }
+    it = written_.erase(it);
+  }
+}
+
+void StateDirectory::FlushAll() { Pass(/*all_changed=*/true); }
+
+void StateDirectory::Start() {
+  std::lock_guard lock(mu_);
+  if (thread_.joinable() || stopping_) return;
+  const auto tick = std::min<std::chrono::steady_clock::duration>(
+      kTick, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                 std::chrono::duration<double>(options_.interval_s)));
+  thread_ = std::thread([this, tick] {
+    std::unique_lock lock(mu_);
+    while (!stopping_) {
+      wake_.wait_for(
+          lock, std::max<std::chrono::steady_clock::duration>(tick, std::chrono::milliseconds(1)));
+      if (stopping_) break;
+      lock.unlock();
+      Pass(/*all_changed=*/false);
+      lock.lock();
+    }
+  });
+}
+
+void StateDirectory::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  FlushAll();
+}
+
+}  // namespace contactsim::server::persist

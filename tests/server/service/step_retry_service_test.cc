@@ -1,0 +1,141 @@
+// A Step either happens or it does not, and a controller can retry one safely: expected_step_count,
+// a deadline or a drain that stops a long call between steps (saying how far it got), and a reply
+// that could not fit refused before any step. Over real gRPC on loopback.
+#include <chrono>
+#include <future>
+#include <string>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/server/service/service_fixture.h"
+
+namespace contactsim::server::servertest {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A 60 x 60 cell cloth steps in a fraction of a millisecond or more
+// here, so this many steps take tens of seconds: a deadline of a fraction of a second or a drain
+// lands mid-call.
+constexpr int kLongCall = 100'000;
+
+class StepRetryTest : public ServiceTest {
+ protected:
+  SessionHandle BoxSession() {
+    const SessionHandle session = CreateSession(BoxSceneRequest());
+    AddBody(session, BoxBody());
+    return session;
+  }
+
+  // The cloth falls freely (no ground plane, nothing to hit): each step costs the same.
+  SessionHandle ClothSession() {
+    v1::CreateSessionRequest request = BoxSceneRequest();
+    request.clear_ground_planes();
+    const SessionHandle session = CreateSession(request);
+    v1::BodySpec cloth;
+    cloth.set_name("cloth");
+    cloth.set_kind(v1::BODY_KIND_CLOTH);
+    v1::ClothGridShape* grid = cloth.mutable_primitive()->mutable_cloth_grid();
+    grid->set_size_x_m(1.0);
+    grid->set_size_y_m(1.0);
+    grid->set_cells_x(60);
+    grid->set_cells_y(60);
+    cloth.mutable_cloth()->set_area_density_kg_per_m2(1.0);
+    cloth.mutable_cloth()->set_stretch_stiffness_n_per_m(10.0);
+    cloth.mutable_pose()->mutable_position_m()->set_z(0.5);
+    AddBody(session, cloth);
+    return session;
+  }
+
+  grpc::Status StepExpecting(const SessionHandle& session, int n_steps, int64_t expected,
+                             v1::StepResponse* response) {
+    v1::StepRequest request;
+    request.set_session_id(session.id);
+    request.set_n_steps(n_steps);
+    request.set_expected_step_count(expected);
+    return stub_->Step(Context(session.controller).get(), request, response);
+  }
+};
+
+TEST_F(StepRetryTest, ExpectedStepCountStepsOnlyFromThatCount) {
+  const SessionHandle session = BoxSession();
+  v1::StepResponse first;
+  ASSERT_TRUE(StepExpecting(session, 3, 0, &first).ok());
+  EXPECT_EQ(first.step_count(), 3);
+
+  // The retry of that same call (its reply was lost): refused, nothing stepped.
+  v1::StepResponse retry;
+  const grpc::Status refused = StepExpecting(session, 3, 0, &retry);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("expected_step_count: the session is at step 3, not 0"));
+  EXPECT_EQ(GetSession(session).summary().step_count(), 3);
+
+  v1::StepResponse next;
+  ASSERT_TRUE(StepExpecting(session, 2, 3, &next).ok());
+  EXPECT_EQ(next.step_count(), 5);
+
+  v1::StepResponse negative;
+  EXPECT_EQ(StepExpecting(session, 1, -1, &negative).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(GetSession(session).summary().step_count(), 5);
+}
+
+TEST_F(StepRetryTest, ExpiredDeadlineStopsTheCallBetweenSteps) {
+  const SessionHandle session = ClothSession();
+  v1::StepRequest request;
+  request.set_session_id(session.id);
+  request.set_n_steps(kLongCall);
+  auto context = Context(session.controller);
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  v1::StepResponse response;
+  const grpc::Status status = stub_->Step(context.get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  // GetSession runs on the session's strand after the Step: the count it reads is final. The
+  // call stopped part-way instead of running all its steps after the client gave up.
+  const int64_t count = GetSession(session).summary().step_count();
+  EXPECT_LT(count, kLongCall);
+  // And it stays there: nothing is still stepping behind the client's back.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(GetSession(session).summary().step_count(), count);
+}
+
+TEST_F(StepRetryTest, DrainPastItsGraceStopsARunningStepAndSaysHowFarItGot) {
+  const SessionHandle session = ClothSession();
+  std::promise<grpc::Status> done;
+  std::thread caller([&] {
+    v1::StepResponse response;
+    done.set_value(Step(session, kLongCall, &response));
+  });
+  // Frames are published at the end of a call, so nothing shows that it has begun: give it a
+  // second to arrive (the whole call takes tens of seconds here).
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  // A grace period far shorter than the call: it stops near the grace's end, not at its end.
+  server_->Shutdown(std::chrono::seconds(1));
+  const grpc::Status status = done.get_future().get();
+  caller.join();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("the server is shutting down: stopped after "));
+  EXPECT_THAT(status.error_message(), HasSubstr(" of 100000 steps; the session is at step "));
+}
+
+TEST_F(StepRetryTest, AReplyThatCannotFitIsRefusedBeforeAnyStep) {
+  ServerLimits limits;
+  limits.max_message_bytes = 1 << 20;
+  StartServer(limits);
+  const SessionHandle session = BoxSession();
+  // One diagnostics entry per step: 20,000 of them cannot fit in 1 MiB.
+  v1::StepResponse response;
+  const grpc::Status status = Step(session, 20'000, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), HasSubstr("n_steps: the reply of 20000 steps"));
+  EXPECT_EQ(GetSession(session).summary().step_count(), 0);
+  // A call that fits steps as usual.
+  ASSERT_TRUE(Step(session, 100, &response).ok());
+  EXPECT_EQ(response.step_count(), 100);
+  EXPECT_EQ(response.contacts_omitted(), 0);
+}
+
+}  // namespace
+}  // namespace contactsim::server::servertest
