@@ -1,7 +1,8 @@
 // The viewer with TLS (--tls-cert/--tls-key, as gRPC): a self-signed certificate made here with
 // openssl for 127.0.0.1 (never kept), the page over HTTPS verified against it, frames over WSS,
 // plain HTTP to the TLS port refused, a key that is not the certificate's refused at start-up,
-// and the page in headless Chromium over https/wss (where chromium is installed).
+// mutual TLS (--tls-client-ca) refusing a client without a certificate, and the page in headless
+// Chromium over https/wss (where chromium is installed).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -167,6 +168,40 @@ test('a --tls-key that is not the certificate\'s stops the viewer, naming the fl
       '--tls-key', other.key], { input: 'quit\n', encoding: 'utf8', timeout: 20000 });
   assert.equal(run.status, 1, run.stderr);
   assert.match(run.stderr, /INVALID_ARGUMENT: --tls-key: .*other\.key/);
+});
+
+test('mutual TLS (--tls-client-ca): a client without a certificate of that CA is refused', async () => {
+  // A client CA and a client certificate signed by it.
+  const clientCa = makeCertificate('client-ca');
+  const clientKey = join(dir, 'client.key');
+  const clientCsr = join(dir, 'client.csr');
+  const clientPem = join(dir, 'client.pem');
+  execFileSync('openssl', ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-keyout', clientKey, '-out', clientCsr, '-subj', '/CN=viewer-client'], { stdio: 'ignore' });
+  execFileSync('openssl', ['x509', '-req', '-in', clientCsr, '-CA', clientCa.cert, '-CAkey', clientCa.key,
+    '-CAcreateserial', '-out', clientPem, '-days', '1'], { stdio: 'ignore' });
+  const server = makeCertificate('mutual');
+  const mutual = await startHarness(join(process.env.CONTACTSIM_SCENES_DIR, 'push_box.textproto'),
+    ['--push-force-n', '0', '--step-sleep-us', '5000', '--tls-cert', server.cert, '--tls-key', server.key,
+      '--tls-client-ca', clientCa.cert]);
+  try {
+    const toPort = Number(new URL(mutual.base).port);
+    const serverCa = readFileSync(server.cert);
+    const statusWith = (clientCert) => new Promise((resolve) => {
+      get({ host: '127.0.0.1', port: toPort, path: '/api/sessions', ca: serverCa, ...clientCert }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode));
+      }).on('error', (error) => resolve(error.code ?? error.message));
+    });
+    assert.notEqual(await statusWith({}), 200, 'served a client without a certificate');
+    const otherIssuer = makeCertificate('self-signed-client');  // not signed by the client CA
+    assert.notEqual(
+      await statusWith({ cert: readFileSync(otherIssuer.cert), key: readFileSync(otherIssuer.key) }), 200,
+      'served a client whose certificate the client CA did not sign');
+    assert.equal(await statusWith({ cert: readFileSync(clientPem), key: readFileSync(clientKey) }), 200);
+  } finally {
+    await mutual.stop();
+  }
 });
 
 const haveBrowser = process.env.CONTACTSIM_CHROMIUM && existsSync(process.env.CONTACTSIM_CHROMIUM)
