@@ -4,12 +4,20 @@
 // the bytes of one viewer frame against one StreamState frame of the same session.
 //
 //   node bench/viewer_bench.mjs [--counts 0,1,4,16] [--seconds 8] [--clients browser|socket]
+//                               [--server-cpus LIST --browser-cpus LIST]
+//
+// --server-cpus / --browser-cpus (taskset lists, e.g. 0 and 1): the harness (server, scene,
+// controller) runs on the first set, this process and the browser it starts (or the socket
+// readers) on the second, so that viewers do not take the server's CPUs, as when they run on
+// other machines. Without them everything shares every CPU (co-located).
 //
 // --clients browser: N pages of one headless Chromium (each its own renderer process), WebGL on
 // the CPU (SwiftShader). --clients socket: N raw WebSocket readers in this node process (what the
 // server spends serving N viewers, without a browser's rendering on the same cores).
 // Each N gets a fresh harness (server + scene + controller), 3 s of warm-up, then the window.
 // Paths default to the build tree (build/) and clients/web of this checkout.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
@@ -20,7 +28,7 @@ process.env.CONTACTSIM_VIEWER_HARNESS ??= join(root, 'build/tests/web/contactsim
 process.env.CONTACTSIM_VIEWER_ASSETS ??= join(root, 'build/server/viewer_assets');
 process.env.CONTACTSIM_WEB_DIR ??= join(root, 'clients/web');
 process.env.CONTACTSIM_CHROMIUM ??= '/usr/bin/chromium';
-const { launchBrowser, startHarness, sleep, viewerStats } = await import(
+const { launchBrowser, startHarness, sleep, viewerStats, cpuSeconds } = await import(
   join(root, 'tests/web/web_harness.mjs'));
 
 const arg = (name, fallback) => {
@@ -31,6 +39,37 @@ const counts = arg('counts', '0,1,4,16').split(',').map(Number);
 const seconds = Number(arg('seconds', '8'));
 const clients = arg('clients', 'browser');
 const scene = join(root, 'bench/viewer_cloth.textproto');
+const serverCpus = arg('server-cpus', '');
+const browserCpus = arg('browser-cpus', '');
+if (browserCpus) {
+  // This process and every thread it has; the browser and its renderers inherit the set.
+  execFileSync('taskset', ['-a', '-p', '-c', browserCpus, String(process.pid)], { stdio: 'ignore' });
+}
+
+// CPU seconds of the descendants of `pid` (the browser this process started and its renderer,
+// GPU and utility processes), without the subtree of `exclude` (the harness), from /proc.
+function descendantsCpuSeconds(pid, exclude) {
+  const parent = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      parent.set(Number(entry), Number(fields[1]));
+    } catch { /* gone meanwhile */ }
+  }
+  let total = 0;
+  for (const p of parent.keys()) {
+    if (p === pid) continue;
+    for (let q = p; q > 1; q = parent.get(q) ?? 0) {
+      if (q === exclude) break;
+      if (q === pid) {
+        try { total += cpuSeconds(p); } catch { /* gone meanwhile */ }
+        break;
+      }
+    }
+  }
+  return total;
+}
 
 // A raw WebSocket viewer: counts the frames (binary messages after the topology).
 function socketViewer(base, session, token) {
@@ -75,7 +114,7 @@ function socketViewer(base, session, token) {
 }
 
 async function run(n, browser) {
-  const harness = await startHarness(scene, ['--push-force-n', '0.5']);
+  const harness = await startHarness(scene, ['--push-force-n', '0.5'], { cpus: serverCpus });
   let bytes = '';
   if (n === 0) bytes = await harness.command('bytes');
   const viewers = [];
@@ -97,18 +136,30 @@ async function run(n, browser) {
       () => window.__viewer && window.__viewer.frames > 0, null, { timeout: 180000, polling: 500 })));
   }
   await sleep(3000);
+  const browserCpu = () => (clients === 'browser' ? descendantsCpuSeconds(process.pid, harness.pid) : 0);
   const f0 = await frames();
   const s0 = await harness.stats();
+  const c0 = cpuSeconds(harness.pid);
+  const b0 = browserCpu();
   await sleep(1000 * seconds);
   const f1 = await frames();
   const s1 = await harness.stats();
+  const c1 = cpuSeconds(harness.pid);
+  const b1 = browserCpu();
   const wall = s1.wall - s0.wall;
   const fps = f1.map((f, i) => (f - f0[i]) / wall);
+  const framesDelivered = f1.reduce((sum, f, i) => sum + f - f0[i], 0);
   for (const v of viewers) {
     if (clients === 'browser') await v.close(); else v.socket.destroy();
   }
   await harness.stop();
-  return { n, stepsPerS: (s1.steps - s0.steps) / wall, fps, bytes };
+  return {
+    n, stepsPerS: (s1.steps - s0.steps) / wall, fps, bytes,
+    serverCpuPerStepUs: (1e6 * (c1 - c0)) / Math.max(1, s1.steps - s0.steps),
+    // The browser's CPU time per frame its pages received [ms] (all its processes).
+    browserCpuPerFrameMs: clients === 'browser' && framesDelivered > 0
+      ? (1e3 * (b1 - b0)) / framesDelivered : undefined,
+  };
 }
 
 const browser = clients === 'browser' && counts.some((n) => n > 0) ? await launchBrowser() : null;
@@ -126,14 +177,17 @@ await browser?.close();
 const zeros = results.filter((r) => r.n === 0).map((r) => r.stepsPerS);
 const base = zeros.length ? zeros.reduce((s, v) => s + v, 0) / zeros.length : undefined;
 console.log(`\nviewer benchmark: ${scene.split('/').pop()}, clients=${clients}, ${seconds} s windows, ` +
-  `viewer limit 60 frames/s`);
-console.log('| viewers | frames/s per viewer (min / mean) | controller steps/s | vs 0 viewers |');
-console.log('|---:|---|---:|---:|');
+  `viewer limit 60 frames/s, server CPUs ${serverCpus || 'all'}, viewer CPUs ${browserCpus || 'all'}`);
+console.log('| viewers | frames/s per viewer (min / mean) | controller steps/s | vs 0 viewers | ' +
+  'server CPU per step [µs] | browser CPU per frame [ms] |');
+console.log('|---:|---|---:|---:|---:|---:|');
 for (const r of results) {
   const min = r.fps.length ? Math.min(...r.fps).toFixed(1) : '–';
   const mean = r.fps.length ? (r.fps.reduce((s, v) => s + v, 0) / r.fps.length).toFixed(1) : '–';
   const ratio = base ? `${(100 * r.stepsPerS / base).toFixed(0)} %` : '–';
-  console.log(`| ${r.n} | ${min} / ${mean} | ${r.stepsPerS.toFixed(0)} | ${ratio} |`);
+  const browserCpu = r.browserCpuPerFrameMs === undefined ? '–' : r.browserCpuPerFrameMs.toFixed(1);
+  console.log(`| ${r.n} | ${min} / ${mean} | ${r.stepsPerS.toFixed(0)} | ${ratio} | ` +
+    `${r.serverCpuPerStepUs.toFixed(0)} | ${browserCpu} |`);
 }
 if (zeros.length > 1) {
   console.log(`baseline: mean of ${zeros.length} runs without viewers, ${base.toFixed(0)} steps/s ` +

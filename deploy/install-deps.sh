@@ -9,7 +9,8 @@ packages=(
   libeigen3-dev libabsl-dev libtbb-dev libassimp-dev libcli11-dev libspdlog-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev
-  libmetis-dev libcivetweb-dev libssl-dev
+  libmetis-dev libcivetweb-dev
+  libssl-dev  # the viewer's TLS links OpenSSL (and civetweb loads libssl.so at run time)
   clang-format clang-tidy python3  # the lint tests (format, naming, include arrows)
   openssl  # the TLS tests make throwaway certificates with it
   python3-grpcio python3-protobuf python3-matplotlib

@@ -132,8 +132,8 @@ int main(int argc, char** argv) {
   viewer_options.listen.clear();
   app.add_option("--viewer-listen", viewer_options.listen,
                  "IPv4:port for the browser viewer (HTTP and WebSocket, docs/viewer.md; off when "
-                 "empty; e.g. 127.0.0.1:8080; port 0 picks a free one; no TLS: keep it on "
-                 "loopback or behind a TLS-terminating proxy)")
+                 "empty; e.g. 127.0.0.1:8080; port 0 picks a free one; HTTPS and WSS with the "
+                 "certificate of --tls-cert/--tls-key (and --tls-client-ca) when given)")
       ->capture_default_str();
   app.add_option("--viewer-assets", viewer_options.assets_dir,
                  "folder of the bundled viewer page (default: viewer_assets next to this binary)");
@@ -204,13 +204,8 @@ int main(int argc, char** argv) {
       limits.max_vertices_per_mesh);
   std::unique_ptr<contactsim::server::viewer::ViewerServer> viewer;
   if (!viewer_options.listen.empty()) {
-    // The viewer cannot do TLS with Debian's civetweb (viewer_server.h): on loopback it serves
-    // plain HTTP next to a TLS gRPC listener; beyond loopback with TLS flags it refuses to start.
-    if (!contactsim::server::IsLoopbackListenAddress(viewer_options.listen)) {
-      viewer_options.tls = options.tls;
-    } else if (options.tls.enabled()) {
-      spdlog::info("viewer on loopback serves plain HTTP (no TLS in the viewer; docs/viewer.md)");
-    }
+    // The viewer serves HTTPS and WSS with the gRPC listener's certificate when it has one.
+    viewer_options.tls = options.tls;
     auto started =
         contactsim::server::viewer::ViewerServer::Start(viewer_options, &(*server)->sessions());
     if (!started.ok()) {
@@ -234,6 +229,8 @@ int main(int argc, char** argv) {
   // The lines that carry tokens go to the terminal that asked (stdout) or to --tokens-file.
   std::string token_lines;
   for (const contactsim::server::StartupScene& scene : *scenes) {
+    // The tokens go to stdout or --tokens-file only (for whoever started the server), never into
+    // the log, which is often collected and kept elsewhere.
     spdlog::info("scene {}: session {} ({} bodies)", scene.file, scene.loaded.session.session_id,
                  scene.loaded.bodies.size());
     token_lines += contactsim::server::StartupSceneLine(scene) + "\n";

@@ -144,7 +144,8 @@ std::string_view Clip(std::string_view s, size_t max_bytes) {
 
 }  // namespace
 
-std::shared_ptr<const EncodedTopology> EncodeTopology(const Frame& frame) {
+std::shared_ptr<const EncodedTopology> EncodeTopology(
+    const Frame& frame, std::span<const core::GroundPlane> ground_planes) {
   auto encoded = std::make_shared<EncodedTopology>();
   const Topology empty;
   const Topology& topology = frame.topology != nullptr ? *frame.topology : empty;
@@ -153,7 +154,7 @@ std::shared_ptr<const EncodedTopology> EncodeTopology(const Frame& frame) {
   Writer w(&out);
   w.U8(static_cast<uint8_t>(MessageType::kTopology));
   w.U8(kProtocolVersion);
-  w.U16(0);
+  w.U16(kFlagTopologyPlanes);
   w.U32(static_cast<uint32_t>(topology.bodies.size()));
   w.I64(topology.version);
   for (const core::BodyTopology& body : topology.bodies) {
@@ -185,6 +186,14 @@ std::shared_ptr<const EncodedTopology> EncodeTopology(const Frame& frame) {
     for (Eigen::Index i = 0; i < n; ++i) w.Vec(state->positions_m.row(i).transpose());
     for (int32_t index : triangles) w.I32(index);
     encoded->bodies.push_back(entry);
+  }
+  // Planes: id, unit normal n, offset h (n . x = h); float32 like the vertices.
+  const size_t planes = std::min(ground_planes.size(), size_t{kMaxPlanesPerTopology});
+  w.U32(static_cast<uint32_t>(planes));
+  for (size_t i = 0; i < planes; ++i) {
+    w.I32(ground_planes[i].id);
+    w.Vec(ground_planes[i].normal);
+    w.F32(ground_planes[i].offset_m);
   }
   return encoded;
 }
@@ -299,11 +308,17 @@ std::shared_ptr<const EncodedTopology> EncodingCache::Topology(const Frame& fram
   if (topology_ == nullptr || topology_->version != version) {
     // Versions only grow; a viewer replaying an older frame than the cached topology gets the
     // older topology encoded for it alone.
-    if (topology_ != nullptr && version < topology_->version) return EncodeTopology(frame);
-    topology_ = EncodeTopology(frame);
+    if (topology_ != nullptr && version < topology_->version) return Encode(frame);
+    topology_ = Encode(frame);
     frames_.clear();
   }
   return topology_;
+}
+
+std::shared_ptr<const EncodedTopology> EncodingCache::Encode(const Frame& frame) const {
+  if (ground_planes_ == nullptr) return EncodeTopology(frame);
+  const std::vector<core::GroundPlane> planes = ground_planes_();
+  return EncodeTopology(frame, planes);
 }
 
 std::shared_ptr<const std::string> EncodingCache::FrameMessage(const Frame& frame,

@@ -5,7 +5,9 @@
 // (u8 type, u8 protocol version, u16 flags):
 //   kTopology  the bodies' surfaces once per topology version: per body id, kind, name, how its
 //              frames place it (a rigid pose, or every vertex) and its reference vertices and
-//              surface triangles. A rigid body's vertices in a frame are
+//              surface triangles; then (flag kTopologyPlanes) the session's static ground planes
+//              {x : n . x = h}, so the page draws the planes the contacts are with. A rigid body's
+//              vertices in a frame are
 //                p_W = R(q) p_ref + t                                                   (1)
 //              with p_ref its reference vertices (its world vertices in the first frame of that
 //              topology version) and (t, q) the frame's pose; (1) is exact for a rigid motion.
@@ -26,13 +28,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/sim/sim_body.h"
 #include "server/session/frame.h"
 
 namespace contactsim::server::viewer {
@@ -41,6 +46,10 @@ inline constexpr uint8_t kProtocolVersion = 1;
 
 enum class MessageType : uint8_t { kTopology = 1, kFrame = 2 };
 inline constexpr uint16_t kFlagKeyframe = 1;  // kFrame: the kTopology before it is current
+// kTopology: a ground-plane section follows the bodies (always set by this server; a decoder
+// treats a message without it as "planes unknown").
+inline constexpr uint16_t kFlagTopologyPlanes = 1;
+inline constexpr int kMaxPlanesPerTopology = 256;  // the rest are not sent
 
 // Body kinds on the wire.
 enum class WireBodyKind : uint8_t {
@@ -77,9 +86,15 @@ struct EncodedTopology {
   std::string message;       // kTopology bytes
 };
 
-// Builds the kTopology message of `frame.topology`, with `frame`'s positions as the reference.
-// A body of the topology missing from the frame gets no vertices (and is sent as vertices).
-std::shared_ptr<const EncodedTopology> EncodeTopology(const Frame& frame);
+// Builds the kTopology message of `frame.topology`, with `frame`'s positions as the reference,
+// and the session's ground planes. A body of the topology missing from the frame gets no
+// vertices (and is sent as vertices).
+std::shared_ptr<const EncodedTopology> EncodeTopology(
+    const Frame& frame, std::span<const core::GroundPlane> ground_planes = {});
+
+// The session's ground planes, asked for only when a topology is encoded (they change only with
+// a Restore, which also changes the topology version).
+using GroundPlanesFn = std::function<std::vector<core::GroundPlane>()>;
 
 // The per-viewer parts of a kFrame, patched into a shared encoding.
 struct FrameHeaderPatch {
@@ -106,13 +121,18 @@ inline constexpr size_t kFrameCoalescedOffset = 40;
 // N viewers of one frame encode it once.
 class EncodingCache {
  public:
+  explicit EncodingCache(GroundPlanesFn ground_planes = nullptr)
+      : ground_planes_(std::move(ground_planes)) {}
   // The topology encoding for `frame`'s topology version (built from `frame` the first time).
   std::shared_ptr<const EncodedTopology> Topology(const Frame& frame);
   // The kFrame of `frame` (coalesced 0, keyframe clear).
   std::shared_ptr<const std::string> FrameMessage(const Frame& frame, const SessionStatus& status);
 
  private:
+  std::shared_ptr<const EncodedTopology> Encode(const Frame& frame) const;
+
   static constexpr size_t kFramesKept = 4;
+  const GroundPlanesFn ground_planes_;
   std::mutex mu_;
   std::shared_ptr<const EncodedTopology> topology_;
   struct Entry {

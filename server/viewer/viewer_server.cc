@@ -19,6 +19,7 @@
 #include "server/service/listen_address.h"
 #include "server/session/frame_bus.h"
 #include "server/viewer/viewer_protocol.h"
+#include "server/viewer/viewer_tls.h"
 #include "spdlog/spdlog.h"
 
 namespace contactsim::server::viewer {
@@ -313,7 +314,7 @@ class ViewerConnection final : public FrameSubscriber,
     }
     session_ = *session;
     bus_ = session_->frames();
-    cache_ = CacheFor(session_.get());
+    cache_ = CacheFor(session_);
     // Resume after from_seq - 1 when the bus still counts that far; a seq from before a restart
     // of the bus (higher than any published) starts at the newest frame.
     SubscriberCursor cursor;
@@ -409,15 +410,22 @@ class ViewerConnection final : public FrameSubscriber,
   }
 
   // The encodings shared by every viewer of one session.
-  static std::shared_ptr<EncodingCache> CacheFor(const Session* session) {
+  static std::shared_ptr<EncodingCache> CacheFor(const std::shared_ptr<Session>& session) {
     static std::mutex mu;
     static std::map<const Session*, std::weak_ptr<EncodingCache>> caches;
     std::lock_guard lock(mu);
     std::erase_if(caches, [](const auto& entry) { return entry.second.expired(); });
-    std::shared_ptr<EncodingCache> cache = caches[session].lock();
+    std::shared_ptr<EncodingCache> cache = caches[session.get()].lock();
     if (cache == nullptr) {
-      cache = std::make_shared<EncodingCache>();
-      caches[session] = cache;
+      // The planes are read when a topology is encoded (weakly: the cache may outlive the
+      // session by a moment when the last viewer leaves).
+      cache = std::make_shared<EncodingCache>(
+          [weak = std::weak_ptr<Session>(session)]() -> std::vector<core::GroundPlane> {
+            const std::shared_ptr<Session> held = weak.lock();
+            if (held == nullptr) return {};
+            return held->Content().ground_planes;
+          });
+      caches[session.get()] = cache;
     }
     return cache;
   }
@@ -467,19 +475,17 @@ absl::StatusOr<std::unique_ptr<ViewerServer>> ViewerServer::Start(const ViewerOp
   }
   std::unique_ptr<ViewerServer> server(new ViewerServer(options, sessions));
   server->host_ = host;
-  // Debian 12's civetweb 1.15 loads OpenSSL at run time by its 1.1 function names, some of which
-  // OpenSSL 3 no longer exports: its first TLS handshake calls a null pointer (seen: SIGSEGV in
-  // a civetweb worker). Refuse rather than crash; terminate TLS in a proxy in front instead.
   if (options.tls.enabled()) {
-    return absl::FailedPreconditionError(
-        "viewer: TLS (--tls-cert) is not supported by the viewer with this civetweb (Debian's "
-        "1.15 crashes on TLS handshakes with OpenSSL 3); serve it on loopback "
-        "(--viewer-listen 127.0.0.1:PORT) behind a TLS-terminating proxy");
-  }
-  if (!IsLoopbackListenAddress(options.listen)) {
+    // civetweb's own certificate loading wants the key inside the certificate's file: the
+    // context is made here from the gRPC flags instead, and civetweb takes it as it is.
+    if (absl::Status prepared = PrepareCivetwebTls(); !prepared.ok()) return prepared;
+    absl::StatusOr<SslContextPtr> context = MakeViewerSslContext(options.tls);
+    if (!context.ok()) return context.status();
+    server->ssl_context_ = std::move(*context);
+  } else if (!IsLoopbackListenAddress(options.listen)) {
     spdlog::warn(
-        "viewer on {} without TLS: viewer tokens cross the network in clear text (serve it on "
-        "loopback behind a TLS-terminating proxy)",
+        "viewer on {} without TLS: viewer tokens cross the network in clear text (give "
+        "--tls-cert and --tls-key, or serve it on loopback behind a TLS-terminating proxy)",
         options.listen);
   }
   if (absl::Status loaded = server->LoadAssets(); !loaded.ok()) {
@@ -492,7 +498,10 @@ absl::StatusOr<std::unique_ptr<ViewerServer>> ViewerServer::Start(const ViewerOp
     return absl::UnavailableError("viewer: this civetweb was built without WebSocket support");
   }
 
-  const std::string ports = absl::StrCat(host, ":", options.listen.substr(colon + 1));
+  // A trailing "s" makes civetweb's port TLS only: plain HTTP to it fails the handshake and is
+  // closed.
+  const std::string ports = absl::StrCat(host, ":", options.listen.substr(colon + 1),
+                                         server->ssl_context_ != nullptr ? "s" : "");
   const std::string threads = std::to_string(options.max_viewers + 4);
   if (options.write_timeout_ms < 1000) {
     return absl::InvalidArgumentError("viewer write timeout: at least 1000 ms");
@@ -509,6 +518,12 @@ absl::StatusOr<std::unique_ptr<ViewerServer>> ViewerServer::Start(const ViewerOp
   config.push_back(nullptr);
   mg_callbacks callbacks{};
   callbacks.log_message = [](const mg_connection*, const char*) { return 1; };  // no access log
+  // Called with *context null when civetweb would make its SSL_CTX (take ours) and with it set
+  // when it would free it (1: ours, freed after mg_stop by ssl_context_).
+  callbacks.external_ssl_ctx = [](void** context, void* server_in) {
+    if (*context == nullptr) *context = static_cast<ViewerServer*>(server_in)->ssl_context_.get();
+    return 1;
+  };
   char error_text[256] = "";
   unsigned error_code = 0;
   mg_error_data error{&error_code, error_text, sizeof(error_text)};
@@ -557,7 +572,7 @@ ViewerServer::~ViewerServer() {
 
 std::string ViewerServer::base_url() const {
   const std::string host = host_ == "0.0.0.0" ? "127.0.0.1" : host_;
-  return absl::StrCat("http://", host, ":", port_);
+  return absl::StrCat(ssl_context_ != nullptr ? "https://" : "http://", host, ":", port_);
 }
 
 std::string ViewerServer::ViewerUrl(const std::string& session_id,

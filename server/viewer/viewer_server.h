@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "server/service/server_tls.h"
 #include "server/session/session_manager.h"
+#include "server/viewer/viewer_tls.h"
 
 struct mg_context;
 struct mg_connection;
@@ -36,7 +37,7 @@ namespace contactsim::server::viewer {
 
 struct ViewerOptions {
   std::string listen = "127.0.0.1:8080";  // IPv4:port; port 0 picks a free one
-  ServerTlsOptions tls;                   // must be empty (FailedPrecondition otherwise)
+  ServerTlsOptions tls;                   // empty: HTTP; else HTTPS/WSS only (docs/viewer.md)
   std::string assets_dir;                 // the bundled page; empty: next to the executable
   int max_viewers = 32;                   // WebSockets at once (each holds two threads)
   double max_rate_hz = 60.0;              // frames per second per viewer at most [1/s]
@@ -53,8 +54,8 @@ class ViewerConnection;
 
 class ViewerServer {
  public:
-  // InvalidArgument naming the option for a bad listen address; FailedPrecondition for TLS
-  // options (see above); Unavailable when it
+  // InvalidArgument naming the option for a bad listen address or TLS file; FailedPrecondition
+  // when civetweb cannot load OpenSSL for TLS (viewer_tls.h); Unavailable when it
   // cannot listen. The page files are optional: without them the pages answer 503 saying how to
   // build them, and the WebSocket still works. `sessions` must outlive the server.
   static absl::StatusOr<std::unique_ptr<ViewerServer>> Start(const ViewerOptions& options,
@@ -65,7 +66,7 @@ class ViewerServer {
   ViewerServer& operator=(const ViewerServer&) = delete;
 
   int port() const { return port_; }
-  // "http://127.0.0.1:PORT".
+  // "http://127.0.0.1:PORT" ("https://" with TLS).
   std::string base_url() const;
   // The page URL of one session's viewer; the token goes in the fragment.
   std::string ViewerUrl(const std::string& session_id, const std::string& viewer_token) const;
@@ -92,6 +93,7 @@ class ViewerServer {
   SessionManager* const sessions_;
   std::map<std::string, Asset, std::less<>> assets_;
   std::string host_;
+  SslContextPtr ssl_context_;  // with TLS; outlives context_ (freed after mg_stop)
   mg_context* context_ = nullptr;
   int port_ = 0;
   std::atomic<int> viewers_{0};

@@ -77,6 +77,7 @@ test('four pages receive frames, the canvas changes, contact arrows appear', asy
   for (let i = 0; i < 4; ++i) {
     assert.ok(seq1[i].lastSeq > seq0[i].lastSeq, `page ${i}: seq ${seq0[i].lastSeq} -> ${seq1[i].lastSeq}`);
     assert.equal(seq1[i].state, 'ACTIVE');
+    assert.equal(seq1[i].planes, 1, 'push_box has one ground plane (z = 0), sent in the topology');
   }
   const a = await thumbnail(pages[0]);
   await sleep(700);
@@ -139,6 +140,25 @@ test('a paused page does not lower the others\' frame rate or the controller\'s 
   assert.ok(resumed.dropped > 0, 'no dropped frames counted on the paused page');
 });
 
+test('a browser without WebGL: the page says so and still shows the session', async () => {
+  const page = await browser.newPage({ viewport: { width: 480, height: 320 }, bypassCSP: true });
+  await page.addInitScript(() => {
+    const original = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
+      return /webgl/.test(type) ? null : original.call(this, type, ...rest);
+    };
+  });
+  await page.goto(harness.viewerUrl());
+  await waitFor(page, () => window.__viewer.frames > 2);
+  const s = await viewerStats(page);
+  assert.match(s.webglError, /no 3D view: this browser gave the page no WebGL/);
+  assert.equal(s.renders, 0);
+  assert.match(await page.textContent('#webgl-error'), /no WebGL/);
+  // The numbers and the plot still come (the HUD is written at most 10 times a second).
+  await waitFor(page, () => document.getElementById('hud-seq').textContent !== '–');
+  await page.close();
+});
+
 test('a wrong token is refused with a clear reason on the page', async () => {
   const page = await openViewer(harness.viewerUrl('not-the-token'));
   await waitFor(page, () => window.__viewer.closeCode !== 0);
@@ -147,6 +167,9 @@ test('a wrong token is refused with a clear reason on the page', async () => {
   assert.equal(s.frames, 0);
   const text = await page.textContent('#status');
   assert.match(text, /wrong viewer token/);
+  // It offers to give another token (a password field: not shown on screen).
+  assert.ok(await page.isVisible('#token-form'), 'no token form after 4001');
+  assert.equal(await page.getAttribute('#token-value', 'type'), 'password');
   await page.close();
   const none = await openViewer(`${harness.base}/view#session=${harness.session}`);
   assert.match(await none.textContent('#status'), /lacks its session id or viewer token/);

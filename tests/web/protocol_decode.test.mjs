@@ -37,6 +37,35 @@ test('topology: ids, kinds, names, vertices, triangles', () => {
   assert.equal(t.bodies[0].vertices.length, 12);
 });
 
+test('topology: the session\'s ground planes', () => {
+  const t = decodeMessage(topologyBytes);
+  assert.equal(t.planes.length, expected.planes.length);
+  t.planes.forEach((p, i) => {
+    assert.equal(p.id, expected.planes[i].id);
+    // float32 on the wire: 1e-7 relative is its rounding.
+    p.normal.forEach((v, k) => assert.ok(Math.abs(v - expected.planes[i].normal[k]) < 1e-6, `${v}`));
+    assert.ok(Math.abs(p.offset - expected.planes[i].offset) < 1e-6, `${p.offset}`);
+  });
+});
+
+test('topology without the plane flag (an older server): planes unknown, bodies intact', () => {
+  // The plane section is the message's tail: 4 + 20 bytes per plane.
+  const withoutPlanes = topologyBytes.slice(0, topologyBytes.byteLength - 4 - 20 * expected.planes.length);
+  new DataView(withoutPlanes).setUint16(2, 0, true);
+  const t = decodeMessage(withoutPlanes);
+  assert.equal(t.planes, null);
+  assert.deepEqual(t.bodies.map((b) => b.id), expected.bodyIds);
+});
+
+test('a ground plane with a zero or non-finite normal is refused', () => {
+  const bad = topologyBytes.slice(0);
+  const firstNormal = topologyBytes.byteLength - 20 * expected.planes.length + 4;
+  for (const k of [0, 1, 2]) new DataView(bad).setFloat32(firstNormal + 4 * k, 0, true);
+  assert.throws(() => decodeMessage(bad), /ground plane 0: normal of length 0/);
+  new DataView(bad).setFloat32(firstNormal + 8, Number.NaN, true);
+  assert.throws(() => decodeMessage(bad), ProtocolError);
+});
+
 test('frame: header, state, pose, vertices, contacts, totals', () => {
   const t = decodeMessage(topologyBytes);
   const f = decodeMessage(frameBytes);

@@ -156,7 +156,9 @@ test('a frame header declaring a huge payload does not take the server down', as
 test('the right hello gets the topology, then a keyframe, then frames', async () => {
   const r = await exchange([frame(TEXT, hello(harness.token))], 1500);
   assert.ok(r.messages >= 3, JSON.stringify(r));
-  assert.deepEqual(r.first, [{ type: 1, flags: 0 }, { type: 2, flags: 1 }]);
+  // The topology's flag bit 0: a ground-plane section follows (this server always sends one);
+  // the first frame's flag bit 0: a keyframe (docs/viewer.md, "The protocol").
+  assert.deepEqual(r.first, [{ type: 1, flags: 1 }, { type: 2, flags: 1 }]);
 });
 
 test('a socket that never says hello is closed (4008)', async () => {

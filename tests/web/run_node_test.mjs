@@ -10,7 +10,7 @@ const need = (ok, what) => { if (!ok) missing.push(what); };
 const env = process.env;
 need(env.CONTACTSIM_VIEWER_FIXTURES && existsSync(env.CONTACTSIM_VIEWER_FIXTURES),
   'viewer-protocol-fixtures (build target)');
-if (mode === '--browser' || mode === '--harness') {
+if (mode === '--browser' || mode === '--harness' || mode === '--tls') {
   need(env.CONTACTSIM_VIEWER_HARNESS && existsSync(env.CONTACTSIM_VIEWER_HARNESS),
     'contactsim-viewer-harness (build target)');
 }
@@ -23,9 +23,13 @@ if (mode === '--browser') {
   need(existsSync(join(env.CONTACTSIM_WEB_DIR ?? '', 'node_modules/playwright-core')),
     'clients/web/node_modules/playwright-core (npm ci in clients/web; deploy/install-deps.sh)');
 }
+if (mode === '--tls') {
+  need(spawnSync('openssl', ['version']).status === 0,
+    'openssl (Debian package openssl; it makes the test\'s certificate)');
+}
 // The harness and the demo serve the bundled page (and refuse to start, or answer 503, without
 // it); it is built only where npm could install the viewer's packages.
-if (mode === '--browser' || mode === '--harness' || mode === '--demo') {
+if (['--browser', '--harness', '--demo', '--tls'].includes(mode)) {
   need(env.CONTACTSIM_VIEWER_ASSETS && existsSync(join(env.CONTACTSIM_VIEWER_ASSETS, 'viewer.js')),
     'the bundled viewer page (build target contactsim_viewer_assets; needs the npm packages that '
     + 'deploy/install-deps.sh installs where the npm registry is reachable)');

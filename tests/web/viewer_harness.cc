@@ -3,6 +3,7 @@
 // viewer benchmark (bench/viewer_bench.mjs).
 //
 //   contactsim-viewer-harness --scene FILE --assets DIR [--push-force-n 4] [--step-sleep-us 0]
+//                             [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]
 //
 // Prints one line "ready base_url=URL session=ID viewer_token=TOKEN controller_token_length=N"
 // (the controller token itself stays in this process), then obeys commands on stdin, one per
@@ -66,6 +67,11 @@ int main(int argc, char** argv) {
                  "the viewer's write timeout [ms]");
   app.add_option("--hello-timeout-s", viewer_options.hello_timeout_s,
                  "how long a WebSocket may wait before its hello [s]");
+  app.add_option("--tls-cert", viewer_options.tls.cert_file,
+                 "the viewer's PEM certificate: it serves HTTPS and WSS (gRPC stays plaintext)");
+  app.add_option("--tls-key", viewer_options.tls.key_file, "PEM private key of --tls-cert");
+  app.add_option("--tls-client-ca", viewer_options.tls.client_ca_file,
+                 "PEM roots the viewer's clients must present a certificate of (mutual TLS)");
   CLI11_PARSE(app, argc, argv);
   // stdout carries the command replies: the server's log goes to stderr.
   spdlog::set_default_logger(spdlog::stderr_color_mt("harness"));

@@ -75,7 +75,11 @@ int main(int argc, char** argv) {
     return frame;
   };
   const server::Frame first = make_frame(1, Eigen::Isometry3d::Identity());
-  const auto encoded = viewer::EncodeTopology(first);
+  // A floor 5 cm below z = 0 and a tilted wall (normal (-0.6, 0, 0.8), as the server normalizes).
+  const std::vector<core::GroundPlane> planes = {
+      {.id = 0, .normal = Eigen::Vector3d::UnitZ(), .offset_m = -0.05},
+      {.id = 1, .normal = Eigen::Vector3d(-0.6, 0.0, 0.8), .offset_m = 2.0}};
+  const auto encoded = viewer::EncodeTopology(first, planes);
   Eigen::Isometry3d x_wb = Eigen::Isometry3d::Identity();
   x_wb.linear() = Eigen::AngleAxisd(M_PI / 2, Eigen::Vector3d::UnitZ()).toRotationMatrix();
   x_wb.translation() = Eigen::Vector3d(1, 2, 3);
@@ -98,6 +102,7 @@ int main(int argc, char** argv) {
     const Eigen::Vector3d p = x_wb * ref.row(i).transpose();
     json << (i ? "," : "") << p.x() << "," << p.y() << "," << p.z();
   }
-  json << "],\"clothZ2\":0.25}\n";
+  json << "],\"clothZ2\":0.25,\"planes\":[{\"id\":0,\"normal\":[0,0,1],\"offset\":-0.05},"
+       << "{\"id\":1,\"normal\":[-0.6,0,0.8],\"offset\":2}]}\n";
   return 0;
 }

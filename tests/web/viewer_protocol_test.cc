@@ -111,6 +111,52 @@ TEST(ViewerProtocolTest, TopologyCarriesKindsNamesReferenceVerticesAndTriangles)
   EXPECT_EQ(topology->bodies[1].placement, Placement::kVertices);
 }
 
+// Bytes of the topology before its plane section: header 16, box 12 + 8 + 8 vertices + 2
+// triangles, cloth 16 + 8 + 3 vertices + 1 triangle (MakeTopology, MakeFrame).
+constexpr size_t kPlaneSectionOffset = 16 + (12 + 8 + 8 * 12 + 2 * 12) + (16 + 8 + 3 * 12 + 12);
+
+TEST(ViewerProtocolTest, TopologyCarriesTheSessionsGroundPlanes) {
+  const Frame frame = MakeFrame(1, Eigen::Isometry3d::Identity(), MakeTopology(4));
+  core::GroundPlane floor{.id = 0, .normal = Eigen::Vector3d::UnitZ(), .offset_m = -0.25};
+  core::GroundPlane wall{.id = 3, .normal = Eigen::Vector3d(-0.6, 0.0, 0.8), .offset_m = 1.5};
+  const std::vector<core::GroundPlane> planes = {floor, wall};
+  const auto encoded = EncodeTopology(frame, planes);
+  const std::string& m = encoded->message;
+  EXPECT_EQ(Read<uint16_t>(m, 2), kFlagTopologyPlanes);
+  ASSERT_EQ(m.size(), kPlaneSectionOffset + 4 + 2 * 20);
+  EXPECT_EQ(Read<uint32_t>(m, kPlaneSectionOffset), 2u);
+  const size_t second = kPlaneSectionOffset + 4 + 20;
+  EXPECT_EQ(Read<int32_t>(m, kPlaneSectionOffset + 4), 0);
+  EXPECT_FLOAT_EQ(Read<float>(m, kPlaneSectionOffset + 4 + 12), 1.0f);    // n_z of the floor
+  EXPECT_FLOAT_EQ(Read<float>(m, kPlaneSectionOffset + 4 + 16), -0.25f);  // h of the floor
+  EXPECT_EQ(Read<int32_t>(m, second), 3);
+  EXPECT_FLOAT_EQ(Read<float>(m, second + 4), -0.6f);
+  EXPECT_FLOAT_EQ(Read<float>(m, second + 12), 0.8f);
+  EXPECT_FLOAT_EQ(Read<float>(m, second + 16), 1.5f);
+  // No planes: the section is there, empty.
+  const auto encoded_none = EncodeTopology(frame);
+  const std::string& none = encoded_none->message;
+  ASSERT_EQ(none.size(), kPlaneSectionOffset + 4);
+  EXPECT_EQ(Read<uint32_t>(none, kPlaneSectionOffset), 0u);
+}
+
+TEST(ViewerProtocolTest, CacheAsksForThePlanesOncePerTopologyVersion) {
+  int asked = 0;
+  EncodingCache cache([&asked] {
+    ++asked;
+    return std::vector<core::GroundPlane>{{.id = 1, .normal = Eigen::Vector3d::UnitZ()}};
+  });
+  const Frame f1 = MakeFrame(1, Eigen::Isometry3d::Identity(), MakeTopology(1));
+  const Frame f2 = MakeFrame(2, Eigen::Isometry3d::Identity(), MakeTopology(1));
+  const auto t1 = cache.Topology(f1);
+  cache.Topology(f2);
+  cache.FrameMessage(f2, {});
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(Read<uint32_t>(t1->message, kPlaneSectionOffset), 1u);
+  cache.Topology(MakeFrame(3, Eigen::Isometry3d::Identity(), MakeTopology(2)));
+  EXPECT_EQ(asked, 2);
+}
+
 TEST(ViewerProtocolTest, TrianglesNamingMissingVerticesAreDropped) {
   auto topology = MakeTopology(1);
   topology->bodies[1].faces.resize(2, 3);

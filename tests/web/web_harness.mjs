@@ -22,11 +22,14 @@ export async function launchBrowser() {
 }
 
 // Starts the harness; resolves with { base, session, token, command(line) -> Promise<reply>,
-// stop() }. Its stderr goes to ours.
-export function startHarness(sceneFile, extraArgs = []) {
-  const child = spawn(process.env.CONTACTSIM_VIEWER_HARNESS,
-    ['--scene', sceneFile, '--assets', process.env.CONTACTSIM_VIEWER_ASSETS, ...extraArgs],
-    { stdio: ['pipe', 'pipe', 'inherit'] });
+// stop() }. Its stderr goes to ours. `cpus` (a taskset list such as "0" or "0-3") pins it and
+// every thread it starts to those CPUs.
+export function startHarness(sceneFile, extraArgs = [], { cpus } = {}) {
+  const args = ['--scene', sceneFile, '--assets', process.env.CONTACTSIM_VIEWER_ASSETS, ...extraArgs];
+  const child = cpus
+    ? spawn('taskset', ['-c', cpus, process.env.CONTACTSIM_VIEWER_HARNESS, ...args],
+      { stdio: ['pipe', 'pipe', 'inherit'] })
+    : spawn(process.env.CONTACTSIM_VIEWER_HARNESS, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const waiting = [];
   let ready;

@@ -7,6 +7,7 @@ export const PROTOCOL_VERSION = 1;
 export const MSG_TOPOLOGY = 1;
 export const MSG_FRAME = 2;
 export const FLAG_KEYFRAME = 1;
+export const FLAG_TOPOLOGY_PLANES = 1;  // kTopology: a ground-plane section follows the bodies
 
 export const BODY_KINDS = ['rigid', 'static', 'kinematic', 'cloth', 'fem', 'hyperelastic'];
 export const PLACEMENT_POSE = 0;
@@ -66,7 +67,7 @@ class Reader {
   }
 }
 
-function decodeTopology(r) {
+function decodeTopology(r, flags) {
   const count = r.u32();
   const version = r.i64();
   const bodies = [];
@@ -91,7 +92,23 @@ function decodeTopology(r) {
     }
     bodies.push({ id, kind: BODY_KINDS[kindCode] ?? 'unknown', placement, name, vertices, triangles });
   }
-  return { type: 'topology', version, bodies };
+  // The session's static ground planes {x : n . x = h}; null when the server did not say.
+  let planes = null;
+  if (flags & FLAG_TOPOLOGY_PLANES) {
+    planes = [];
+    const numPlanes = r.u32();
+    for (let p = 0; p < numPlanes; ++p) {
+      const id = r.i32();
+      const normal = Array.from(r.f32s(3));
+      const offset = r.f32();
+      const length = Math.hypot(...normal);
+      if (!(length > 0.5 && length < 2) || !Number.isFinite(offset)) {
+        throw new ProtocolError(`ground plane ${id}: normal of length ${length}, offset ${offset}`);
+      }
+      planes.push({ id, normal, offset });
+    }
+  }
+  return { type: 'topology', version, bodies, planes };
 }
 
 function vec3s(r, n) { return r.f32s(3 * n); }
@@ -169,7 +186,7 @@ export function decodeMessage(buffer) {
   if (version !== PROTOCOL_VERSION) {
     throw new ProtocolError(`protocol version ${version}, this page speaks ${PROTOCOL_VERSION}`);
   }
-  if (type === MSG_TOPOLOGY) return decodeTopology(r);
+  if (type === MSG_TOPOLOGY) return decodeTopology(r, flags);
   if (type === MSG_FRAME) return decodeFrame(r, flags);
   throw new ProtocolError(`unknown message type ${type}`);
 }

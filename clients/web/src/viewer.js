@@ -20,14 +20,46 @@ const $ = (id) => document.getElementById(id);
 const stats = {
   status: 'starting', closeCode: 0, closeReason: '', lastSeq: 0, frames: 0, dropped: 0,
   fps: 0, stepsPerS: 0, contactsShown: 0, arrowsShown: 0, state: '', topologyVersion: -1,
-  connections: 0, errors: 0,
+  connections: 0, errors: 0, planes: null, renders: 0, webglError: '',
 };
 window.__viewer = stats;
 
 // --- scene -------------------------------------------------------------------------------------
 const canvas = $('scene');
-const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
-renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
+// Without WebGL (disabled, blocked, no driver) the page says so and still shows the session's
+// numbers and force plot; it never draws the scene.
+let renderer = null;
+let webglError = '';
+// A software rasterizer (SwiftShader, llvmpipe: no GPU) draws every pixel on the CPU the page
+// shares with everything else: there the page skips multisampling and high-DPI pixels, which
+// multiply that work (4 samples per pixel, up to 4 pixels per CSS pixel).
+function softwareWebgl() {
+  try {
+    const gl = document.createElement('canvas').getContext('webgl2');
+    const info = gl && gl.getExtension('WEBGL_debug_renderer_info');
+    const name = info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : '';
+    gl?.getExtension('WEBGL_lose_context')?.loseContext();
+    return /swiftshader|llvmpipe|softpipe|software/i.test(name);
+  } catch {
+    return false;
+  }
+}
+const software = softwareWebgl();
+stats.softwareWebgl = software;
+try {
+  renderer = new THREE.WebGLRenderer({ canvas, antialias: !software, preserveDrawingBuffer: true });
+  renderer.setPixelRatio(software ? 1 : Math.min(window.devicePixelRatio, 2));
+} catch (error) {
+  webglError = `no 3D view: this browser gave the page no WebGL (${error.message ?? error})`;
+  stats.errors += 1;
+}
+canvas.addEventListener('webglcontextlost', (event) => {
+  event.preventDefault();
+  webglError = 'no 3D view: the browser took the page\'s WebGL context away (reload the page)';
+  stats.webglError = webglError;
+  $('webgl-error').textContent = webglError;
+  $('webgl-error').hidden = false;
+});
 const scene = new THREE.Scene();
 scene.background = new THREE.Color(0xf4f5f7);
 THREE.Object3D.DEFAULT_UP.set(0, 0, 1);
@@ -36,18 +68,56 @@ camera.up.set(0, 0, 1);
 camera.position.set(1.5, -1.5, 1.0);
 const controls = new OrbitControls(camera, canvas);
 controls.target.set(0, 0, 0);
+// The picture is redrawn only when something changed: a new frame, the camera, the size, the
+// contact toggle (software WebGL spends most of a page's CPU time drawing).
+let needsRender = true;
+controls.addEventListener('change', () => { needsRender = true; });
 scene.add(new THREE.HemisphereLight(0xffffff, 0x667788, 1.6));
 const sun = new THREE.DirectionalLight(0xffffff, 1.6);
 sun.position.set(2, -3, 5);
 scene.add(sun);
-// The ground plane z = 0 (the scenes' planes are z = 0; see docs/viewer.md) and a grid on it.
-const ground = new THREE.Mesh(new THREE.PlaneGeometry(6, 6), new THREE.MeshStandardMaterial({
-  color: 0xdde1e6, roughness: 1, polygonOffset: true, polygonOffsetFactor: 2, polygonOffsetUnits: 2,
-}));
-scene.add(ground);
-const grid = new THREE.GridHelper(6, 60, 0x8a939d, 0xb9c0c8);
-grid.rotation.x = Math.PI / 2;
-scene.add(grid);
+// The session's ground planes {x : n . x = h} (from the topology), each a surface with a 10 cm
+// grid on it; before the first topology, or from a server that does not send them, the plane
+// z = 0; with none, a faint reference grid at z = 0 only.
+const planeGroup = new THREE.Group();
+scene.add(planeGroup);
+const groundMaterial = new THREE.MeshStandardMaterial({
+  color: 0xdde1e6, roughness: 1, side: THREE.DoubleSide, polygonOffset: true,
+  polygonOffsetFactor: 2, polygonOffsetUnits: 2,
+});
+
+function disposeGroup(group) {
+  group.traverse((o) => { if (o.geometry) o.geometry.dispose(); });
+  group.clear();
+}
+
+// `planes`: [{normal, offset}] or null; `centre`, `size`: the bodies' bounding box.
+function buildPlanes(planes, centre, size) {
+  disposeGroup(planeGroup);
+  const extent = Math.max(6, 4 * size);
+  const cells = Math.min(200, Math.round(extent / 0.1));
+  const list = planes ?? [{ normal: [0, 0, 1], offset: 0 }];
+  for (const p of list) {
+    const n = new THREE.Vector3(...p.normal).normalize();
+    // The point of the plane nearest the scene's centre: c - (n . c - h) n.
+    const at = centre.clone().addScaledVector(n, -(n.dot(centre) - p.offset));
+    const holder = new THREE.Group();
+    holder.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), n);
+    holder.position.copy(at);
+    holder.add(new THREE.Mesh(new THREE.PlaneGeometry(extent, extent), groundMaterial));
+    const grid = new THREE.GridHelper(extent, cells, 0x8a939d, 0xb9c0c8);
+    grid.rotation.x = Math.PI / 2;
+    holder.add(grid);
+    planeGroup.add(holder);
+  }
+  if (list.length === 0) {
+    const grid = new THREE.GridHelper(extent, cells, 0xd0d4da, 0xe4e7eb);
+    grid.rotation.x = Math.PI / 2;
+    planeGroup.add(grid);
+  }
+  stats.planes = planes === null ? null : planes.length;  // null: not sent (z = 0 drawn)
+}
+buildPlanes(null, new THREE.Vector3(), 1);
 
 const bodyGroup = new THREE.Group();
 scene.add(bodyGroup);
@@ -68,13 +138,16 @@ arrows.frustumCulled = false;
 scene.add(arrows);
 
 function resize() {
+  if (!renderer) return false;
   const w = canvas.clientWidth, h = canvas.clientHeight;
   if (canvas.width !== Math.floor(w * renderer.getPixelRatio()) ||
       canvas.height !== Math.floor(h * renderer.getPixelRatio())) {
     renderer.setSize(w, h, false);
     camera.aspect = w / Math.max(1, h);
     camera.updateProjectionMatrix();
+    return true;
   }
+  return false;
 }
 
 function applyTopology(t) {
@@ -102,6 +175,9 @@ function applyTopology(t) {
     bodyGroup.add(mesh);
     bodies.set(b.id, { mesh, placement: b.placement, kind: b.kind, name: b.name });
   }
+  const sceneCentre = box.isEmpty() ? new THREE.Vector3() : box.getCenter(new THREE.Vector3());
+  const sceneSize = box.isEmpty() ? 1 : box.getSize(new THREE.Vector3()).length();
+  buildPlanes(t.planes, sceneCentre, sceneSize);
   if (topologyVersion < 0 && !box.isEmpty()) {  // frame the scene once
     const centre = box.getCenter(new THREE.Vector3());
     const size = Math.max(0.2, box.getSize(new THREE.Vector3()).length());
@@ -115,6 +191,7 @@ function applyTopology(t) {
 }
 
 let showContacts = true;
+const dummy = new THREE.Object3D();  // builds the contact dots' matrices
 let arrowScale = 0;  // metres per N s, adapted to the largest impulse seen (decaying)
 
 function applyFrame(f) {
@@ -144,7 +221,6 @@ function applyFrame(f) {
   }
   const target = maxImpulse > 0 ? 0.15 / maxImpulse : arrowScale;
   arrowScale = arrowScale === 0 ? target : Math.min(target, arrowScale * 1.02);
-  const dummy = new THREE.Object3D();
   const radius = 0.006;
   let shownArrows = 0;
   for (let i = 0; i < n && showContacts; ++i) {
@@ -156,8 +232,13 @@ function applyFrame(f) {
     const jx = c.normalImpulses[3 * i] + c.frictionImpulses[3 * i];
     const jy = c.normalImpulses[3 * i + 1] + c.frictionImpulses[3 * i + 1];
     const jz = c.normalImpulses[3 * i + 2] + c.frictionImpulses[3 * i + 2];
-    arrowPositions.set([px, py, pz, px + arrowScale * jx, py + arrowScale * jy, pz + arrowScale * jz],
-      6 * shownArrows);
+    const a = 6 * shownArrows;
+    arrowPositions[a] = px;
+    arrowPositions[a + 1] = py;
+    arrowPositions[a + 2] = pz;
+    arrowPositions[a + 3] = px + arrowScale * jx;
+    arrowPositions[a + 4] = py + arrowScale * jy;
+    arrowPositions[a + 5] = pz + arrowScale * jz;
     ++shownArrows;
   }
   contactPoints.count = showContacts ? n : 0;
@@ -248,6 +329,19 @@ function updateHud(f) {
   const span = (stepWindow[stepWindow.length - 1][0] - stepWindow[0][0]) / 1000;
   stats.fps = fpsWindow.length;
   stats.stepsPerS = span > 0 ? (stepWindow[stepWindow.length - 1][1] - stepWindow[0][1]) / span : 0;
+  stats.state = f.state;
+  hudFrame = f;
+}
+
+// The HUD's text, at most HUD_INTERVAL_MS apart (each write costs the page a layout).
+const HUD_INTERVAL_MS = 100;
+let hudFrame = null;
+let hudDrawnAt = -Infinity;
+function drawHud(now) {
+  if (!hudFrame || now - hudDrawnAt < HUD_INTERVAL_MS) return;
+  hudDrawnAt = now;
+  const f = hudFrame;
+  hudFrame = null;
   $('hud-time').textContent = `${f.time.toFixed(3)} s`;
   $('hud-steps').textContent = `${f.stepCount} (${stats.stepsPerS.toFixed(0)} steps/s)`;
   $('hud-fps').textContent = `${stats.fps} frames/s`;
@@ -257,7 +351,7 @@ function updateHud(f) {
   const state = $('hud-state');
   state.textContent = f.state === 'FAILED' ? `FAILED: ${f.message}` : f.state;
   state.className = f.state === 'FAILED' ? 'failed' : 'active';
-  stats.state = f.state;
+  drawPlot();
 }
 
 // --- connection --------------------------------------------------------------------------------
@@ -321,6 +415,7 @@ function connect() {
       retryTimer = setTimeout(connect, 1000);
     } else {
       setStatus(reason, 'refused');
+      if (event.code === 4001) $('token-form').hidden = false;  // let the user give another
     }
   };
 }
@@ -332,20 +427,39 @@ $('token-form').addEventListener('submit', (event) => {
   window.location.hash = `session=${encodeURIComponent(session)}&token=${encodeURIComponent(token)}`;
   window.location.reload();
 });
-$('show-contacts').addEventListener('change', (event) => { showContacts = event.target.checked; });
+$('show-contacts').addEventListener('change', (event) => {
+  showContacts = event.target.checked;
+  if (!showContacts) {
+    contactPoints.count = 0;
+    arrowGeometry.setDrawRange(0, 0);
+    stats.contactsShown = 0;
+    stats.arrowsShown = 0;
+  }
+  needsRender = true;
+});
 if (fragment.session) $('token-session').value = fragment.session;
 
-function animate() {
-  resize();
+function animate(now) {
+  if (resize()) needsRender = true;
   if (latestFrame) {
     applyFrame(latestFrame);
     latestFrame = null;
-    drawPlot();
+    needsRender = true;
   }
+  drawHud(now);
   controls.update();
-  renderer.render(scene, camera);
+  if (needsRender && renderer && !webglError) {
+    renderer.render(scene, camera);
+    ++stats.renders;
+    needsRender = false;
+  }
   requestAnimationFrame(animate);
 }
 
+if (webglError) {
+  stats.webglError = webglError;
+  $('webgl-error').textContent = webglError;
+  $('webgl-error').hidden = false;
+}
 connect();
 requestAnimationFrame(animate);
