@@ -4,6 +4,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -27,11 +28,18 @@ absl::Status PrepareOnce() {
 #ifdef CONTACTSIM_CIVETWEB_OPENSSL_COMPAT
   // Loaded before anything asks for "libssl.so": the loader then answers that name with this
   // object (its SONAME) rather than with the real libssl.so.3 (civetweb_openssl3_compat.cc).
-  if (dlopen(CONTACTSIM_CIVETWEB_OPENSSL_COMPAT, RTLD_NOW | RTLD_LOCAL) == nullptr) {
+  // Next to the server binary first (an installed server, the container image), then where the
+  // build made it.
+  const std::string beside_binary =
+      (std::filesystem::read_symlink("/proc/self/exe").parent_path() /
+       std::filesystem::path(CONTACTSIM_CIVETWEB_OPENSSL_COMPAT).filename())
+          .string();
+  if (dlopen(beside_binary.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr &&
+      dlopen(CONTACTSIM_CIVETWEB_OPENSSL_COMPAT, RTLD_NOW | RTLD_LOCAL) == nullptr) {
     const char* error = dlerror();
-    return absl::FailedPreconditionError(
-        absl::StrCat("viewer TLS: cannot load ", CONTACTSIM_CIVETWEB_OPENSSL_COMPAT, ": ",
-                     error != nullptr ? error : "?", " (rebuild the server)"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "viewer TLS: cannot load ", beside_binary, " nor ", CONTACTSIM_CIVETWEB_OPENSSL_COMPAT,
+        ": ", error != nullptr ? error : "?", " (install it next to the server binary)"));
   }
 #endif
   // What civetweb will see: the same dlopen and a few of the dlsyms it makes (the one OpenSSL 3

@@ -59,6 +59,9 @@ class DockerfileTest(unittest.TestCase):
         stop = compose["x-server"]["stop_grace_period"]
         self.assertLess(grace, int(stop.rstrip("s")))
         self.assertIn("libcusparse11", runtime)  # the CUDA variant's runtime library
+        # The viewer's TLS loads this object from beside the server, and libcrypto.so by name.
+        self.assertRegex(runtime, r"libcontactsim_civetweb_openssl3_compat\.so\s+/usr/local/bin/")
+        self.assertIn("libcrypto.so", runtime)
         self.assertNotIn("-dev", re.sub(r"/dev/\S+", "", runtime))  # runtime libraries only
 
 
