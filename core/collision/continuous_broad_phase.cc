@@ -95,14 +95,13 @@ absl::Status ValidateBodies(absl::Span<const CollisionBody> bodies, double min_s
     }
     if (body.body_vertices != nullptr) {
       if (body.body_vertices->rows() != body.mesh->num_vertices()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            BodyName(i, body), ": body_vertices has ", body.body_vertices->rows(),
-            " rows, the mesh has ", body.mesh->num_vertices(), " vertices"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(BodyName(i, body), ": body_vertices has ", body.body_vertices->rows(),
+                         " rows, the mesh has ", body.mesh->num_vertices(), " vertices"));
       }
       for (const RigidPose* pose : {&body.pose_t0, &body.pose_t1}) {
         if (!pose->rotation.allFinite() || !pose->origin_m.allFinite()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(BodyName(i, body), ": non-finite pose"));
+          return absl::InvalidArgumentError(absl::StrCat(BodyName(i, body), ": non-finite pose"));
         }
       }
     }
@@ -527,7 +526,9 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
     if (job.kind == JobKind::kVertexFace) {
       RunRigidPairTask(
           fa.vertex_tree, fb.face_tree, task.node_a, motion, r_a, r_b,
-          [&](int32_t k) { return PrimitiveVertices{{ta.surface_vertices[k], 0, 0}, 1}; },
+          [&](int32_t k) {
+            return PrimitiveVertices{{ta.surface_vertices[k], 0, 0}, 1};
+          },
           [&](int32_t f) {
             return PrimitiveVertices{{faces_b(f, 0), faces_b(f, 1), faces_b(f, 2)}, 3};
           },
@@ -535,12 +536,14 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
             return SweptAabb(*body_a.x_t0, *body_a.x_t1, {ta.surface_vertices[k]}, margin_m);
           },
           [&](int32_t f) {
-            return SweptAabb(
-                *body_b.x_t0, *body_b.x_t1,
-                absl::MakeConstSpan(faces_b.data() + 3 * static_cast<ptrdiff_t>(f), 3), margin_m);
+            return SweptAabb(*body_b.x_t0, *body_b.x_t1,
+                             absl::MakeConstSpan(faces_b.data() + 3 * static_cast<ptrdiff_t>(f), 3),
+                             margin_m);
           },
           &scratch,
-          [&](int32_t k, int32_t f) { vf.push_back({id_a, ta.surface_vertices[k], id_b, f}); });
+          [&](int32_t k, int32_t f) {
+            vf.push_back({id_a, ta.surface_vertices[k], id_b, f});
+          });
       return;
     }
     RunRigidPairTask(
@@ -549,7 +552,9 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
         [&](int32_t g) { return edge_vertices(edges_b, g); },
         [&](int32_t e) { return edge_box(body_a, edges_a, e); },
         [&](int32_t g) { return edge_box(body_b, edges_b, g); }, &scratch,
-        [&](int32_t e, int32_t g) { ee.push_back({id_a, e, id_b, g}); });
+        [&](int32_t e, int32_t g) {
+          ee.push_back({id_a, e, id_b, g});
+        });
   };
 
   ParallelFor(tbb::blocked_range<size_t>(0, num_tasks, 1),

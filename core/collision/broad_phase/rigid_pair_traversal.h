@@ -193,7 +193,8 @@ void RunRigidPairTask(const Bvh& tree_a, const Bvh& tree_b, int32_t node_a,
       }
       continue;
     }
-    const bool descend_a = !x.is_leaf() && (y.is_leaf() || xa.HalfPerimeter() >= xb.HalfPerimeter());
+    const bool descend_a =
+        !x.is_leaf() && (y.is_leaf() || xa.HalfPerimeter() >= xb.HalfPerimeter());
     if (descend_a) {
       stack.push_back({pair.a + x.right_offset_or_first, pair.b});
       stack.push_back({pair.a + 1, pair.b});

@@ -43,9 +43,8 @@ void BuildCollisionBodies(const WorldSettings& settings, const StepInput& input,
     collision_body.x_t0 = &body.positions_t0();
     collision_body.x_t1 = &body.positions_t1();
     collision_body.is_static = immovable[i] != 0;
-    collision_body.self_collision =
-        settings.self_collision && sim_body.collision.self_collision &&
-        body.type() != BodyType::kRigid;
+    collision_body.self_collision = settings.self_collision && sim_body.collision.self_collision &&
+                                    body.type() != BodyType::kRigid;
     if (body.type() == BodyType::kRigid) {
       // Its positions are x = R r + p at the poses of the start and the predicted end
       // (RigidBody::WorldVertices, with the same rotation matrices): the broad phase pairs rigid
