@@ -24,6 +24,8 @@
 // stops at the first failure. Wall times exclude scene building and these checks. --threads
 // caps TBB's parallelism (tbb::global_control); a "summary" line per model gives milliseconds
 // per step and steps per second for benchmark tables.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -73,11 +75,32 @@ struct Sample {
   double max_penetration_m = 0.0;
 };
 
+// Wall time per step of the pipeline's phases, summed over the run [ms] (StepDiagnostics).
+struct PhaseTotals {
+  double broad_ms = 0.0;        // CCD broad phase
+  double narrow_ms = 0.0;       // CCD narrow phase (with each hit's penetration intervals)
+  double pairs_ms = 0.0;        // tracking and normal impulses (CPF, DPF), plane contacts
+  double friction_ms = 0.0;     // friction
+  double integration_ms = 0.0;  // predict and correct
+  double report_ms = 0.0;       // the contact report
+  double candidates = 0.0;      // VF + EE candidates
+  double hits = 0.0;            // VF + EE hits
+};
+
+double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+         1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
 struct RunResult {
   std::string model;
   int steps = 0;
   double sim_time_s = 0.0;
   double wall_s = 0.0;
+  double cpu_s = 0.0;  // process CPU time (all threads) over the stepping, checks included
+  PhaseTotals phases;
   double max_penetration_m = 0.0;
   int max_active_pairs = 0;
   double mean_active_pairs = 0.0;
@@ -132,6 +155,7 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
   result.samples.reserve(steps);
   const double dt = world.settings().dt_s;
   const Clock::time_point start = Clock::now();
+  const double cpu_start = ProcessCpuSeconds();
   Clock::time_point last_report = start;
   double active_sum = 0.0;
   int64_t new_pair_steps = 0, pair_steps = 0;
@@ -165,6 +189,15 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
     active_sum += sample.active_pairs;
     new_pair_steps += d.new_pairs;
     pair_steps += d.active_pairs;
+    PhaseTotals& p = result.phases;
+    p.broad_ms += d.ccd.broad_phase_ms;
+    p.narrow_ms += d.ccd.narrow_phase_ms;
+    p.pairs_ms += d.stage_times.contacts_ms - d.ccd.total_ms;
+    p.friction_ms += d.stage_times.friction_ms;
+    p.integration_ms += d.stage_times.predict_ms + d.stage_times.correct_ms;
+    p.report_ms += d.stage_times.report_ms;
+    p.candidates += d.ccd.vertex_face_candidates + d.ccd.edge_edge_candidates;
+    p.hits += d.ccd.vertex_face_hits + d.ccd.edge_edge_hits;
     if ((i + 1) % kCheckEvery == 0 && !check()) {
       result.stopped = "passed through";
       break;
@@ -179,6 +212,7 @@ absl::StatusOr<RunResult> RunModel(const std::string& scene_name, const ModelCho
   }
   if (result.stopped.empty()) check();
   result.wall_s = std::chrono::duration<double>(Clock::now() - start).count() - check_s;
+  result.cpu_s = ProcessCpuSeconds() - cpu_start;
   result.steps = static_cast<int>(result.samples.size());
   result.sim_time_s = world.time_s();
   result.mean_active_pairs = result.steps > 0 ? active_sum / result.steps : 0.0;
@@ -336,6 +370,18 @@ int Main(int argc, char** argv) {
         r.steps > 0 ? 1e3 * r.wall_s / r.steps : 0.0, r.wall_s > 0.0 ? r.steps / r.wall_s : 0.0,
         r.contact_smoothness.roughness, r.contact_smoothness.variation_per_s,
         r.late_smoothness.roughness, r.late_smoothness.variation_per_s, r.new_pair_share);
+  }
+  // Per phase, mean wall time per step (StepDiagnostics), and the CPU time per step.
+  for (const RunResult& r : results) {
+    const double n = std::max(r.steps, 1);
+    const PhaseTotals& p = r.phases;
+    std::printf(
+        "phases scene=%s model=%s threads=%d broad_ms=%.4f narrow_ms=%.4f pairs_ms=%.4f "
+        "friction_ms=%.4f integration_ms=%.4f report_ms=%.4f cpu_ms_per_step=%.4f "
+        "candidates=%.0f hits=%.1f\n",
+        scene.c_str(), r.model.c_str(), threads_used, p.broad_ms / n, p.narrow_ms / n,
+        p.pairs_ms / n, p.friction_ms / n, p.integration_ms / n, p.report_ms / n, 1e3 * r.cpu_s / n,
+        p.candidates / n, p.hits / n);
   }
   std::printf("\nCSV per model in %s (step, time_s, force_n, active_pairs, max_penetration_m)\n",
               out_dir.c_str());

@@ -68,6 +68,15 @@ class BodyLookup {
   int32_t last_index_ = -1;
 };
 
+// How close two features must come for the narrow phase to report a hit [m]: within
+// 1.24 d + 2 tolerance_m plus rounding (ccd_types.h), here with 1 um for the rounding. Pairs of
+// rigid bodies farther apart than this over the step are left out by the broad phase, which
+// changes no hit (a query stopped at max_iterations, counted in CcdSweepStats, is the exception:
+// its answer is not bounded by the tolerance).
+double HitReach(const CcdOptions& options) {
+  return 1.25 * options.min_separation_m + 2.0 * options.tolerance_m + 1e-6;
+}
+
 inline Vec3 Row(const Points3& x, int32_t i) { return x.row(i).transpose(); }
 
 inline Vec3 At(const CollisionBody& body, int32_t vertex, double t) {
@@ -84,8 +93,8 @@ absl::Status CcdSweep::Run(absl::Span<const CollisionBody> bodies, const CcdOpti
   result->hits.clear();
   result->stats = CcdSweepStats();
   RETURN_IF_ERROR(ValidateOptions(options));
-  if (absl::Status status =
-          broad_phase_.FindCandidates(bodies, options.min_separation_m, &candidates_);
+  if (absl::Status status = broad_phase_.FindCandidates(bodies, options.min_separation_m,
+                                                        &candidates_, HitReach(options));
       !status.ok()) {
     return status;
   }

@@ -45,6 +45,13 @@ struct Job {
   JobKind kind = JobKind::kVertexFace;
   int32_t body_a = 0;  // index into the bodies span
   int32_t body_b = 0;
+  int32_t rigid = -1;  // both bodies rigid: index into Workspace::motions, else -1
+};
+
+// A rigid job's share: the subtree of body a's tree rooted at node_a against body b's tree.
+struct RigidTask {
+  int32_t job = 0;
+  int32_t node_a = 0;
 };
 
 std::string BodyName(int index, const CollisionBody& body) {
@@ -84,6 +91,18 @@ absl::Status ValidateBodies(absl::Span<const CollisionBody> bodies, double min_s
       if (!x->allFinite()) {
         return absl::InvalidArgumentError(
             absl::StrCat(BodyName(i, body), ": ", name, " has non-finite positions"));
+      }
+    }
+    if (body.body_vertices != nullptr) {
+      if (body.body_vertices->rows() != body.mesh->num_vertices()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(BodyName(i, body), ": body_vertices has ", body.body_vertices->rows(),
+                         " rows, the mesh has ", body.mesh->num_vertices(), " vertices"));
+      }
+      for (const RigidPose* pose : {&body.pose_t0, &body.pose_t1}) {
+        if (!pose->rotation.allFinite() || !pose->origin_m.allFinite()) {
+          return absl::InvalidArgumentError(absl::StrCat(BodyName(i, body), ": non-finite pose"));
+        }
       }
     }
   }
@@ -152,6 +171,18 @@ void MergeCanonical(const std::vector<std::vector<T>>& per_task, size_t num_task
 
 }  // namespace
 
+// A rigid body's trees over its body-frame features, built once (rigid_pair_traversal.h).
+struct BodyFrameTrees {
+  explicit BodyFrameTrees(const BvhOptions& options)
+      : vertex_tree(options), edge_tree(options), face_tree(options) {}
+
+  Points3 body_vertices;  // the points they were built from
+  double radius_m = 0.0;  // max |r|
+  Bvh vertex_tree;        // primitives as in BodyTrees::surface_vertices
+  Bvh edge_tree;
+  Bvh face_tree;
+};
+
 struct ContinuousBroadPhase::BodyTrees {
   explicit BodyTrees(const BvhOptions& options)
       : vertex_tree(options), edge_tree(options), face_tree(options) {}
@@ -167,6 +198,7 @@ struct ContinuousBroadPhase::BodyTrees {
   Bvh vertex_tree;
   Bvh edge_tree;
   Bvh face_tree;
+  std::unique_ptr<BodyFrameTrees> frame_trees;  // rigid bodies only
   uint64_t last_seen = 0;
 };
 
@@ -178,6 +210,13 @@ struct ContinuousBroadPhase::Workspace {
   std::vector<std::vector<VertexFaceCandidate>> vertex_face;  // per task
   std::vector<std::vector<EdgeEdgeCandidate>> edge_edge;      // per task
   tbb::enumerable_thread_specific<std::vector<BvhNodePair>> stacks;
+  // Rigid pairs: which bodies use body-frame trees, which need world trees this call, the
+  // relative motion per rigid job, the rigid tasks and their scratch.
+  std::vector<char> rigid, needs_world;
+  std::vector<RelativeMotion> motions;
+  std::vector<RigidTask> rigid_tasks;
+  std::vector<int32_t> subtree_roots;
+  tbb::enumerable_thread_specific<RigidPairScratch> rigid_scratch;
   // Canonical merge: bodies in id order, first feature numbers per body and per task, buckets.
   std::vector<int32_t> order;
   std::vector<int64_t> vertex_base, edge_base;
@@ -194,7 +233,8 @@ ContinuousBroadPhase& ContinuousBroadPhase::operator=(ContinuousBroadPhase&&) no
 void ContinuousBroadPhase::Clear() { trees_.clear(); }
 
 absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody> bodies,
-                                                  double min_separation_m, CandidatePairs* out) {
+                                                  double min_separation_m, CandidatePairs* out,
+                                                  double rigid_reach_m) {
   const Clock::time_point start = Clock::now();
   out->vertex_face.clear();
   out->edge_edge.clear();
@@ -208,10 +248,12 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
   }
 
   // 1. Trees per body: reuse those of the same id and mesh, forget bodies not seen this call.
+  //    Rigid bodies get body-frame trees, built once and rebuilt only when their points change.
   ++call_count_;
   const int32_t num_bodies = static_cast<int32_t>(bodies.size());
   Workspace& ws = *workspace_;
   ws.trees.assign(num_bodies, nullptr);
+  ws.rigid.assign(num_bodies, 0);
   for (int32_t i = 0; i < num_bodies; ++i) {
     const CollisionBody& body = bodies[i];
     std::unique_ptr<BodyTrees>& entry = trees_[body.id];
@@ -234,86 +276,179 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
     }
     entry->last_seen = call_count_;
     ws.trees[i] = entry.get();
-  }
-  std::erase_if(trees_, [&](const auto& kv) { return kv.second->last_seen != call_count_; });
-
-  // 2. Swept boxes, then BVH updates, in parallel unless the world is small: for a few hundred
-  //    primitives, waking TBB's workers costs more than the work (a one-box session's Step).
-  int64_t total_primitives = 0;
-  for (int32_t i = 0; i < num_bodies; ++i) {
-    const BodyTrees& t = *ws.trees[i];
-    total_primitives += t.num_vertices + t.num_edges + t.num_faces;
-  }
-  const auto for_each_index = [serial = total_primitives < kSerialPrimitives](int32_t n,
-                                                                              auto&& fn) {
-    if (serial) {
-      for (int32_t i = 0; i < n; ++i) fn(i);
-    } else {
-      tbb::parallel_for(0, n, fn);
+    if (body.body_vertices == nullptr || body.self_collision) {
+      entry->frame_trees.reset();
+      continue;
     }
-  };
-  const double margin_m = 0.5 * min_separation_m;
-  for_each_index(num_bodies, [&](int32_t i) {
-    const CollisionBody& body = bodies[i];
-    BodyTrees& t = *ws.trees[i];
-    const Points3& x0 = *body.x_t0;
-    const Points3& x1 = *body.x_t1;
-    const IndexPairs& edges = body.mesh->edges();
-    const IndexTriples& faces = body.mesh->faces();
+    ws.rigid[i] = 1;
+    const Points3& r = *body.body_vertices;
+    std::unique_ptr<BodyFrameTrees>& frame = entry->frame_trees;
+    // Compared in full (one pass over the points, far cheaper than a refit), so a tree is never
+    // stale, whatever reuses the id or the addresses.
+    if (frame != nullptr && frame->body_vertices.rows() == r.rows() &&
+        std::equal(r.data(), r.data() + r.size(), frame->body_vertices.data())) {
+      continue;
+    }
+    frame = std::make_unique<BodyFrameTrees>(bvh_options_);
+    frame->body_vertices = r;
+    frame->radius_m = r.rows() > 0 ? r.rowwise().norm().maxCoeff() : 0.0;
+    BodyTrees& t = *entry;
     t.vertex_boxes.resize(t.surface_vertices.size());
     t.edge_boxes.resize(t.num_edges);
     t.face_boxes.resize(t.num_faces);
-    ParallelRange(static_cast<int32_t>(t.surface_vertices.size()), [&](int32_t k) {
-      t.vertex_boxes[k] = SweptAabb(x0, x1, {t.surface_vertices[k]}, margin_m);
-    });
-    ParallelRange(t.num_edges, [&](int32_t e) {
-      t.edge_boxes[e] = SweptAabb(
-          x0, x1, absl::MakeConstSpan(edges.data() + 2 * static_cast<ptrdiff_t>(e), 2), margin_m);
-    });
-    ParallelRange(t.num_faces, [&](int32_t f) {
-      t.face_boxes[f] = SweptAabb(
-          x0, x1, absl::MakeConstSpan(faces.data() + 3 * static_cast<ptrdiff_t>(f), 3), margin_m);
-    });
-  });
-  std::vector<Bvh::UpdateKind> updates(3 * static_cast<size_t>(num_bodies));
-  for_each_index(3 * num_bodies, [&](int32_t k) {
-    BodyTrees& t = *ws.trees[k / 3];
-    switch (k % 3) {
-      case 0:
-        updates[k] = t.vertex_tree.Update(t.vertex_boxes);
-        break;
-      case 1:
-        updates[k] = t.edge_tree.Update(t.edge_boxes);
-        break;
-      default:
-        updates[k] = t.face_tree.Update(t.face_boxes);
-        break;
+    for (size_t k = 0; k < t.surface_vertices.size(); ++k) {
+      t.vertex_boxes[k] = SweptAabb(r, r, {t.surface_vertices[k]}, 0.0);
     }
-  });
-  for (const Bvh::UpdateKind kind : updates) {
-    out->stats.trees_built += kind == Bvh::UpdateKind::kBuilt;
-    out->stats.trees_rebuilt += kind == Bvh::UpdateKind::kRebuilt;
+    for (int32_t e = 0; e < t.num_edges; ++e) {
+      t.edge_boxes[e] = SweptAabb(
+          r, r, absl::MakeConstSpan(mesh.edges().data() + 2 * static_cast<ptrdiff_t>(e), 2), 0.0);
+    }
+    for (int32_t f = 0; f < t.num_faces; ++f) {
+      t.face_boxes[f] = SweptAabb(
+          r, r, absl::MakeConstSpan(mesh.faces().data() + 3 * static_cast<ptrdiff_t>(f), 3), 0.0);
+    }
+    frame->vertex_tree.Build(t.vertex_boxes);
+    frame->edge_tree.Build(t.edge_boxes);
+    frame->face_tree.Build(t.face_boxes);
+    out->stats.trees_built += 3;
   }
+  std::erase_if(trees_, [&](const auto& kv) { return kv.second->last_seen != call_count_; });
+
+  // 2. Swept boxes, then BVH updates, for the bodies that need world-space trees (all but rigid
+  //    ones, then rigid ones paired with a body that is not rigid), in parallel unless the world
+  //    is small: for a few hundred primitives, waking TBB's workers costs more than the work (a
+  //    one-box session's Step).
+  const double margin_m = 0.5 * min_separation_m;
+  const auto update_world_trees = [&](const std::vector<int32_t>& which) {
+    int64_t total_primitives = 0;
+    for (const int32_t i : which) {
+      const BodyTrees& t = *ws.trees[i];
+      total_primitives += t.num_vertices + t.num_edges + t.num_faces;
+    }
+    const auto for_each_index = [serial = total_primitives < kSerialPrimitives](int32_t n,
+                                                                                auto&& fn) {
+      if (serial) {
+        for (int32_t i = 0; i < n; ++i) fn(i);
+      } else {
+        tbb::parallel_for(0, n, fn);
+      }
+    };
+    const int32_t n = static_cast<int32_t>(which.size());
+    for_each_index(n, [&](int32_t w) {
+      const int32_t i = which[w];
+      const CollisionBody& body = bodies[i];
+      BodyTrees& t = *ws.trees[i];
+      const Points3& x0 = *body.x_t0;
+      const Points3& x1 = *body.x_t1;
+      const IndexPairs& edges = body.mesh->edges();
+      const IndexTriples& faces = body.mesh->faces();
+      t.vertex_boxes.resize(t.surface_vertices.size());
+      t.edge_boxes.resize(t.num_edges);
+      t.face_boxes.resize(t.num_faces);
+      ParallelRange(static_cast<int32_t>(t.surface_vertices.size()), [&](int32_t k) {
+        t.vertex_boxes[k] = SweptAabb(x0, x1, {t.surface_vertices[k]}, margin_m);
+      });
+      ParallelRange(t.num_edges, [&](int32_t e) {
+        t.edge_boxes[e] = SweptAabb(
+            x0, x1, absl::MakeConstSpan(edges.data() + 2 * static_cast<ptrdiff_t>(e), 2), margin_m);
+      });
+      ParallelRange(t.num_faces, [&](int32_t f) {
+        t.face_boxes[f] = SweptAabb(
+            x0, x1, absl::MakeConstSpan(faces.data() + 3 * static_cast<ptrdiff_t>(f), 3), margin_m);
+      });
+    });
+    std::vector<Bvh::UpdateKind> updates(3 * static_cast<size_t>(n));
+    for_each_index(3 * n, [&](int32_t k) {
+      BodyTrees& t = *ws.trees[which[k / 3]];
+      switch (k % 3) {
+        case 0:
+          updates[k] = t.vertex_tree.Update(t.vertex_boxes);
+          break;
+        case 1:
+          updates[k] = t.edge_tree.Update(t.edge_boxes);
+          break;
+        default:
+          updates[k] = t.face_tree.Update(t.face_boxes);
+          break;
+      }
+    });
+    for (const Bvh::UpdateKind kind : updates) {
+      out->stats.trees_built += kind == Bvh::UpdateKind::kBuilt;
+      out->stats.trees_rebuilt += kind == Bvh::UpdateKind::kRebuilt;
+    }
+  };
+  std::vector<int32_t> world_bodies;
+  for (int32_t i = 0; i < num_bodies; ++i) {
+    if (!ws.rigid[i]) world_bodies.push_back(i);
+  }
+  update_world_trees(world_bodies);
+  ws.needs_world.assign(num_bodies, 0);
+  for (const int32_t i : world_bodies) ws.needs_world[i] = 1;
   out->stats.boxes_ms = MsSince(start);
 
-  // 3. Body pairs whose swept boxes overlap (a body's box is its face tree's root box), then the
-  //    jobs: per body pair VF both ways and EE; per self-colliding body VF and EE within it.
+  // 3. Body pairs whose swept boxes overlap (a body's box is its face tree's root box; a rigid
+  //    body's, its body-frame root box mapped by both poses), then the jobs: per body pair VF both
+  //    ways and EE; per self-colliding body VF and EE within it.
   const Clock::time_point traversal_start = Clock::now();
   ws.body_boxes.resize(num_bodies);
   for (int32_t i = 0; i < num_bodies; ++i) {
+    if (ws.rigid[i]) {
+      const CollisionBody& body = bodies[i];
+      const BodyFrameTrees& frame = *ws.trees[i]->frame_trees;
+      if (frame.face_tree.empty()) {
+        ws.body_boxes[i] = Aabb();
+        continue;
+      }
+      const SideMaps maps{.m0 = body.pose_t0.rotation,
+                          .t0 = body.pose_t0.origin_m,
+                          .m1 = body.pose_t1.rotation,
+                          .t1 = body.pose_t1.origin_m};
+      const Aabb box = MappedSweptBox(maps, frame.face_tree.nodes()[0].box);
+      // The world boxes are grown by the margin; the rounding allowance as in
+      // rigid_pair_traversal.h.
+      const double grow = margin_m + 1e-12 * (1.0 + body.pose_t0.origin_m.norm() +
+                                              body.pose_t1.origin_m.norm() + frame.radius_m);
+      ws.body_boxes[i] = Aabb{box.lo.array() - grow, box.hi.array() + grow};
+      continue;
+    }
     const Bvh& faces = ws.trees[i]->face_tree;
     ws.body_boxes[i] = faces.empty() ? Aabb() : faces.nodes()[0].box;
   }
   Bvh body_tree(BvhOptions{.max_leaf_size = 1});
   body_tree.Build(ws.body_boxes);
   ws.jobs.clear();
+  ws.motions.clear();
+  const double reach_m = std::max(rigid_reach_m, min_separation_m);
+  std::vector<int32_t> late_world_bodies;
   for (const auto& [i, j] : FindSelfOverlaps(body_tree)) {
     if (bodies[i].is_static && bodies[j].is_static) continue;
     const auto [a, b] = bodies[i].id < bodies[j].id ? std::pair(i, j) : std::pair(j, i);
+    ++out->stats.body_pairs;
+    if (ws.rigid[a] && ws.rigid[b]) {
+      // VF a in b, VF b in a, EE: body a's tree mapped into body b's frame each time.
+      const BodyFrameTrees& fa = *ws.trees[a]->frame_trees;
+      const BodyFrameTrees& fb = *ws.trees[b]->frame_trees;
+      const int32_t ab = static_cast<int32_t>(ws.motions.size());
+      ws.motions.push_back(MakeRelativeMotion(bodies[a].pose_t0, bodies[a].pose_t1, fa.radius_m,
+                                              bodies[b].pose_t0, bodies[b].pose_t1, fb.radius_m,
+                                              reach_m));
+      ws.motions.push_back(MakeRelativeMotion(bodies[b].pose_t0, bodies[b].pose_t1, fb.radius_m,
+                                              bodies[a].pose_t0, bodies[a].pose_t1, fa.radius_m,
+                                              reach_m));
+      ws.jobs.push_back({JobKind::kVertexFace, a, b, ab});
+      ws.jobs.push_back({JobKind::kVertexFace, b, a, ab + 1});
+      ws.jobs.push_back({JobKind::kEdgeEdge, a, b, ab});
+      continue;
+    }
+    for (const int32_t k : {a, b}) {
+      if (!ws.needs_world[k]) {
+        ws.needs_world[k] = 1;
+        late_world_bodies.push_back(k);
+      }
+    }
     ws.jobs.push_back({JobKind::kVertexFace, a, b});
     ws.jobs.push_back({JobKind::kVertexFace, b, a});
     ws.jobs.push_back({JobKind::kEdgeEdge, a, b});
-    ++out->stats.body_pairs;
   }
   for (int32_t i = 0; i < num_bodies; ++i) {
     if (bodies[i].self_collision && !bodies[i].is_static) {
@@ -321,13 +456,30 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
       ws.jobs.push_back({JobKind::kEdgeEdgeSelf, i, i});
     }
   }
+  // Rigid bodies paired with a body that is not rigid: world trees after all.
+  std::sort(late_world_bodies.begin(), late_world_bodies.end());
+  update_world_trees(late_world_bodies);
   ws.tasks.clear();
+  ws.rigid_tasks.clear();
   for (int32_t j = 0; j < static_cast<int32_t>(ws.jobs.size()); ++j) {
     const Job& job = ws.jobs[j];
-    const BodyTrees& ta = *ws.trees[job.body_a];
-    const BodyTrees& tb = *ws.trees[job.body_b];
     const bool vertex_face =
         job.kind == JobKind::kVertexFace || job.kind == JobKind::kVertexFaceSelf;
+    if (job.rigid >= 0) {
+      const BodyFrameTrees& fa = *ws.trees[job.body_a]->frame_trees;
+      const BodyFrameTrees& fb = *ws.trees[job.body_b]->frame_trees;
+      const Bvh& tree_a = vertex_face ? fa.vertex_tree : fa.edge_tree;
+      const Bvh& tree_b = vertex_face ? fb.face_tree : fb.edge_tree;
+      if (tree_a.empty() || tree_b.empty()) continue;
+      const int target =
+          std::clamp((tree_a.num_primitives() + tree_b.num_primitives()) / kPrimitivesPerTask, 1,
+                     kMaxTasksPerJob);
+      SplitSubtrees(tree_a, target, &ws.subtree_roots);
+      for (const int32_t root : ws.subtree_roots) ws.rigid_tasks.push_back({j, root});
+      continue;
+    }
+    const BodyTrees& ta = *ws.trees[job.body_a];
+    const BodyTrees& tb = *ws.trees[job.body_b];
     const Bvh& tree_a = vertex_face ? ta.vertex_tree : ta.edge_tree;
     const Bvh& tree_b = vertex_face ? tb.face_tree : tb.edge_tree;
     const int target =
@@ -339,24 +491,89 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
       AppendPairTraversalTasks(tree_a, tree_b, j, target, &ws.tasks);
     }
   }
-  const size_t num_tasks = ws.tasks.size();
+  const size_t num_world_tasks = ws.tasks.size();
+  const size_t num_tasks = num_world_tasks + ws.rigid_tasks.size();
   out->stats.traversal_tasks = static_cast<int32_t>(num_tasks);
   if (ws.vertex_face.size() < num_tasks) ws.vertex_face.resize(num_tasks);
   if (ws.edge_edge.size() < num_tasks) ws.edge_edge.resize(num_tasks);
+
+  // A rigid task: the world swept boxes of its features are computed as the world trees' are.
+  const auto run_rigid_task = [&](const RigidTask& task, std::vector<VertexFaceCandidate>& vf,
+                                  std::vector<EdgeEdgeCandidate>& ee) {
+    const Job& job = ws.jobs[task.job];
+    const CollisionBody& body_a = bodies[job.body_a];
+    const CollisionBody& body_b = bodies[job.body_b];
+    const BodyTrees& ta = *ws.trees[job.body_a];
+    const BodyFrameTrees& fa = *ta.frame_trees;
+    const BodyFrameTrees& fb = *ws.trees[job.body_b]->frame_trees;
+    const RelativeMotion& motion = ws.motions[job.rigid];
+    RigidPairScratch& scratch = ws.rigid_scratch.local();
+    const int32_t id_a = body_a.id;
+    const int32_t id_b = body_b.id;
+    const IndexPairs& edges_a = body_a.mesh->edges();
+    const IndexPairs& edges_b = body_b.mesh->edges();
+    const IndexTriples& faces_b = body_b.mesh->faces();
+    const auto edge_box = [&](const CollisionBody& body, const IndexPairs& edges, int32_t e) {
+      return SweptAabb(*body.x_t0, *body.x_t1,
+                       absl::MakeConstSpan(edges.data() + 2 * static_cast<ptrdiff_t>(e), 2),
+                       margin_m);
+    };
+    const Points3& r_a = fa.body_vertices;
+    const Points3& r_b = fb.body_vertices;
+    const auto edge_vertices = [](const IndexPairs& edges, int32_t e) {
+      return PrimitiveVertices{{edges(e, 0), edges(e, 1), 0}, 2};
+    };
+    if (job.kind == JobKind::kVertexFace) {
+      RunRigidPairTask(
+          fa.vertex_tree, fb.face_tree, task.node_a, motion, r_a, r_b,
+          [&](int32_t k) {
+            return PrimitiveVertices{{ta.surface_vertices[k], 0, 0}, 1};
+          },
+          [&](int32_t f) {
+            return PrimitiveVertices{{faces_b(f, 0), faces_b(f, 1), faces_b(f, 2)}, 3};
+          },
+          [&](int32_t k) {
+            return SweptAabb(*body_a.x_t0, *body_a.x_t1, {ta.surface_vertices[k]}, margin_m);
+          },
+          [&](int32_t f) {
+            return SweptAabb(*body_b.x_t0, *body_b.x_t1,
+                             absl::MakeConstSpan(faces_b.data() + 3 * static_cast<ptrdiff_t>(f), 3),
+                             margin_m);
+          },
+          &scratch,
+          [&](int32_t k, int32_t f) {
+            vf.push_back({id_a, ta.surface_vertices[k], id_b, f});
+          });
+      return;
+    }
+    RunRigidPairTask(
+        fa.edge_tree, fb.edge_tree, task.node_a, motion, r_a, r_b,
+        [&](int32_t e) { return edge_vertices(edges_a, e); },
+        [&](int32_t g) { return edge_vertices(edges_b, g); },
+        [&](int32_t e) { return edge_box(body_a, edges_a, e); },
+        [&](int32_t g) { return edge_box(body_b, edges_b, g); }, &scratch,
+        [&](int32_t e, int32_t g) {
+          ee.push_back({id_a, e, id_b, g});
+        });
+  };
 
   ParallelFor(tbb::blocked_range<size_t>(0, num_tasks, 1),
               [&](const tbb::blocked_range<size_t>& range) {
                 std::vector<BvhNodePair>& stack = ws.stacks.local();
                 for (size_t t = range.begin(); t < range.end(); ++t) {
+                  std::vector<VertexFaceCandidate>& vf = ws.vertex_face[t];
+                  std::vector<EdgeEdgeCandidate>& ee = ws.edge_edge[t];
+                  vf.clear();
+                  ee.clear();
+                  if (t >= num_world_tasks) {
+                    run_rigid_task(ws.rigid_tasks[t - num_world_tasks], vf, ee);
+                    continue;
+                  }
                   const BvhTraversalTask& task = ws.tasks[t];
                   const Job& job = ws.jobs[task.job];
                   const int32_t id_a = bodies[job.body_a].id;
                   const int32_t id_b = bodies[job.body_b].id;
                   const BodyTrees& ta = *ws.trees[job.body_a];
-                  std::vector<VertexFaceCandidate>& vf = ws.vertex_face[t];
-                  std::vector<EdgeEdgeCandidate>& ee = ws.edge_edge[t];
-                  vf.clear();
-                  ee.clear();
                   const IndexTriples& faces_b = bodies[job.body_b].mesh->faces();
                   const IndexPairs& edges_a = bodies[job.body_a].mesh->edges();
                   switch (job.kind) {
@@ -409,7 +626,9 @@ absl::Status ContinuousBroadPhase::FindCandidates(absl::Span<const CollisionBody
   ws.task_vertex_base.resize(num_tasks);
   ws.task_edge_base.resize(num_tasks);
   for (size_t t = 0; t < num_tasks; ++t) {
-    const int32_t body_a = ws.jobs[ws.tasks[t].job].body_a;
+    const int32_t job =
+        t < num_world_tasks ? ws.tasks[t].job : ws.rigid_tasks[t - num_world_tasks].job;
+    const int32_t body_a = ws.jobs[job].body_a;
     ws.task_vertex_base[t] = ws.vertex_base[body_a];
     ws.task_edge_base[t] = ws.edge_base[body_a];
   }

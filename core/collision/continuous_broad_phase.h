@@ -23,6 +23,15 @@
 // and without the loss of pruning from testing features against whole-face boxes.
 // Body pairs come from a BVH over the bodies' swept boxes.
 //
+// Rigid bodies (CollisionBody::body_vertices set, no self-collision): a pair of two of them is
+// traversed on trees built once over their body-frame features and never refitted
+// (rigid_pair_traversal.h: A's node boxes mapped into B's frame over the step), and a rigid body
+// gets no world-space trees unless it is paired with a body that is not rigid. Their body box is
+// the box of the body-frame root box mapped by the two poses (at least the world one). At the
+// leaves the features' world swept boxes are tested as above, so a rigid pair's candidates are
+// the ones above minus those whose features provably stay farther apart than
+// FindCandidates's rigid_reach_m over the step.
+//
 // Trees are kept between calls per body id: refitted every step and rebuilt by the BVH policy
 // (BvhOptions::rebuild_quality_factor) or when a body's mesh changes. The output order is
 // canonical (sorted, see the candidate structs), so it does not depend on the trees' history, on
@@ -30,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -39,6 +49,7 @@
 #include "core/collision/broad_phase/aabb.h"
 #include "core/collision/broad_phase/bvh.h"
 #include "core/collision/broad_phase/bvh_traversal.h"
+#include "core/collision/broad_phase/rigid_pair_traversal.h"
 #include "core/common/eigen_types.h"
 #include "core/geometry/triangle_mesh.h"
 
@@ -53,6 +64,12 @@ struct CollisionBody {
   const Points3* x_t1 = nullptr;       // positions at the end of the step [m]
   bool is_static = false;              // static bodies do not collide with static bodies
   bool self_collision = false;         // pair this body's own features
+  // Rigid motion, optional: when set, x_t0 and x_t1 are these body-frame points (mesh rows) mapped
+  // by pose_t0 and pose_t1, x = R r + p, up to rounding (RigidBody::WorldVertices). The body-frame
+  // trees are built once per id and rebuilt when the points change.
+  const Points3* body_vertices = nullptr;
+  RigidPose pose_t0;
+  RigidPose pose_t1;
 };
 
 // Vertex `vertex` of body `body_a` against face `face` of body `body_b` (ids as in
@@ -105,11 +122,14 @@ class ContinuousBroadPhase {
   ContinuousBroadPhase& operator=(ContinuousBroadPhase&&) noexcept;
 
   // Replaces *out with this step's candidates (its vectors keep their capacity). InvalidArgument
-  // naming the body for a null pointer, a position array whose row count differs from the mesh's
-  // vertex count, non-finite positions, a duplicate id, or a negative or non-finite
-  // min_separation_m. On error *out is left empty.
+  // naming the body for a null pointer, a position array (or body_vertices) whose row count
+  // differs from the mesh's vertex count, non-finite positions or poses, a duplicate id, or a
+  // negative or non-finite min_separation_m. On error *out is left empty. rigid_reach_m: pairs
+  // of two rigid bodies keep only candidates whose features may come within this distance [m]
+  // over the step (raised to min_separation_m; infinity keeps all of them).
   absl::Status FindCandidates(absl::Span<const CollisionBody> bodies, double min_separation_m,
-                              CandidatePairs* out);
+                              CandidatePairs* out,
+                              double rigid_reach_m = std::numeric_limits<double>::infinity());
 
   // Drops all cached trees (the next call builds afresh).
   void Clear();

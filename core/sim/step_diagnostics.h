@@ -23,6 +23,17 @@ enum class DivergenceKind : uint8_t {
 
 const char* DivergenceKindName(DivergenceKind kind);
 
+// Wall time of the penalty pipeline's stages in one step [ms] (penalty_pipeline.h, steps 1-7; 0
+// for other pipelines). contacts_ms holds the CCD (StepDiagnostics::ccd splits it into broad and
+// narrow phase), the pairs' tracking and normal impulses (CPF, DPF) and the plane contacts.
+struct PenaltyStageTimes {
+  double predict_ms = 0.0;   // 1
+  double contacts_ms = 0.0;  // 2-4
+  double friction_ms = 0.0;  // 5
+  double correct_ms = 0.0;   // 6
+  double report_ms = 0.0;    // 7
+};
+
 struct StepDiagnostics {
   int64_t step = 0;     // steps taken including this one
   double time_s = 0.0;  // simulation time at the end of the step [s]
@@ -49,6 +60,7 @@ struct StepDiagnostics {
   int32_t stick_contacts = 0;  // friction in the static phase
   int32_t slip_contacts = 0;   // friction in the dynamic phase
   CcdSweepStats ccd;           // broad and narrow phase counts and times
+  PenaltyStageTimes stage_times;
 
   DivergenceKind divergence = DivergenceKind::kNone;
   std::string divergence_message;  // why, naming the body and quantity; empty when kNone

@@ -2,6 +2,8 @@
 
 #include <Eigen/Geometry>
 
+#include "core/dynamics/rigid_body.h"
+
 namespace contactsim::core {
 namespace {
 
@@ -35,15 +37,25 @@ void BuildCollisionBodies(const WorldSettings& settings, const StepInput& input,
     if (!sim_body.collision.enabled) continue;
     (*outward_closed)[i] = IsOutwardClosed(*sim_body.body);
     const Body& body = *sim_body.body;
-    collision_bodies->push_back(CollisionBody{
-        .id = sim_body.id,
-        .mesh = &body.surface(),
-        .x_t0 = &body.positions_t0(),
-        .x_t1 = &body.positions_t1(),
-        .is_static = immovable[i] != 0,
-        .self_collision = settings.self_collision && sim_body.collision.self_collision &&
-                          body.type() != BodyType::kRigid,
-    });
+    CollisionBody collision_body;
+    collision_body.id = sim_body.id;
+    collision_body.mesh = &body.surface();
+    collision_body.x_t0 = &body.positions_t0();
+    collision_body.x_t1 = &body.positions_t1();
+    collision_body.is_static = immovable[i] != 0;
+    collision_body.self_collision = settings.self_collision && sim_body.collision.self_collision &&
+                                    body.type() != BodyType::kRigid;
+    if (body.type() == BodyType::kRigid) {
+      // Its positions are x = R r + p at the poses of the start and the predicted end
+      // (RigidBody::WorldVertices, with the same rotation matrices): the broad phase pairs rigid
+      // bodies in their body frames.
+      const auto& rigid = static_cast<const RigidBody&>(body);
+      collision_body.body_vertices = &rigid.body_vertices();
+      collision_body.pose_t0 = {rigid.state().q_WB.toRotationMatrix(), rigid.state().p_WB_m};
+      collision_body.pose_t1 = {rigid.predicted_state().q_WB.toRotationMatrix(),
+                                rigid.predicted_state().p_WB_m};
+    }
+    collision_bodies->push_back(collision_body);
   }
 }
 

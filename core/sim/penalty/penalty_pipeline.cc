@@ -1,6 +1,7 @@
 #include "core/sim/penalty/penalty_pipeline.h"
 
 #include <algorithm>
+#include <chrono>
 #include <tuple>
 #include <utility>
 
@@ -10,6 +11,19 @@
 #include "core/sim/penalty/explicit_integration.h"
 
 namespace contactsim::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Milliseconds from *mark to now; moves *mark to now.
+double Lap(Clock::time_point* mark) {
+  const Clock::time_point now = Clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - *mark).count();
+  *mark = now;
+  return ms;
+}
+
+}  // namespace
 
 PenaltyPipeline::PenaltyPipeline(const WorldSettings& settings) : settings_(settings) {}
 
@@ -69,9 +83,12 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
                                    ContactReport* report) {
   report->contacts.clear();
   report->body_totals.clear();
+  PenaltyStageTimes& times = diagnostics->stage_times;
+  Clock::time_point mark = Clock::now();
 
   // 1. Predict.
   RETURN_IF_ERROR(PredictBodies(settings_, input, diagnostics));
+  times.predict_ms = Lap(&mark);
 
   // 2-4. The contacts between bodies, the scheme's way, then the vertices against the ground
   // planes, each with its normal impulse.
@@ -81,6 +98,7 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
   }
   RETURN_IF_ERROR(FindBodyContacts(input, diagnostics));
   planes_.ComputeNormalImpulses(settings_, input, immovable_, diagnostics);
+  times.contacts_ms = Lap(&mark);
 
   // 5. Friction, once every contact's normal impulse is known.
   const bool friction = settings_.friction.model != FrictionModel::kNone;
@@ -91,11 +109,13 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     ComputeBodyFriction(input, friction_shares_);
   }
   planes_.ComputeFriction(settings_, input, friction_shares_);
+  times.friction_ms = Lap(&mark);
 
   // 6. Apply in a fixed order on this thread, then correct.
   RETURN_IF_ERROR(ApplyBodyImpulses(input, diagnostics));
   RETURN_IF_ERROR(planes_.ApplyImpulses(input, diagnostics));
   RETURN_IF_ERROR(CorrectBodies(settings_.dt_s, input));
+  times.correct_ms = Lap(&mark);
 
   // 7. The report, at the corrected end of the step.
   report->contacts.reserve(diagnostics->active_pairs + planes_.num_step_contacts());
@@ -106,8 +126,9 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     max_depth = std::max(max_depth, record.depth_m);
   }
   diagnostics->max_penetration_depth_m = max_depth;
-
-  return FillBodyTotals(input.bodies, report);
+  const absl::Status status = FillBodyTotals(input.bodies, report);
+  times.report_ms = Lap(&mark);
+  return status;
 }
 
 }  // namespace contactsim::core
