@@ -3,19 +3,16 @@
 // developer's environment cannot change the outcome.
 #pragma once
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <map>
 #include <sstream>
 #include <string>
 
+#include "tests/common/run_shell.h"
+
 namespace contactsim::client::clienttest {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using CliResult = test_fixtures::ShellResult;
 
 // `args` must already be shell-safe (ids, tokens, numbers, paths without spaces); `env` is
 // "NAME=value ..." set for this run only.
@@ -24,16 +21,8 @@ inline CliResult RunCli(const std::string& args, const std::string& env = "") {
       std::string(
           "env -u CONTACTSIM_TOKEN -u CONTACTSIM_TLS_CA -u CONTACTSIM_TLS_CERT "
           "-u CONTACTSIM_TLS_KEY ") +
-      env + " " + CONTACTSIM_CLI_PATH + " " + args + " 2>&1";
-  CliResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  return result;
+      env + " " + CONTACTSIM_CLI_PATH + " " + args;
+  return test_fixtures::RunShell(command);
 }
 
 // "key: value" lines of the CLI's output.

@@ -1,7 +1,6 @@
 // contactsim-server as a process: what it prints and where. Tokens of the --scene sessions reach
 // only the terminal that asked (stdout) or --tokens-file (mode 0600), never the log (stderr).
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <fstream>
@@ -11,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/common/run_shell.h"
 
 namespace contactsim::server::servertest {
 namespace {
@@ -18,29 +18,14 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct ProcessResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Runs `command` in sh with stderr folded into stdout.
-ProcessResult RunShell(const std::string& command) {
-  ProcessResult result;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  return result;
-}
+using test_fixtures::RunShell;
+using test_fixtures::ShellResult;
 
 // Starts the server with the box scene and `extra_args`, waits until `ready_file` holds
 // `ready_text` (up to 60 s on a loaded machine), then stops it with SIGTERM; the exit code is the
 // server's.
-ProcessResult RunBoxSceneServer(const std::string& extra_args, const std::string& ready_file,
-                                const std::string& ready_text) {
+ShellResult RunBoxSceneServer(const std::string& extra_args, const std::string& ready_file,
+                              const std::string& ready_text) {
   const std::string server =
       std::string(CONTACTSIM_SERVER_PATH) +
       " --listen 127.0.0.1:0 --scene " CONTACTSIM_SCENES_DIR "/box.textproto " + extra_args;
@@ -66,7 +51,7 @@ TEST(ServerBinaryTest, TokensFileIsPrivateAndTheLogCarriesNoToken) {
   // A file that existed with wider permissions is narrowed, not reused as it was.
   { std::ofstream(tokens_file) << "old\n"; }
   ::chmod(tokens_file.c_str(), 0644);
-  const ProcessResult run =
+  const ShellResult run =
       RunBoxSceneServer("--tokens-file " + tokens_file, tokens_file, "controller_token=");
   ASSERT_EQ(run.exit_code, 0) << run.output;
 

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/service/listen_address.h"
+#include "tests/common/run_shell.h"
 #include "tests/common/test_pki.h"
 #include "tests/server/service/service_fixture.h"
 
@@ -176,33 +177,20 @@ TEST_F(TlsServiceTest, KeyOfAnotherCertificateFailsTheStart) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("--tls-key"));
 }
 
-struct ProcessResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-ProcessResult RunServerBinary(const std::string& args) {
-  const std::string command = std::string(CONTACTSIM_SERVER_PATH) + " " + args + " 2>&1";
-  ProcessResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  return result;
+test_fixtures::ShellResult RunServerBinary(const std::string& args) {
+  return test_fixtures::RunShell(std::string(CONTACTSIM_SERVER_PATH) + " " + args);
 }
 
 // The binary exits (non-zero, with the flag named) instead of starting or aborting.
 TEST(TlsServerBinaryTest, BadTlsFlagsExitNonZeroNamingTheFlag) {
-  ProcessResult missing = RunServerBinary(
+  test_fixtures::ShellResult missing = RunServerBinary(
       "--listen 127.0.0.1:0 --tls-cert /nonexistent/server.pem --tls-key /nonexistent/server.key");
   EXPECT_NE(missing.exit_code, 0) << missing.output;
   EXPECT_THAT(missing.output, HasSubstr("--tls-cert: cannot read /nonexistent/server.pem"));
   EXPECT_THAT(missing.output, ::testing::Not(HasSubstr("listening")));
 
-  ProcessResult key_only = RunServerBinary("--listen 127.0.0.1:0 --tls-key /nonexistent/k.pem");
+  test_fixtures::ShellResult key_only =
+      RunServerBinary("--listen 127.0.0.1:0 --tls-key /nonexistent/k.pem");
   EXPECT_NE(key_only.exit_code, 0) << key_only.output;
   EXPECT_THAT(key_only.output, HasSubstr("--tls-key: needs --tls-cert"));
 }
