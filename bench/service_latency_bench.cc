@@ -73,7 +73,8 @@ void PrintRow(const Row& row) {
 absl::StatusOr<contactsim::core::World> CoreWorld() {
   namespace server = contactsim::server;
   const v1::CreateSessionRequest request = SceneRequest();
-  auto settings = server::WorldSettingsFromProto(request.settings(), "settings");
+  auto settings =
+      server::WorldSettingsFromProto(request.settings(), "settings", server::ServerLimits{});
   if (!settings.ok()) return settings.status();
   auto world = contactsim::core::World::Create(*settings);
   if (!world.ok()) return world.status();

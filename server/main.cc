@@ -85,6 +85,11 @@ int main(int argc, char** argv) {
                  "bytes of a session or body name (names are printable text)")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  app.add_option("--max-solver-iterations", limits.max_solver_iterations,
+                 "local_global iterations and cr_iterations a session may ask for (each scales "
+                 "every step's work)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   app.add_option("--max-message-mib", max_message_mib, "largest gRPC message [MiB]")
       ->check(CLI::Range(1, 2047))
       ->capture_default_str();

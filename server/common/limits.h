@@ -21,6 +21,9 @@ struct ServerLimits {
   int64_t max_mesh_bytes_per_session = int64_t{256} << 20;
   // Session, body and mesh names [bytes]: they appear in every listing, topology and log line.
   int max_name_bytes = 256;
+  // local_global.iterations and cr_iterations of one session: each scales the work of every step,
+  // so a client cannot ask for a step that holds a worker for hours.
+  int max_solver_iterations = 1000;
 };
 
 }  // namespace contactsim::server

@@ -82,10 +82,22 @@ absl::StatusOr<core::FrictionSettings> FrictionFromProto(const v1::FrictionSetti
   return friction;
 }
 
+// An iteration count of a solver: at least 1, at most the server's --max-solver-iterations.
+absl::Status CheckIterationCount(int32_t count, const ServerLimits& limits,
+                                 std::string_view field) {
+  if (count < 1 || count > limits.max_solver_iterations) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(field), ": must be in [1, ", limits.max_solver_iterations,
+                     "] (the server's --max-solver-iterations), got ", count));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettings& message,
-                                                           std::string_view field) {
+                                                           std::string_view field,
+                                                           const ServerLimits& limits) {
   core::WorldSettings settings;
   if (message.has_dt_s()) {
     RETURN_IF_ERROR(CheckPositive(message.dt_s(), Field(field, "dt_s")));
@@ -135,17 +147,12 @@ absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettin
   const v1::LocalGlobalSettings& lg = message.local_global();
   const std::string lg_field = Field(field, "local_global");
   if (lg.has_iterations()) {
-    if (lg.iterations() < 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(Field(lg_field, "iterations"), ": must be >= 1, got ", lg.iterations()));
-    }
+    RETURN_IF_ERROR(CheckIterationCount(lg.iterations(), limits, Field(lg_field, "iterations")));
     settings.local_global.iterations = lg.iterations();
   }
   if (lg.has_cr_iterations()) {
-    if (lg.cr_iterations() < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(Field(lg_field, "cr_iterations"),
-                                                     ": must be >= 1, got ", lg.cr_iterations()));
-    }
+    RETURN_IF_ERROR(
+        CheckIterationCount(lg.cr_iterations(), limits, Field(lg_field, "cr_iterations")));
     settings.local_global.cr_iterations = lg.cr_iterations();
   }
   if (lg.has_contact_proximity_m()) {

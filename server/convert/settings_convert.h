@@ -9,11 +9,15 @@
 #include "core/common/eigen_types.h"
 #include "core/sim/sim_body.h"
 #include "core/sim/world_settings.h"
+#include "server/common/limits.h"
 
 namespace contactsim::server {
 
+// Iteration counts above `limits.max_solver_iterations` are refused (InvalidArgument naming the
+// field and the limit).
 absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettings& message,
-                                                           std::string_view field);
+                                                           std::string_view field,
+                                                           const ServerLimits& limits);
 // Every field set, defaults filled in.
 v1::WorldSettings ToProto(const core::WorldSettings& settings);
 

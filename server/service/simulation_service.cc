@@ -129,7 +129,7 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
       ASSIGN_OR_RETURN(pipeline, core::PipelineKindFromName(request->pipeline(), "pipeline"));
     }
     ASSIGN_OR_RETURN(core::WorldSettings settings,
-                     WorldSettingsFromProto(request->settings(), "settings"));
+                     WorldSettingsFromProto(request->settings(), "settings", sessions_->limits()));
     settings.pipeline = pipeline;
     std::vector<core::GroundPlane> planes;
     for (int i = 0; i < request->ground_planes_size(); ++i) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "tests/server/service/service_fixture.h"
@@ -192,6 +193,27 @@ TEST_F(LocalGlobalServiceTest, RefusalsNameTheField) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(status.error_message().rfind("settings.local_global.iterations: ", 0), 0u)
       << status.error_message();
+  // Iteration counts scale every step's work: past the server's limit (1000 by default) they are
+  // refused before the session exists; at the limit they are taken.
+  bad = LocalGlobalRequest(true);
+  bad.mutable_settings()->mutable_local_global()->set_cr_iterations(
+      std::numeric_limits<int32_t>::max());
+  status = stub_->CreateSession(Context().get(), bad, &created);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(
+      status.error_message().rfind("settings.local_global.cr_iterations: must be in [1, 1000]", 0),
+      0u)
+      << status.error_message();
+  EXPECT_NE(status.error_message().find("--max-solver-iterations"), std::string::npos);
+  bad.mutable_settings()->mutable_local_global()->set_cr_iterations(1000);
+  bad.mutable_settings()->mutable_local_global()->set_iterations(1001);
+  status = stub_->CreateSession(Context().get(), bad, &created);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message().rfind("settings.local_global.iterations: ", 0), 0u)
+      << status.error_message();
+  bad.mutable_settings()->mutable_local_global()->set_iterations(1000);
+  status = stub_->CreateSession(Context().get(), bad, &created);
+  EXPECT_TRUE(status.ok()) << status.error_message();
 
   const SessionHandle session = CreateSession(LocalGlobalRequest(true));
   v1::AddBodyRequest request;
