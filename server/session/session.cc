@@ -1,5 +1,6 @@
 #include "server/session/session.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -24,6 +25,16 @@ absl::Status CheckSnapshotLimits(const core::World& world, const ServerLimits& l
     return absl::ResourceExhaustedError(
         absl::StrCat("snapshot: holds ", world.num_bodies(), " bodies, over the server's limit of ",
                      limits.max_bodies_per_session, " per session"));
+  }
+  // The solver's iteration counts are the blob's own: held to the same limit as CreateSession.
+  const core::LocalGlobalSettings& local_global = world.settings().local_global;
+  if (world.settings().pipeline == core::PipelineKind::kLocalGlobal &&
+      std::max(local_global.iterations, local_global.cr_iterations) >
+          limits.max_solver_iterations) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "snapshot: local_global iterations ", local_global.iterations, " and cr_iterations ",
+        local_global.cr_iterations, " exceed the server's --max-solver-iterations ",
+        limits.max_solver_iterations));
   }
   const size_t constraints = world.constraints().constraints().size();
   if (static_cast<int64_t>(constraints) > limits.max_constraints_per_session) {

@@ -321,6 +321,22 @@ TEST_F(SnapshotServiceTest, LimitsApplyToSnapshotsAndRestores) {
   EXPECT_THAT(status.error_message(), StartsWith("snapshot: holds 2 bodies"));
   EXPECT_EQ(GetSession(small).summary().num_bodies(), 0);
 
+  // A local_global blob asking for more solver iterations than this server allows.
+  v1::CreateSessionRequest many_iterations;
+  many_iterations.set_pipeline("local_global");
+  many_iterations.mutable_settings()->mutable_local_global()->set_cr_iterations(50);
+  const std::string iterations_blob = TakeSnapshot(CreateSession(many_iterations)).snapshot();
+  ServerLimits few_iterations;
+  few_iterations.max_solver_iterations = 30;
+  StartServer(few_iterations);
+  many_iterations.mutable_settings()->mutable_local_global()->set_cr_iterations(30);
+  const SessionHandle bounded = CreateSession(many_iterations);
+  status = Restore(bounded, iterations_blob, &restored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(),
+              StartsWith("snapshot: local_global iterations 10 and cr_iterations 50 exceed the "
+                         "server's --max-solver-iterations 30"));
+
   // A snapshot larger than a reply may be answers RESOURCE_EXHAUSTED (each body fits a request).
   ServerLimits small_messages;
   small_messages.max_message_bytes = 16 << 10;
