@@ -123,6 +123,13 @@ int main(int argc, char** argv) {
                  "with --state-dir: or once it has taken this many steps since")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  options.session_idle_timeout_s = 3600.0;  // a shared machine's default: an hour
+  app.add_option("--session-idle-timeout-s", options.session_idle_timeout_s,
+                 "a session with no call for this long and nobody watching it is closed; with "
+                 "--state-dir it is written and unloaded instead and comes back on its next call "
+                 "[s] (0: never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--replica-ordinal", options.replica_ordinal,
                  "this replica's number K behind a gateway: new session ids begin 'rK-' and the "
                  "gateway routes them here (-1: a lone server)")

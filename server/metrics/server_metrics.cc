@@ -116,6 +116,12 @@ ServerMetrics::ServerMetrics(Registry* registry_in)
           "the resume ring")),
       snapshots(registry->AddCounter("contactsim_snapshots_total", "successful Snapshot calls")),
       restores(registry->AddCounter("contactsim_restores_total", "successful Restore calls")),
+      sessions_idle_closed(
+          registry->AddCounter("contactsim_sessions_idle_closed_total",
+                               "sessions closed by --session-idle-timeout-s (no state directory)")),
+      sessions_idle_unloaded(registry->AddCounter(
+          "contactsim_sessions_idle_unloaded_total",
+          "sessions written to the state directory and unloaded by --session-idle-timeout-s")),
       rpcs(registry) {}
 
 }  // namespace contactsim::server::metrics

@@ -53,6 +53,8 @@ struct ServerMetrics {
   Counter& stream_frames_coalesced;
   Counter& snapshots;
   Counter& restores;
+  Counter& sessions_idle_closed;
+  Counter& sessions_idle_unloaded;
   RpcCounters rpcs;
 };
 

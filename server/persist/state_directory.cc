@@ -165,35 +165,7 @@ void StateDirectory::Pass(bool all_changed) {
                      marks.step_count - it->second.marks.step_count >= options_.every_steps ||
                      now - it->second.at >= interval;
     if (!due) continue;
-    absl::StatusOr<Session::Capture> capture = session->CaptureForStateDir();
-    if (!capture.ok()) {
-      // A failed session: its last good state stays; try again once it changes (a Restore).
-      Written& entry = written_[session->id()];
-      if (!entry.skip_logged) {
-        spdlog::info("state-dir: session {} not written: {}", session->id(),
-                     capture.status().ToString());
-      }
-      entry.marks = marks;
-      entry.skip_logged = true;
-      continue;
-    }
-    SessionRecord record;
-    record.id = session->id();
-    record.name = session->name();
-    record.device = session->device();
-    record.controller_token_sha256 = session->token_hashes().controller;
-    record.viewer_token_sha256 = session->token_hashes().viewer;
-    record.step_count = capture->marks.step_count;
-    record.time_s = capture->time_s;
-    record.snapshot_blob = std::move(capture->blob);
-    const absl::Status written =
-        WriteFileAtomically(dir_, FileName(record.id), EncodeSessionRecord(record));
-    if (!written.ok()) {
-      // Retried at the next tick (the marks are not advanced).
-      spdlog::error("state-dir: session {}: {}", record.id, written.ToString());
-      continue;
-    }
-    written_[record.id] = Written{capture->marks, now};
+    (void)WriteSessionLocked(*session, now);
   }
   for (auto it = written_.begin(); it != written_.end();) {
     if (open.count(it->first) > 0) {
@@ -208,6 +180,79 @@ void StateDirectory::Pass(bool all_changed) {
     }
     it = written_.erase(it);
   }
+}
+
+absl::Status StateDirectory::WriteSessionLocked(Session& session,
+                                                std::chrono::steady_clock::time_point now) {
+  absl::StatusOr<Session::Capture> capture = session.CaptureForStateDir();
+  if (!capture.ok()) {
+    // A failed session: its last good state stays; try again once it changes (a Restore).
+    Written& entry = written_[session.id()];
+    if (!entry.skip_logged) {
+      spdlog::info("state-dir: session {} not written: {}", session.id(),
+                   capture.status().ToString());
+    }
+    entry.marks = session.change_marks();
+    entry.skip_logged = true;
+    return capture.status();
+  }
+  SessionRecord record;
+  record.id = session.id();
+  record.name = session.name();
+  record.device = session.device();
+  record.controller_token_sha256 = session.token_hashes().controller;
+  record.viewer_token_sha256 = session.token_hashes().viewer;
+  record.step_count = capture->marks.step_count;
+  record.time_s = capture->time_s;
+  record.snapshot_blob = std::move(capture->blob);
+  const absl::Status written =
+      WriteFileAtomically(dir_, FileName(record.id), EncodeSessionRecord(record));
+  if (!written.ok()) {
+    // Retried at the next tick (the marks are not advanced).
+    spdlog::error("state-dir: session {}: {}", record.id, written.ToString());
+    return written;
+  }
+  written_[record.id] = Written{capture->marks, now};
+  return absl::OkStatus();
+}
+
+absl::Status StateDirectory::Unload(std::string_view id, std::chrono::steady_clock::time_point now,
+                                    std::chrono::steady_clock::duration timeout) {
+  std::lock_guard pass_lock(pass_mu_);
+  const std::shared_ptr<Session> session = sessions_->Peek(id);
+  if (session == nullptr) {
+    return absl::NotFoundError(absl::StrCat("session_id: no session '", std::string(id), "'"));
+  }
+  // Written now, whatever the pacing, so the file holds the state it is unloaded in. A failed
+  // session keeps its last good file; one that never had a file cannot be unloaded.
+  const absl::Status written = WriteSessionLocked(*session, now);
+  if (!written.ok() && !std::filesystem::exists(dir_ / FileName(id))) return written;
+  RETURN_IF_ERROR(sessions_->Unload(id, now, timeout));
+  // Forgotten here too, so the next pass does not take the file for a closed session's.
+  if (auto it = written_.find(id); it != written_.end()) written_.erase(it);
+  unloaded_.insert(std::string(id));
+  return absl::OkStatus();
+}
+
+absl::Status StateDirectory::Load(std::string_view id) {
+  {
+    // Only what Unload unloaded: a closed session's file, until the writer removes it, must not
+    // bring the session back.
+    std::lock_guard pass_lock(pass_mu_);
+    auto it = unloaded_.find(id);
+    if (it == unloaded_.end()) {
+      return absl::NotFoundError(absl::StrCat("session_id: no session '", std::string(id), "'"));
+    }
+    unloaded_.erase(it);
+  }
+  const std::filesystem::path file = dir_ / FileName(id);
+  if (absl::Status restored = RestoreFile(file); !restored.ok()) {
+    spdlog::error("state-dir: session {} could not be loaded again from {}: {}", std::string(id),
+                  file.string(), restored.ToString());
+    return restored;
+  }
+  spdlog::info("state-dir: session {} loaded again from {}", std::string(id), file.string());
+  return absl::OkStatus();
 }
 
 void StateDirectory::FlushAll() { Pass(/*all_changed=*/true); }

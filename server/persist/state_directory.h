@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -71,6 +72,15 @@ class StateDirectory {
   // now (what the writer does on a tick, without waiting for the interval).
   void FlushAll();
 
+  // The idle timeout's eviction: writes the session now and forgets it in memory, keeping its
+  // file, if it is still idle (SessionManager::Unload). Errors: NotFound, FailedPrecondition (in
+  // use again), or the write's error for a session that has no file.
+  absl::Status Unload(std::string_view id, std::chrono::steady_clock::time_point now,
+                      std::chrono::steady_clock::duration timeout);
+  // SessionManager's loader: brings a session Unload unloaded back from its file (NotFound for
+  // any other id; a damaged file's error otherwise, logged, the file left as it is).
+  absl::Status Load(std::string_view id);
+
   const std::filesystem::path& path() const { return dir_; }
   static std::string FileName(std::string_view session_id);
 
@@ -81,6 +91,8 @@ class StateDirectory {
   void Pass(bool all_changed);
   bool OwnsId(std::string_view id) const;
   absl::Status RestoreFile(const std::filesystem::path& file);
+  // Captures and writes one session, recording it in written_ (pass_mu_ held).
+  absl::Status WriteSessionLocked(Session& session, std::chrono::steady_clock::time_point now);
 
   struct Written {
     ChangeMarks marks;
@@ -95,6 +107,7 @@ class StateDirectory {
 
   std::mutex pass_mu_;  // one pass at a time (the thread, FlushAll, Stop)
   std::map<std::string, Written, std::less<>> written_;  // guarded by pass_mu_
+  std::set<std::string, std::less<>> unloaded_;          // guarded by pass_mu_; on disk only
 
   std::mutex mu_;
   std::condition_variable wake_;

@@ -103,6 +103,14 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
                                                    std::move(backend_for_device)));
     server->restored_ = server->state_dir_->RestoreAll();
     server->state_dir_->Start();
+    persist::StateDirectory* state_dir = server->state_dir_.get();
+    server->sessions_.SetLoader([state_dir](std::string_view id) { return state_dir->Load(id); });
+  }
+  if (options.session_idle_timeout_s > 0.0) {
+    server->idle_reaper_ = std::make_unique<IdleReaper>(
+        std::chrono::duration<double>(options.session_idle_timeout_s), &server->sessions_,
+        server->state_dir_.get(), &server->metrics_);
+    server->idle_reaper_->Start();
   }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -156,6 +164,8 @@ std::shared_ptr<grpc::Channel> ContactSimServer::InProcessChannel() {
 void ContactSimServer::Shutdown(std::chrono::milliseconds grace) {
   if (shut_down_ || server_ == nullptr) return;
   shut_down_ = true;
+  // No session is unloaded during the drain: the state directory's last flush writes them all.
+  if (idle_reaper_ != nullptr) idle_reaper_->Stop();
   // Steps in flight may finish within the grace period; those still running near its end stop
   // at their next step (a tenth of the grace, at most 0.5 s, is left for their replies).
   const auto reply_margin =

@@ -17,6 +17,7 @@
 #include "server/metrics/server_metrics.h"
 #include "server/persist/state_directory.h"
 #include "server/service/device_choice.h"
+#include "server/service/idle_reaper.h"
 #include "server/service/server_tls.h"
 #include "server/service/simulation_service.h"
 #include "server/service/stream_dispatcher.h"
@@ -49,6 +50,9 @@ struct ServerOptions {
   // --replica-ordinal: K >= 0 makes every new session id begin "r<K>-", which a gateway routes
   // to this replica (docs/deploy.md); -1: a lone server, plain ids.
   int replica_ordinal = -1;
+  // --session-idle-timeout-s: a session with no call for this long and nobody watching is closed
+  // (with a state directory: written and unloaded, back on its next call); 0: never.
+  double session_idle_timeout_s = 0.0;
 };
 
 // "r<K>-" for a replica ordinal K >= 0, "" otherwise.
@@ -99,6 +103,7 @@ class ContactSimServer {
   SimulationService service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<metrics::HttpExporter> exporter_;  // reads sessions_: goes first
+  std::unique_ptr<IdleReaper> idle_reaper_;          // uses sessions_ and state_dir_: stopped first
   int port_ = 0;
   bool shut_down_ = false;
 };

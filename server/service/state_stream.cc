@@ -27,6 +27,7 @@ StateStream::StateStream(std::shared_ptr<FrameBus> bus, StreamDispatcher* dispat
                          metrics::ServerMetrics* metrics, const StreamOptions& options,
                          SubscriberCursor cursor, double max_rate_hz)
     : bus_(std::move(bus)),
+      watch_(bus_->Watch()),
       dispatcher_(dispatcher),
       metrics_(metrics),
       options_(options),

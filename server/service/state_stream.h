@@ -49,6 +49,7 @@ class StateStream final : public FrameSubscriber,
   void FinishLocked(const grpc::Status& status);
 
   const std::shared_ptr<FrameBus> bus_;
+  const std::shared_ptr<void> watch_;  // the session is watched while this stream lives
   StreamDispatcher* const dispatcher_;
   metrics::ServerMetrics* const metrics_;
   const StreamOptions options_;

@@ -80,4 +80,10 @@ void FrameBus::Unsubscribe(const FrameSubscriber* subscriber) {
   });
 }
 
+std::shared_ptr<void> FrameBus::Watch() {
+  watcher_count_->fetch_add(1, std::memory_order_acq_rel);
+  return std::shared_ptr<void>(
+      nullptr, [count = watcher_count_](void*) { count->fetch_sub(1, std::memory_order_acq_rel); });
+}
+
 }  // namespace contactsim::server

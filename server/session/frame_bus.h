@@ -12,6 +12,7 @@
 // oldest_available - 1 are gone.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -62,6 +63,11 @@ class FrameBus {
 
   int64_t newest_seq() const;
 
+  // Someone watching (a StateStream, a browser viewer) for as long as the returned token lives:
+  // a watched session is never idle (--session-idle-timeout-s).
+  std::shared_ptr<void> Watch();
+  int watchers() const { return watchers_.load(std::memory_order_acquire); }
+
  private:
   const int capacity_;
   mutable std::mutex mu_;
@@ -69,6 +75,9 @@ class FrameBus {
   int64_t next_seq_ = 1;
   bool closed_ = false;
   std::vector<std::weak_ptr<FrameSubscriber>> waiting_;
+  // Shared with the tokens, which may outlive the bus.
+  std::shared_ptr<std::atomic<int>> watcher_count_ = std::make_shared<std::atomic<int>>(0);
+  std::atomic<int>& watchers_ = *watcher_count_;
 };
 
 }  // namespace contactsim::server

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -154,6 +155,18 @@ class Session {
   // The FIFO that runs this session's tasks (see strand.h).
   const std::shared_ptr<Strand>& strand() const { return strand_; }
 
+  // A call named this session (SessionManager::Get marks every lookup).
+  void MarkUsed(std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now()) {
+    last_used_ticks_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
+  }
+  // No call since `now - timeout` and nobody watching (--session-idle-timeout-s).
+  bool IdleAt(std::chrono::steady_clock::time_point now,
+              std::chrono::steady_clock::duration timeout) const {
+    const std::chrono::steady_clock::time_point last_used(
+        std::chrono::steady_clock::duration(last_used_ticks_.load(std::memory_order_relaxed)));
+    return frames_->watchers() == 0 && now - last_used >= timeout;
+  }
+
   // Shared so that streams outlive a closed session safely.
   const std::shared_ptr<FrameBus>& frames() const { return frames_; }
   // Ends the session's streams (CloseSession).
@@ -241,6 +254,8 @@ class Session {
   std::atomic<int64_t> device_bytes_ = 0;                    // written under mu_
   std::atomic<int64_t> content_version_ = 0;                 // written under mu_
   std::atomic<int64_t> step_count_ = 0;                      // written under mu_
+  std::atomic<std::chrono::steady_clock::rep> last_used_ticks_ =
+      std::chrono::steady_clock::now().time_since_epoch().count();
   std::string failure_message_;
   uint64_t next_mesh_number_ = 1;
   std::map<std::string, std::shared_ptr<const UploadedMesh>, std::less<>> meshes_;

@@ -60,16 +60,63 @@ std::vector<std::shared_ptr<Session>> SessionManager::All() const {
   return sessions;
 }
 
+std::shared_ptr<Session> SessionManager::Find(std::string_view id, bool mark_used) const {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return nullptr;
+  // Under mu_, so that Unload, which checks idleness under mu_, never forgets a session a call
+  // has just found.
+  if (mark_used) it->second->MarkUsed();
+  return it->second;
+}
+
 absl::StatusOr<std::shared_ptr<Session>> SessionManager::Get(std::string_view id) const {
+  std::shared_ptr<Session> session = Find(id, /*mark_used=*/true);
+  if (session == nullptr && loader_) {
+    // Outside mu_: the loader reads a file and Adopts. Two calls racing to load the same id: one
+    // adopts, the other's AlreadyExists is ignored and both find it below.
+    const absl::Status loaded = loader_(id);
+    if (!loaded.ok() && loaded.code() != absl::StatusCode::kNotFound &&
+        loaded.code() != absl::StatusCode::kAlreadyExists) {
+      return absl::UnavailableError(absl::StrCat("session_id: session '", std::string(id),
+                                                 "' could not be loaded: ", loaded.message()));
+    }
+    session = Find(id, /*mark_used=*/true);
+  }
+  if (session == nullptr) {
+    return absl::NotFoundError(absl::StrCat("session_id: no session '", std::string(id), "'"));
+  }
+  return session;
+}
+
+std::vector<std::string> SessionManager::IdleIds(
+    std::chrono::steady_clock::time_point now, std::chrono::steady_clock::duration timeout) const {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> idle;
+  for (const auto& [id, session] : sessions_) {
+    if (session->IdleAt(now, timeout)) idle.push_back(id);
+  }
+  return idle;
+}
+
+absl::Status SessionManager::Unload(std::string_view id, std::chrono::steady_clock::time_point now,
+                                    std::chrono::steady_clock::duration timeout) {
   std::lock_guard lock(mu_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) {
     return absl::NotFoundError(absl::StrCat("session_id: no session '", std::string(id), "'"));
   }
-  return it->second;
+  if (!it->second->IdleAt(now, timeout)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("session '", std::string(id), "' is in use again"));
+  }
+  it->second->CloseStreams();
+  sessions_.erase(it);
+  return absl::OkStatus();
 }
 
 absl::Status SessionManager::Close(std::string_view id) {
+  if (loader_ && Find(id, /*mark_used=*/false) == nullptr) (void)loader_(id);
   std::lock_guard lock(mu_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) {

@@ -3,6 +3,8 @@
 // meanwhile.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -40,9 +42,30 @@ class SessionManager {
   absl::Status Adopt(std::shared_ptr<Session> session);
   // Every session (ascending id), for the state directory's persister.
   std::vector<std::shared_ptr<Session>> All() const;
-  // NotFound naming session_id for an unknown id.
+  // NotFound naming session_id for an unknown id. Marks the session used (idle timeout). An id
+  // that is not here is asked of the loader, when one is set (a session unloaded to the state
+  // directory comes back on its next call).
   absl::StatusOr<std::shared_ptr<Session>> Get(std::string_view id) const;
+  // Ends the session's streams and forgets it; an unloaded session is loaded first, so closing
+  // it also removes its file from the state directory.
   absl::Status Close(std::string_view id);
+
+  // The session when it is in memory, else null: no loader, not marked used (the state
+  // directory's writer).
+  std::shared_ptr<Session> Peek(std::string_view id) const { return Find(id, false); }
+
+  // Brings back a session that is not in memory (it must Adopt it), or NotFound.
+  using Loader = std::function<absl::Status(std::string_view id)>;
+  // Set once, before calls arrive (the server's start-up, with --state-dir).
+  void SetLoader(Loader loader) { loader_ = std::move(loader); }
+  // The sessions with no call for `timeout` and nobody watching at `now` (ascending id).
+  std::vector<std::string> IdleIds(std::chrono::steady_clock::time_point now,
+                                   std::chrono::steady_clock::duration timeout) const;
+  // Forgets the session without closing it for its clients (the state directory keeps it):
+  // NotFound for an unknown id, FailedPrecondition when it is no longer idle (a call or a watcher
+  // came meanwhile).
+  absl::Status Unload(std::string_view id, std::chrono::steady_clock::time_point now,
+                      std::chrono::steady_clock::duration timeout);
   std::vector<SessionSummary> List() const;  // ascending id
   // Ends every session's streams (server shutdown), keeping the sessions.
   void CloseAllStreams();
@@ -64,6 +87,10 @@ class SessionManager {
  private:
   const ServerLimits limits_;
   const std::string id_prefix_;
+  // The session (null when not in memory), without the loader.
+  std::shared_ptr<Session> Find(std::string_view id, bool mark_used) const;
+
+  Loader loader_;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Session>, std::less<>> sessions_;
 };

@@ -314,6 +314,7 @@ class ViewerConnection final : public FrameSubscriber,
     }
     session_ = *session;
     bus_ = session_->frames();
+    watch_ = bus_->Watch();
     cache_ = CacheFor(session_);
     // Resume after from_seq - 1 when the bus still counts that far; a seq from before a restart
     // of the bus (higher than any published) starts at the newest frame.
@@ -453,6 +454,7 @@ class ViewerConnection final : public FrameSubscriber,
   // The sender thread's own.
   std::shared_ptr<Session> session_;
   std::shared_ptr<FrameBus> bus_;
+  std::shared_ptr<void> watch_;  // the session is watched while this connection lives
   std::shared_ptr<EncodingCache> cache_;
 };
 

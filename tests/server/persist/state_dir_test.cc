@@ -46,8 +46,9 @@ class StateDirTest : public ServiceTest {
 
   // Writes paced so that only content changes and the drain write (unless a test says otherwise).
   Instance StartPersisting(double interval_s = 1e6, int64_t every_steps = 1'000'000'000,
-                           int replica_ordinal = -1) {
+                           int replica_ordinal = -1, double idle_timeout_s = 0.0) {
     ServerOptions options;
+    options.session_idle_timeout_s = idle_timeout_s;
     options.listen_address = "127.0.0.1:0";
     options.persist.state_dir = dir_.string();
     options.persist.interval_s = interval_s;
@@ -261,6 +262,49 @@ TEST_F(StateDirTest, ClosedSessionsFileIsRemoved) {
   v1::CloseSessionResponse response;
   ASSERT_TRUE(
       instance.stub->CloseSession(Context(session.controller).get(), request, &response).ok());
+  instance.server->Shutdown();
+  EXPECT_FALSE(std::filesystem::exists(FileOf(session.id)));
+}
+
+// --session-idle-timeout-s with a state directory: an idle session is written and unloaded (its
+// file kept), comes back on the next call that names it, and steps on like a twin that was never
+// unloaded; closing an unloaded session removes its file.
+TEST_F(StateDirTest, IdleSessionsAreUnloadedAndComeBackOnTheirNextCall) {
+  Instance instance = StartPersisting(1e6, 1'000'000'000, -1, /*idle_timeout_s=*/0.2);
+  ASSERT_NE(instance.server, nullptr);
+  const SessionHandle session = Create(*instance.stub, "unloaded push");
+  const int32_t box = Add(*instance.stub, session);
+  StepPushing(*instance.stub, session, box, 0, 30);
+  const SessionHandle twin = CreateSession(BoxSceneRequest());
+  ASSERT_EQ(AddBody(twin, BoxBody()), box);
+  StepPushing(*stub_, twin, box, 0, 30);
+
+  // Polled without a call (which would mark it used): 30 s is far past 0.2 s plus the reaper's
+  // period on a loaded machine.
+  SessionManager& sessions = instance.server->sessions();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (sessions.Peek(session.id) != nullptr && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(sessions.Peek(session.id), nullptr) << "not unloaded";
+  const absl::StatusOr<persist::SessionRecord> record =
+      AwaitRecord(session.id, 30, std::chrono::seconds(1));
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->step_count, 30);
+
+  v1::GetSessionResponse info;
+  grpc::Status status = Get(*instance.stub, session.id, session.controller, &info);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(info.summary().name(), "unloaded push");
+  EXPECT_EQ(info.summary().step_count(), 30);
+  // Single steps, each of which may find the session unloaded again in between: bit for bit.
+  ExpectSameReplies(StepPushing(*stub_, twin, box, 30, 20),
+                    StepPushing(*instance.stub, session, box, 30, 20));
+
+  v1::CloseSessionRequest close;
+  close.set_session_id(session.id);
+  v1::CloseSessionResponse closed;
+  ASSERT_TRUE(instance.stub->CloseSession(Context(session.controller).get(), close, &closed).ok());
   instance.server->Shutdown();
   EXPECT_FALSE(std::filesystem::exists(FileOf(session.id)));
 }
