@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "server/auth/creator_access.h"
 #include "server/auth/snapshot_seal.h"
 #include "server/service/device_choice.h"
 #include "server/service/listen_address.h"
@@ -135,6 +136,17 @@ int main(int argc, char** argv) {
                  "gateway routes them here (-1: a lone server)")
       ->check(CLI::Range(-1, 9999))
       ->capture_default_str();
+  std::string creator_token_file;
+  app.add_option("--creator-token-file", creator_token_file,
+                 "file holding one token (16+ printable characters, e.g. `openssl rand -hex 16`): "
+                 "CreateSession then needs it as 'authorization: Bearer <token>' (off when empty: "
+                 "anyone who reaches the port may create sessions)");
+  app.add_option("--max-sessions-per-peer", limits.max_sessions_per_peer,
+                 "sessions one client may hold (its certificate's subject under mutual TLS, else "
+                 "its address; behind a gateway every client is the gateway's address) (0: no "
+                 "quota)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   std::string snapshot_key_file;
   app.add_option("--snapshot-key-file", snapshot_key_file,
                  "file of 32 or more secret bytes shared by the replicas (e.g. `openssl rand -out "
@@ -179,6 +191,15 @@ int main(int argc, char** argv) {
       return EXIT_FAILURE;
     }
     options.device.gpu_memory_budget_bytes = *bytes;
+  }
+  if (!creator_token_file.empty()) {
+    absl::StatusOr<std::string> token =
+        contactsim::server::ReadCreatorTokenFile(creator_token_file);
+    if (!token.ok()) {
+      std::cerr << token.status().message() << std::endl;
+      return EXIT_FAILURE;
+    }
+    options.creator_token = *std::move(token);
   }
   if (!snapshot_key_file.empty()) {
     absl::StatusOr<std::string> key = contactsim::server::ReadSnapshotKeyFile(snapshot_key_file);

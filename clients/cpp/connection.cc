@@ -29,6 +29,7 @@ std::shared_ptr<grpc::Channel> MakeChannel(const ConnectionOptions& options) {
 Connection::Connection(const ConnectionOptions& options)
     : Connection(MakeChannel(options), options.deadline) {
   uses_tls_ = options.tls.has_value();
+  creator_token_ = options.creator_token;
 }
 
 Connection::Connection(std::shared_ptr<grpc::Channel> channel, std::chrono::milliseconds deadline)
@@ -37,12 +38,15 @@ Connection::Connection(std::shared_ptr<grpc::Channel> channel, std::chrono::mill
 void Connection::PrepareContext(grpc::ClientContext& context, const std::string& token,
                                 bool deadline) const {
   if (deadline) context.set_deadline(std::chrono::system_clock::now() + deadline_);
-  if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+  const std::string& bearer = token.empty() ? creator_token_ : token;
+  if (!bearer.empty()) context.AddMetadata("authorization", "Bearer " + bearer);
 }
 
 void Connection::PrepareSessionContext(grpc::ClientContext& context, const std::string& session_id,
                                        const std::string& token, bool deadline) const {
-  PrepareContext(context, token, deadline);
+  // Never the creator token: a session call carries the session's own token or nothing.
+  if (deadline) context.set_deadline(std::chrono::system_clock::now() + deadline_);
+  if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
   scenes::AddSessionIdMetadata(context, session_id);
 }
 

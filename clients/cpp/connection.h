@@ -33,6 +33,9 @@ struct ConnectionOptions {
   // TLS (tls_options.h) for a server started with --tls-cert. None: plaintext, which a TLS
   // server refuses (UNAVAILABLE).
   std::optional<ClientTlsOptions> tls;
+  // The server's creator token (its --creator-token-file), sent with the calls that carry no
+  // session token: CreateSession (and the scene loader's). Empty: none.
+  std::string creator_token;
 };
 
 // What CreateSession hands back: the id and both tokens (controller: mutate and step; viewer:
@@ -67,9 +70,11 @@ class Connection {
   // The channel itself (the health check, clients/cpp/health_check.h).
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
   std::chrono::milliseconds deadline() const { return deadline_; }
+  // An empty `token` sends the creator token instead, when the options had one.
   void PrepareContext(grpc::ClientContext& context, const std::string& token,
                       bool deadline = true) const;
-  // PrepareContext plus the session id as routing metadata (x-contactsim-session,
+  // The deadline, the session's token (never the creator token) and the session id as routing
+  // metadata (x-contactsim-session,
   // scenes/loader/session_metadata.h), which a gateway in front of replicas routes by.
   void PrepareSessionContext(grpc::ClientContext& context, const std::string& session_id,
                              const std::string& token, bool deadline = true) const;
@@ -84,6 +89,7 @@ class Connection {
   std::shared_ptr<v1::Simulation::Stub> stub_;
   std::chrono::milliseconds deadline_;
   bool uses_tls_ = false;
+  std::string creator_token_;  // sent when a call has no session token
 };
 
 }  // namespace contactsim::client

@@ -24,6 +24,8 @@ struct ServerLimits {
   // local_global.iterations and cr_iterations of one session: each scales the work of every step,
   // so a client cannot ask for a step that holds a worker for hours.
   int max_solver_iterations = 1000;
+  // Sessions one peer (a client certificate's subject, else an address) may hold; 0: no quota.
+  int max_sessions_per_peer = 0;
 };
 
 }  // namespace contactsim::server

@@ -36,7 +36,7 @@ ContactSimServer::ContactSimServer(const ServerOptions& options,
       sessions_(options.limits, ReplicaIdPrefix(options.replica_ordinal)),
       pool_(PoolThreads(options.step_threads)),
       service_(&sessions_, devices_.get(), &dispatcher_, &metrics_, &pool_,
-               options.inline_step_budget_s, options.snapshot_key) {
+               options.inline_step_budget_s, options.snapshot_key, options.creator_token) {
   registry_.AddCallbackGauge("contactsim_sessions", "sessions open now, by state", {"state"},
                              [this] {
                                const SessionManager::StateCounts counts = sessions_.CountByState();

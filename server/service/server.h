@@ -47,6 +47,8 @@ struct ServerOptions {
   // --snapshot-key-file's bytes: Snapshot seals blobs with it and Restore takes only blobs sealed
   // with it (auth/snapshot_seal.h); empty: no seal.
   std::string snapshot_key;
+  // --creator-token-file's token: CreateSession needs it (auth/creator_access.h); empty: open.
+  std::string creator_token;
   // --replica-ordinal: K >= 0 makes every new session id begin "r<K>-", which a gateway routes
   // to this replica (docs/deploy.md); -1: a lone server, plain ids.
   int replica_ordinal = -1;
@@ -70,6 +72,7 @@ class ContactSimServer {
   int port() const { return port_; }
   std::string address() const;  // host:port actually bound
   SessionManager& sessions() { return sessions_; }
+  const std::string& creator_token() const { return options_.creator_token; }
   const DeviceChoice& devices() const { return *devices_; }
   // What --state-dir brought back at start-up (empty without a state directory).
   const persist::RestoreReport& restored() const { return restored_; }

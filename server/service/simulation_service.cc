@@ -9,6 +9,7 @@
 #include "core/common/status_macros.h"
 #include "core/sim/pipeline_table.h"
 #include "core/sim/world.h"
+#include "server/auth/creator_access.h"
 #include "server/auth/snapshot_seal.h"
 #include "server/convert/body_convert.h"
 #include "server/convert/constraint_convert.h"
@@ -43,6 +44,28 @@ class FinishedReactor final : public Base {
   explicit FinishedReactor(const absl::Status& status) { this->Finish(ToGrpcStatus(status)); }
   void OnDone() override { delete this; }
 };
+
+// The call's `authorization` metadata value ("" when absent).
+std::string_view AuthorizationOf(const grpc::CallbackServerContext& context) {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find("authorization");
+  if (it == metadata.end()) return {};
+  return std::string_view(it->second.data(), it->second.size());
+}
+
+// Who a per-peer quota counts the call against: the verified client certificate's subject under
+// mutual TLS, else the connection's address.
+std::string PeerOf(const grpc::CallbackServerContext& context) {
+  std::string subject;
+  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  if (auth != nullptr && auth->IsPeerAuthenticated()) {
+    for (const grpc::string_ref& value :
+         auth->FindPropertyValues(GRPC_X509_SUBJECT_PROPERTY_NAME)) {
+      subject.assign(value.data(), value.size());
+    }
+  }
+  return PeerKey(context.peer(), subject);
+}
 
 }  // namespace
 
@@ -122,6 +145,8 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
                                                            const v1::CreateSessionRequest* request,
                                                            v1::CreateSessionResponse* response) {
   auto run = [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckCreatorToken(creator_token_, AuthorizationOf(*context)));
+    const std::string peer = PeerOf(*context);
     // The default pipeline is the table's first (penalty).
     RETURN_IF_ERROR(CheckLabel(request->name(), sessions_->limits().max_name_bytes, "name"));
     core::PipelineKind pipeline = core::PipelineTable().front().kind;
@@ -146,8 +171,9 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
       return absl::Status(backend.status().code(),
                           absl::StrCat("device: ", backend.status().message()));
     }
-    ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
-                     sessions_->Create(request->name(), settings, planes, *std::move(backend)));
+    ASSIGN_OR_RETURN(
+        std::shared_ptr<Session> session,
+        sessions_->Create(request->name(), settings, planes, *std::move(backend), peer));
     spdlog::info("session {} created ('{}', {} planes, dt {} s, on {})", session->id(),
                  request->name(), planes.size(), settings.dt_s, session->device());
     metrics_->sessions_created.Increment();

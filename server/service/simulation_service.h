@@ -38,14 +38,16 @@ class SimulationService final : public v1::Simulation::CallbackService {
   // All must outlive the service's calls (ContactSimServer owns them all).
   SimulationService(SessionManager* sessions, const DeviceChoice* devices,
                     StreamDispatcher* dispatcher, metrics::ServerMetrics* metrics, WorkerPool* pool,
-                    double inline_step_budget_s, std::string snapshot_key = "")
+                    double inline_step_budget_s, std::string snapshot_key = "",
+                    std::string creator_token = "")
       : sessions_(sessions),
         devices_(devices),
         dispatcher_(dispatcher),
         metrics_(metrics),
         pool_(pool),
         inline_step_budget_s_(inline_step_budget_s),
-        snapshot_key_(std::move(snapshot_key)) {
+        snapshot_key_(std::move(snapshot_key)),
+        creator_token_(std::move(creator_token)) {
     SetMessageAllocatorFor_Step(&step_allocator_);
   }
 
@@ -123,6 +125,8 @@ class SimulationService final : public v1::Simulation::CallbackService {
   WorkerPool* pool_;
   const double inline_step_budget_s_;
   const std::string snapshot_key_;  // empty: snapshots are not sealed (auth/snapshot_seal.h)
+  // --creator-token-file's token; empty: anyone may create sessions (auth/creator_access.h).
+  const std::string creator_token_;
   // steady_clock ticks; the maximum while no drain has begun.
   std::atomic<int64_t> drain_stop_at_ns_{std::numeric_limits<int64_t>::max()};
   // Step's request and reply on a per-call arena (the lockstep latency path).

@@ -18,9 +18,12 @@ absl::StatusOr<std::vector<StartupScene>> LoadStartupScenes(ContactSimServer& se
                                                             const std::vector<std::string>& files) {
   // Generous: the server is otherwise idle at start-up, but a large scene takes a while to build.
   const auto stub = v1::Simulation::NewStub(server.InProcessChannel());
-  auto prepare = [](grpc::ClientContext& context, const std::string& token) {
+  // A call without a session token is CreateSession: it carries the server's creator token, if any.
+  auto prepare = [creator = server.creator_token()](grpc::ClientContext& context,
+                                                    const std::string& token) {
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(300));
-    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+    const std::string& bearer = token.empty() ? creator : token;
+    if (!bearer.empty()) context.AddMetadata("authorization", "Bearer " + bearer);
   };
   std::vector<StartupScene> scenes;
   for (const std::string& file : files) {

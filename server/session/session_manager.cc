@@ -3,13 +3,32 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 #include "server/auth/token.h"
 
 namespace contactsim::server {
 
+absl::Status SessionManager::CheckPeerQuotaLocked(std::string_view peer) const {
+  if (limits_.max_sessions_per_peer <= 0 || peer.empty()) return absl::OkStatus();
+  int held = 0;
+  for (const auto& [id, creator] : creators_) held += creator == peer ? 1 : 0;
+  if (held >= limits_.max_sessions_per_peer) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "session: ", std::string(peer), " already holds ", held,
+        " sessions, the server's limit per peer (--max-sessions-per-peer); close one first"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
     std::string name, const core::WorldSettings& settings,
-    const std::vector<core::GroundPlane>& planes, std::shared_ptr<core::Backend> backend) {
+    const std::vector<core::GroundPlane>& planes, std::shared_ptr<core::Backend> backend,
+    std::string_view peer) {
+  {
+    // Refused before the World is built; checked again below, when the session is added.
+    std::lock_guard lock(mu_);
+    RETURN_IF_ERROR(CheckPeerQuotaLocked(peer));
+  }
   if (absl::Status s = core::ValidateWorldSettings(settings); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("settings: ", s.message()));
   }
@@ -29,12 +48,14 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
     return absl::ResourceExhaustedError(
         absl::StrCat("session: the server already has ", sessions_.size(), " sessions, its limit"));
   }
+  RETURN_IF_ERROR(CheckPeerQuotaLocked(peer));
   std::string id;
   do {
     id = absl::StrCat(id_prefix_, GenerateToken().substr(0, 16));
   } while (sessions_.count(id) > 0);
   auto session = std::make_shared<Session>(id, std::move(name), *std::move(world), limits_);
   sessions_.emplace(id, session);
+  if (limits_.max_sessions_per_peer > 0 && !peer.empty()) creators_.emplace(id, peer);
   return session;
 }
 
@@ -111,6 +132,7 @@ absl::Status SessionManager::Unload(std::string_view id, std::chrono::steady_clo
         absl::StrCat("session '", std::string(id), "' is in use again"));
   }
   it->second->CloseStreams();
+  if (auto creator = creators_.find(id); creator != creators_.end()) creators_.erase(creator);
   sessions_.erase(it);
   return absl::OkStatus();
 }
@@ -123,6 +145,7 @@ absl::Status SessionManager::Close(std::string_view id) {
     return absl::NotFoundError(absl::StrCat("session_id: no session '", std::string(id), "'"));
   }
   it->second->CloseStreams();
+  if (auto creator = creators_.find(id); creator != creators_.end()) creators_.erase(creator);
   sessions_.erase(it);
   return absl::OkStatus();
 }

@@ -33,10 +33,13 @@ class SessionManager {
   // ground planes (their ids are assigned; errors name "settings: ..." or "ground_planes[i]:
   // ..."; a backend the pipeline cannot use is FailedPrecondition naming "device"), then
   // ResourceExhausted at the session limit. The id is 64 random bits in hex.
+  // `peer` (auth/creator_access.h PeerKey; empty: not counted) holds the session against
+  // limits.max_sessions_per_peer until it is closed (ResourceExhausted naming the peer).
   absl::StatusOr<std::shared_ptr<Session>> Create(std::string name,
                                                   const core::WorldSettings& settings,
                                                   const std::vector<core::GroundPlane>& planes,
-                                                  std::shared_ptr<core::Backend> backend);
+                                                  std::shared_ptr<core::Backend> backend,
+                                                  std::string_view peer = {});
   // Adds a session brought back from a state directory (server/persist/) under its own id;
   // AlreadyExists for an id in use, ResourceExhausted at the session limit.
   absl::Status Adopt(std::shared_ptr<Session> session);
@@ -90,8 +93,13 @@ class SessionManager {
   // The session (null when not in memory), without the loader.
   std::shared_ptr<Session> Find(std::string_view id, bool mark_used) const;
 
+  absl::Status CheckPeerQuotaLocked(std::string_view peer) const;
+
   Loader loader_;
   mutable std::mutex mu_;
+  // Who created each session, with a per-peer quota (guarded by mu_). Sessions restored from a
+  // state directory count against no one.
+  std::map<std::string, std::string, std::less<>> creators_;
   std::map<std::string, std::shared_ptr<Session>, std::less<>> sessions_;
 };
 

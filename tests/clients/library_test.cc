@@ -143,6 +143,31 @@ TEST_F(ClientTest, RefusalsKeepTheirCodes) {
   EXPECT_TRUE(absl::IsNotFound(no_body)) << no_body;
 }
 
+// A server with --creator-token-file: a Connection with the creator token creates sessions (and
+// loads scenes); one without is refused; session calls never carry the creator token.
+TEST(ClientCreatorTokenTest, TheConnectionsCreatorTokenGoesWithCreateSessionOnly) {
+  server::ServerOptions options;
+  options.listen_address = "127.0.0.1:0";
+  options.creator_token = "creator-token-0123456789";
+  auto server = server::ContactSimServer::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  ConnectionOptions without;
+  without.target = (*server)->address();
+  const absl::StatusOr<CreatedSession> refused =
+      Connection(without).CreateSession(test_fixtures::BoxSceneRequest());
+  EXPECT_TRUE(absl::IsUnauthenticated(refused.status())) << refused.status();
+  ConnectionOptions with = without;
+  with.creator_token = options.creator_token;
+  const Connection connection(with);
+  const absl::StatusOr<CreatedSession> created =
+      connection.CreateSession(test_fixtures::BoxSceneRequest());
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_TRUE(connection.Session(created->session_id, created->controller_token).Step(1).ok());
+  // No session token: UNAUTHENTICATED, not accepted on the strength of the creator token.
+  EXPECT_TRUE(
+      absl::IsUnauthenticated(connection.Session(created->session_id, "").GetSession().status()));
+}
+
 TEST(ClientUnreachableTest, ClosedPortIsUnavailable) {
   ClosedPort closed;
   ASSERT_NE(closed.port(), 0);

@@ -336,3 +336,26 @@ class ClientTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CreatorTokenTest(unittest.TestCase):
+    """A server started with --creator-token-file: Client(creator_token=...) creates sessions."""
+
+    def test_create_session_needs_the_creator_token(self):
+        import os
+        import tempfile
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "creator")
+            with open(path, "w") as token_file:
+                token_file.write("creator-token-0123456789\n")
+            guarded = ServerProcess(extra_args=("--creator-token-file", path))
+            self.addCleanup(guarded.stop)
+            with contactsim.Client(guarded.address) as anonymous:
+                with self.assertRaises(contactsim.ContactSimError) as raised:
+                    anonymous.create_session("no token")
+                self.assertEqual(raised.exception.code, grpc.StatusCode.UNAUTHENTICATED)
+            with contactsim.Client(guarded.address,
+                                   creator_token="creator-token-0123456789") as client:
+                session = client.create_session("with token")
+                self.assertEqual(session.info().name, "with token")
+                session.close()

@@ -25,6 +25,10 @@ absl::Status NameTheFlag(const absl::Status& status) {
 
 void AddConnectionFlags(CLI::App& app, ConnectionFlags& flags) {
   app.add_option("--server", flags.server, "host:port of the server")->capture_default_str();
+  app.add_option("--creator-token", flags.creator_token,
+                 "the server's creator token (its --creator-token-file), needed by create and "
+                 "load when the server was started with one")
+      ->envname("CONTACTSIM_CREATOR_TOKEN");
   app.add_option("--timeout-s", flags.timeout_s, "deadline of each call [s]")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -50,6 +54,7 @@ void AddConnectionFlags(CLI::App& app, ConnectionFlags& flags) {
 absl::StatusOr<ConnectionOptions> MakeConnectionOptions(const ConnectionFlags& flags) {
   ConnectionOptions options;
   options.target = flags.server;
+  options.creator_token = flags.creator_token;
   options.deadline = std::chrono::milliseconds(static_cast<int64_t>(flags.timeout_s * 1000.0));
   if (!flags.tls_enabled()) return options;
   absl::StatusOr<ClientTlsOptions> tls =

@@ -19,6 +19,7 @@ struct ConnectionFlags {
   std::string tls_cert_file;  // mutual TLS, with tls_key_file
   std::string tls_key_file;
   std::string tls_server_name;  // overrides the name checked in the server's certificate
+  std::string creator_token;    // the server's --creator-token-file token, for create and load
 
   bool tls_enabled() const {
     return tls || !tls_ca_file.empty() || !tls_cert_file.empty() || !tls_server_name.empty();

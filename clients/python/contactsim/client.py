@@ -34,15 +34,19 @@ class Client:
     """A connection to a contactsim-server.
 
     target: "host:port"; timeout_s: deadline of each unary call [s] (streams have none);
-    max_message_mib: the largest message sent or received (the server's default limit is 64).
+    max_message_mib: the largest message sent or received (the server's default limit is 64);
+    creator_token: the server's creator token (its --creator-token-file), sent with
+    create_session when the server needs one.
     Use as a context manager, or call close(), to release the channel.
     """
 
-    def __init__(self, target="127.0.0.1:50051", timeout_s=30.0, max_message_mib=64):
+    def __init__(self, target="127.0.0.1:50051", timeout_s=30.0, max_message_mib=64,
+                 creator_token=None):
         if timeout_s is not None and timeout_s <= 0:
             raise ValueError("timeout_s: must be > 0 (or None for no deadline)")
         self.target = target
         self.timeout_s = timeout_s
+        self.creator_token = creator_token
         limit = int(max_message_mib * _MIB)
         self._channel = grpc.insecure_channel(
             target, options=[("grpc.max_send_message_length", limit),
@@ -91,7 +95,7 @@ class Client:
         settings.self_collision = bool(self_collision)
         for plane in ground_planes:
             convert.ground_plane_into(plane, request.ground_planes.add())
-        created = self._call("CreateSession", request)
+        created = self._call("CreateSession", request, token=self.creator_token)
         return Session(self, created.session_id, created.controller_token,
                        viewer_token=created.viewer_token, owned=True)
 

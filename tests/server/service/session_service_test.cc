@@ -163,6 +163,41 @@ TEST_F(ServiceTest, TokenRoles) {
               grpc::StatusCode::INVALID_ARGUMENT, "constraint:");
 }
 
+// --creator-token-file: CreateSession needs the server's creator token; the session's own tokens
+// work as before. --max-sessions-per-peer: a client holds at most that many sessions at once.
+TEST_F(ServiceTest, CreatorTokenAndPerPeerQuota) {
+  ServerOptions options;
+  options.creator_token = "creator-0123456789abcdef";
+  options.limits.max_sessions_per_peer = 2;
+  StartServerWith(options);
+  v1::CreateSessionResponse created;
+  ExpectError(stub_->CreateSession(Context().get(), BoxSceneRequest(), &created),
+              grpc::StatusCode::UNAUTHENTICATED, "authorization:");
+  ExpectError(
+      stub_->CreateSession(Context("creator-0123456789abcdeX").get(), BoxSceneRequest(), &created),
+      grpc::StatusCode::UNAUTHENTICATED, "authorization:");
+  EXPECT_EQ(server_->sessions().size(), 0);
+  ASSERT_TRUE(
+      stub_->CreateSession(Context(options.creator_token).get(), BoxSceneRequest(), &created).ok());
+  const SessionHandle first{created.session_id(), created.controller_token(),
+                            created.viewer_token()};
+  EXPECT_EQ(GetSession(first).summary().num_bodies(), 0);  // its own tokens, as before
+  ASSERT_TRUE(
+      stub_->CreateSession(Context(options.creator_token).get(), BoxSceneRequest(), &created).ok());
+  // The third from the same address is over the quota, and nothing was made.
+  ExpectError(
+      stub_->CreateSession(Context(options.creator_token).get(), BoxSceneRequest(), &created),
+      grpc::StatusCode::RESOURCE_EXHAUSTED, "session: ipv4:127.0.0.1 already holds 2 sessions");
+  EXPECT_EQ(server_->sessions().size(), 2);
+  // Closing one frees its place.
+  v1::CloseSessionRequest close;
+  close.set_session_id(first.id);
+  v1::CloseSessionResponse closed;
+  ASSERT_TRUE(stub_->CloseSession(Context(first.controller).get(), close, &closed).ok());
+  EXPECT_TRUE(
+      stub_->CreateSession(Context(options.creator_token).get(), BoxSceneRequest(), &created).ok());
+}
+
 TEST_F(ServiceTest, DiscreteProximityContactModelIsAcceptedAndReportedBack) {
   v1::CreateSessionRequest request = BoxSceneRequest();
   request.mutable_settings()->set_contact_model(v1::CONTACT_MODEL_DPF_PROXIMITY);
