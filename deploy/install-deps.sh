@@ -12,6 +12,7 @@ packages=(
   libmetis-dev libcivetweb-dev
   libssl-dev  # the viewer's TLS links OpenSSL (and civetweb loads libssl.so at run time)
   clang-format clang-tidy python3  # the lint tests (format, naming, include arrows)
+  clang libclang-rt-14-dev  # the fuzz preset: libFuzzer, ASan and UBSan (docs/fuzzing.md)
   openssl  # the TLS tests make throwaway certificates with it
   python3-grpcio python3-protobuf python3-matplotlib
   # Deployment tests (tests/deploy): the gateway (nginx grpc_pass), the manifests' structure.

@@ -11,6 +11,7 @@
 #include "google/protobuf/text_format.h"
 #include "scenes/loader/grpc_status.h"
 #include "scenes/loader/session_metadata.h"
+#include "scenes/loader/utf8_fields.h"
 
 namespace contactsim::scenes {
 namespace {
@@ -59,6 +60,11 @@ absl::StatusOr<v1::SceneFile> ParseSceneFile(std::string_view text, std::string_
   v1::SceneFile scene;
   if (!parser.ParseFromString(std::string(text), &scene)) {
     return absl::InvalidArgumentError(errors.Format(source));
+  }
+  // Escapes such as "\377" put any bytes in a string; such a scene could not be sent.
+  if (absl::Status utf8 = CheckUtf8Strings(scene, absl::StrCat(std::string(source), ": "));
+      !utf8.ok()) {
+    return utf8;
   }
   return scene;
 }

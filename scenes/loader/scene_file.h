@@ -20,7 +20,8 @@
 namespace contactsim::scenes {
 
 // InvalidArgument "<source>:<line>:<column>: <parser message>" (1-based, the first error) when
-// `text` is not a SceneFile in text format.
+// `text` is not a SceneFile in text format, and "<source>: <field path>: not UTF-8 text" when a
+// string (through an escape such as "\377") holds bytes that are not UTF-8.
 absl::StatusOr<v1::SceneFile> ParseSceneFile(std::string_view text,
                                              std::string_view source = "scene");
 

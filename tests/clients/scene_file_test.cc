@@ -18,6 +18,7 @@
 #include "core/dynamics/rigid_body.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scenes/loader/utf8_fields.h"
 #include "scenes/penalty/penalty_scenes.h"
 #include "server/service/startup_scenes.h"
 #include "tests/clients/client_fixture.h"
@@ -343,6 +344,24 @@ TEST(SceneFileParseTest, ErrorsCarryLineAndColumn) {
   // The parser points at the token after the unknown name: line 3, column 7 (1-based).
   EXPECT_THAT(std::string(scene.status().message()), StartsWith("bad.textproto:3:7: "));
   EXPECT_THAT(std::string(scene.status().message()), HasSubstr("nmae"));
+}
+
+// A string escape can make bytes that are not UTF-8, which no server would decode (its gRPC answers
+// UNIMPLEMENTED without a word): refused at parse time, naming the field (a fuzzing finding).
+TEST(SceneFileParseTest, StringsThatAreNotUtf8AreRefusedNamingTheField) {
+  const std::string text =
+      "session { pipeline: \"penalty\" }\n"
+      "bodies { name: \"ok\" }\n"
+      "bodies { name: \"caf\\303\\251\" }\n"  // "café", valid UTF-8 through escapes
+      "bodies { name: \"bad\\377\" }\n";
+  absl::StatusOr<v1::SceneFile> scene = ParseSceneFile(text, "escape.textproto");
+  ASSERT_FALSE(scene.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(scene.status())) << scene.status();
+  EXPECT_EQ(scene.status().message(), "escape.textproto: bodies[2].name: not UTF-8 text");
+  for (const char* bad : {"\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"}) {
+    EXPECT_FALSE(scenes::IsValidUtf8(bad)) << bad;  // overlong, surrogate, past U+10FFFF, cut short
+  }
+  EXPECT_TRUE(scenes::IsValidUtf8("\xf0\x9f\xa4\x96 \xe2\x82\xac"));  // U+1F916, U+20AC
 }
 
 TEST(SceneFileParseTest, UnreadableFileIsNotFound) {

@@ -1,0 +1,87 @@
+// Writes the seed corpora of request_fuzzer and scene_file_fuzzer from the shipped scene files
+// (scenes/*.textproto): for requests, each scene's CreateSessionRequest, an AddBodyRequest per
+// body, an AddConstraintRequest per constraint and Step requests with controls, each behind the
+// selector byte request_fuzzer reads; for scenes, each small scene's text. Generated at build
+// time from the scenes, so the seeds follow the protos. Usage:
+//   make_request_seeds SCENES_DIR REQUEST_OUT_DIR SCENE_OUT_DIR
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "contactsim/v1/simulation.pb.h"
+#include "scenes/loader/scene_file.h"
+
+namespace {
+
+namespace v1 = contactsim::v1;
+
+void Write(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// The selector byte of request_fuzzer.cc (controller token sent), then the message.
+std::string Seed(char rpc, const google::protobuf::Message& message) {
+  return std::string(1, rpc) + message.SerializeAsString();
+}
+
+v1::StepRequest PushStep() {
+  v1::StepRequest step;
+  step.set_n_steps(4);
+  v1::BodyControl* push = step.mutable_controls()->add_bodies();
+  push->set_body_id(0);
+  push->mutable_force_n()->set_x(5.0);
+  push->mutable_torque_n_m()->set_z(0.1);
+  return step;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: %s SCENES_DIR REQUEST_OUT_DIR SCENE_OUT_DIR\n", argv[0]);
+    return 1;
+  }
+  const std::filesystem::path scenes = argv[1], requests = argv[2], scene_out = argv[3];
+  std::filesystem::create_directories(requests);
+  std::filesystem::create_directories(scene_out);
+  int written = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(scenes)) {
+    if (entry.path().extension() != ".textproto") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto scene = contactsim::scenes::ParseSceneFile(text.str(), entry.path().string());
+    if (!scene.ok()) {
+      std::fprintf(stderr, "%s\n", scene.status().ToString().c_str());
+      return 1;
+    }
+    const std::string stem = entry.path().stem().string();
+    // Small scenes only as scene seeds: a big mesh makes every mutation slow.
+    if (text.str().size() < 4096) Write(scene_out / stem, text.str());
+    Write(requests / (stem + "_create"), Seed(0, scene->session()));
+    for (int i = 0; i < scene->bodies_size(); ++i) {
+      v1::AddBodyRequest add;
+      *add.mutable_body() = scene->bodies(i);
+      Write(requests / (stem + "_body" + std::to_string(i)), Seed(2, add));
+      ++written;
+    }
+    for (int i = 0; i < scene->constraints_size(); ++i) {
+      v1::AddConstraintRequest add;
+      *add.mutable_constraint() = scene->constraints(i);
+      Write(requests / (stem + "_constraint" + std::to_string(i)), Seed(4, add));
+    }
+  }
+  Write(requests / "step_push", Seed(6, PushStep()));
+  v1::RemoveBodyRequest remove;
+  remove.set_body_id(0);
+  Write(requests / "remove_body0", Seed(3, remove));
+  Write(requests / "snapshot", Seed(7, v1::SnapshotRequest()));
+  Write(requests / "get_session", Seed(1, v1::GetSessionRequest()));
+  if (written == 0) {
+    std::fprintf(stderr, "no scene with a body under %s\n", scenes.string().c_str());
+    return 1;
+  }
+  return 0;
+}
