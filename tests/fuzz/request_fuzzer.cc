@@ -16,7 +16,7 @@ namespace v1 = contactsim::v1;
 
 template <typename Request, typename Response>
 using UnaryMethod = grpc::Status (v1::Simulation::Stub::*)(grpc::ClientContext*, const Request&,
-                                                          Response*);
+                                                           Response*);
 
 template <typename Request, typename Response>
 void CallWithSession(const uint8_t* data, size_t size, bool with_token,
@@ -43,8 +43,8 @@ void CreateAndClose(const uint8_t* data, size_t size) {
   close.set_session_id(created.session_id());
   v1::CloseSessionResponse closed;
   InProcessServer::CheckStatus(
-      server.stub().CloseSession(InProcessServer::Context(created.controller_token()).get(),
-                                 close, &closed),
+      server.stub().CloseSession(InProcessServer::Context(created.controller_token()).get(), close,
+                                 &closed),
       "CloseSession");
 }
 
@@ -71,20 +71,42 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   --size;
   using S = v1::Simulation::Stub;
   switch (selector & 0x0f) {
-    case 0: CreateAndClose(data, size); break;
-    case 1: CallWithSession(data, size, with_token, &S::GetSession, "GetSession"); break;
-    case 2: CallWithSession(data, size, with_token, &S::AddBody, "AddBody"); break;
-    case 3: CallWithSession(data, size, with_token, &S::RemoveBody, "RemoveBody"); break;
-    case 4: CallWithSession(data, size, with_token, &S::AddConstraint, "AddConstraint"); break;
+    case 0:
+      CreateAndClose(data, size);
+      break;
+    case 1:
+      CallWithSession(data, size, with_token, &S::GetSession, "GetSession");
+      break;
+    case 2:
+      CallWithSession(data, size, with_token, &S::AddBody, "AddBody");
+      break;
+    case 3:
+      CallWithSession(data, size, with_token, &S::RemoveBody, "RemoveBody");
+      break;
+    case 4:
+      CallWithSession(data, size, with_token, &S::AddConstraint, "AddConstraint");
+      break;
     case 5:
       CallWithSession(data, size, with_token, &S::RemoveConstraint, "RemoveConstraint");
       break;
-    case 6: CallWithSession(data, size, with_token, &S::Step, "Step"); break;
-    case 7: CallWithSession(data, size, with_token, &S::Snapshot, "Snapshot"); break;
-    case 8: CallWithSession(data, size, with_token, &S::Restore, "Restore"); break;
-    case 9: CallWithSession(data, size, with_token, &S::CloseSession, "CloseSession"); break;
-    case 10: UploadOneChunk(data, size, with_token); break;
-    default: CallWithSession(data, size, with_token, &S::Step, "Step"); break;
+    case 6:
+      CallWithSession(data, size, with_token, &S::Step, "Step");
+      break;
+    case 7:
+      CallWithSession(data, size, with_token, &S::Snapshot, "Snapshot");
+      break;
+    case 8:
+      CallWithSession(data, size, with_token, &S::Restore, "Restore");
+      break;
+    case 9:
+      CallWithSession(data, size, with_token, &S::CloseSession, "CloseSession");
+      break;
+    case 10:
+      UploadOneChunk(data, size, with_token);
+      break;
+    default:
+      CallWithSession(data, size, with_token, &S::Step, "Step");
+      break;
   }
   InProcessServer::Get().CountCall(/*period=*/64);
   return 0;
