@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "tests/clients/cli_runner.h"
 #include "tests/clients/client_fixture.h"
+#include "tests/common/mesh_file_bytes.h"
 
 namespace contactsim::client::clienttest {
 namespace {
@@ -99,6 +100,41 @@ TEST_F(BodyCliTest, AddBodyFromAGmshFileAndAPrimitiveThenRemove) {
   CliResult again = RunCli(OnSession("remove-body") + "0");
   EXPECT_EQ(again.exit_code, 4) << again.output;
   EXPECT_THAT(again.output, HasSubstr("NOT_FOUND"));
+}
+
+// A primitive box with its pose and initial velocities: after a step in free fall (no force along
+// x, no torque on a cube, whose inertia is isotropic) the velocities are still the ones given.
+TEST_F(BodyCliTest, PrimitiveBoxWithPoseAndVelocities) {
+  CliResult added = RunCli(OnSession("add-body") +
+                           "--primitive box --half-extents 0.05,0.05,0.05 --kind rigid "
+                           "--density 1000 --pose 0,0,1 --velocity 1,0,0 "
+                           "--angular-velocity 0,0,2 --name box");
+  ASSERT_EQ(added.exit_code, 0) << added.output;
+  EXPECT_EQ(ParseFields(added.output)["mass_kg"], "1");
+  absl::StatusOr<v1::StepResponse> stepped =
+      connection_->Session(session_.session_id, session_.controller_token).Step(1);
+  ASSERT_TRUE(stepped.ok()) << stepped.status();
+  ASSERT_EQ(stepped->bodies_size(), 1);
+  const v1::BodyState& box = stepped->bodies(0);
+  EXPECT_EQ(box.v_wb_m_per_s().x(), 1.0);
+  EXPECT_NEAR(box.w_wb_rad_per_s().z(), 2.0, 1e-12);  // rounding of the rotation update only
+  EXPECT_NEAR(box.p_wb_m().z(), 1.0, 1e-4);           // g dt^2 = 1e-5 m of fall
+}
+
+// TetGen's two files: named by either, the other found beside it; the format from the extension.
+TEST_F(BodyCliTest, TetGenNodeAndEleAreSentTogether) {
+  Write("tet/cube.node", test_fixtures::kCubeNode);
+  const std::string ele = Write("tet/cube.ele", test_fixtures::kCubeEle);
+  CliResult uploaded = RunCli(OnSession("upload-mesh") + ele + " --scale 0.1");
+  ASSERT_EQ(uploaded.exit_code, 0) << uploaded.output;
+  std::map<std::string, std::string> fields = ParseFields(uploaded.output);
+  EXPECT_EQ(fields["elements"], "tetrahedra");
+  EXPECT_EQ(fields["num_vertices"], "8");
+  EXPECT_EQ(fields["num_elements"], "6");
+  std::filesystem::remove(ele);
+  CliResult alone = RunCli(OnSession("upload-mesh") + (dir_ / "tet/cube.node").string());
+  EXPECT_EQ(alone.exit_code, 2) << alone.output;
+  EXPECT_THAT(alone.output, HasSubstr("cube.ele: cannot read the file"));
 }
 
 TEST_F(BodyCliTest, UsageErrorsAndRefusals) {

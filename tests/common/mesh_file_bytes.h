@@ -10,7 +10,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
-namespace contactsim::testing {
+namespace contactsim::test_fixtures {
 
 // The corners of the box [-h, h]^3: corner c has +h on axis a when bit a of c is set.
 // Twelve outward, counter-clockwise triangles over them.
@@ -139,4 +139,4 @@ inline constexpr char kCubeEle[] =
     "6 4 0\n"
     "1 1 2 4 8\n2 1 4 3 8\n3 1 6 2 8\n4 1 5 6 8\n5 1 3 7 8\n6 1 7 5 8\n";
 
-}  // namespace contactsim::testing
+}  // namespace contactsim::test_fixtures

@@ -86,14 +86,16 @@ TEST(MeshFileImportTest, ObjWithUnsharedCornersIsWeldedAndScaled) {
 }
 
 TEST(MeshFileImportTest, BinaryAndAsciiStlAreWelded) {
-  ExpectBox(Import(v1::MESH_FILE_FORMAT_STL, testing::BinaryStlBox(0.05f)), 0.05);
-  ExpectBox(Import(v1::MESH_FILE_FORMAT_STL, testing::AsciiStlBox(0.05f)), 0.05);
+  ExpectBox(Import(v1::MESH_FILE_FORMAT_STL, test_fixtures::BinaryStlBox(0.05f)), 0.05);
+  ExpectBox(Import(v1::MESH_FILE_FORMAT_STL, test_fixtures::AsciiStlBox(0.05f)), 0.05);
 }
 
 TEST(MeshFileImportTest, PlyAndGltfAndGlb) {
-  ExpectBox(Import(v1::MESH_FILE_FORMAT_PLY, testing::AsciiPlyBox(0.05f)), 0.05);
-  ExpectBox(Import(v1::MESH_FILE_FORMAT_GLTF, testing::GltfBox(0.05f, /*embedded=*/true)), 0.05);
-  ExpectBox(Import(v1::MESH_FILE_FORMAT_GLB, testing::GltfBox(0.05f, /*embedded=*/false)), 0.05);
+  ExpectBox(Import(v1::MESH_FILE_FORMAT_PLY, test_fixtures::AsciiPlyBox(0.05f)), 0.05);
+  ExpectBox(Import(v1::MESH_FILE_FORMAT_GLTF, test_fixtures::GltfBox(0.05f, /*embedded=*/true)),
+            0.05);
+  ExpectBox(Import(v1::MESH_FILE_FORMAT_GLB, test_fixtures::GltfBox(0.05f, /*embedded=*/false)),
+            0.05);
 }
 
 TEST(MeshFileImportTest, GmshFromTestDataIsATetMesh) {
@@ -108,24 +110,25 @@ TEST(MeshFileImportTest, GmshFromTestDataIsATetMesh) {
 
 TEST(MeshFileImportTest, TetGenNodeAndEle) {
   absl::StatusOr<UploadedMesh> mesh =
-      Import(v1::MESH_FILE_FORMAT_TETGEN, testing::kCubeNode, 2.0, testing::kCubeEle);
+      Import(v1::MESH_FILE_FORMAT_TETGEN, test_fixtures::kCubeNode, 2.0, test_fixtures::kCubeEle);
   ASSERT_TRUE(mesh.ok()) << mesh.status();
   EXPECT_EQ(mesh->num_vertices(), 8);
   EXPECT_EQ(mesh->num_elements(), 6);
   EXPECT_NEAR(Volume(*mesh).TotalVolume(), 8.0, 1e-14);  // the unit cube scaled by 2
-  ExpectInvalid(Import(v1::MESH_FILE_FORMAT_TETGEN, testing::kCubeNode), "ele_file_bytes:");
-  ExpectInvalid(Import(v1::MESH_FILE_FORMAT_TETGEN, testing::kCubeNode, 1.0, "6 4 0\n1 1 2 4\n"),
-                "ele_file_bytes: .ele: line 2");
-  ExpectInvalid(Import(v1::MESH_FILE_FORMAT_TETGEN, "8 2 0 0\n", 1.0, testing::kCubeEle),
+  ExpectInvalid(Import(v1::MESH_FILE_FORMAT_TETGEN, test_fixtures::kCubeNode), "ele_file_bytes:");
+  ExpectInvalid(
+      Import(v1::MESH_FILE_FORMAT_TETGEN, test_fixtures::kCubeNode, 1.0, "6 4 0\n1 1 2 4\n"),
+      "ele_file_bytes: .ele: line 2");
+  ExpectInvalid(Import(v1::MESH_FILE_FORMAT_TETGEN, "8 2 0 0\n", 1.0, test_fixtures::kCubeEle),
                 "file_bytes: .node: line 1");
 }
 
 TEST(MeshFileImportTest, BadBytesAreRefusedNamingTheField) {
-  const std::string stl = testing::BinaryStlBox(0.05f);
+  const std::string stl = test_fixtures::BinaryStlBox(0.05f);
   // Truncated: the facet count promises 12 facets of 50 bytes.
   ExpectInvalid(Import(v1::MESH_FILE_FORMAT_STL, stl.substr(0, stl.size() - 30)), "file_bytes:");
   // A NaN coordinate: the validation names the vertex.
-  ExpectInvalid(Import(v1::MESH_FILE_FORMAT_STL, testing::BinaryStlBox(0.05f, true)),
+  ExpectInvalid(Import(v1::MESH_FILE_FORMAT_STL, test_fixtures::BinaryStlBox(0.05f, true)),
                 "file_bytes:", "NaN");
   // Wrong format: an OBJ sent as Gmsh, Gmsh sent as STL, a truncated .msh.
   const std::string obj = ReadTestFile("cube_100mm_unshared.obj");

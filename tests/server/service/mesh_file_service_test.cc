@@ -103,8 +103,8 @@ TEST_F(MeshFileServiceTest, CadObjInMillimetresBecomesAOneKilogramRigidCube) {
 TEST_F(MeshFileServiceTest, BinaryStlBecomesARigidCube) {
   const SessionHandle session = CreateSession(FreeFallRequest());
   v1::UploadMeshResponse uploaded;
-  grpc::Status status = UploadFile(session, v1::MESH_FILE_FORMAT_STL, testing::BinaryStlBox(50.0f),
-                                   0.001, 64, &uploaded);
+  grpc::Status status = UploadFile(session, v1::MESH_FILE_FORMAT_STL,
+                                   test_fixtures::BinaryStlBox(50.0f), 0.001, 64, &uploaded);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(uploaded.num_vertices(), 8);
   const v1::AddBodyResponse added = AddBodyReply(session, RigidFromMesh(uploaded.mesh_id()));
@@ -157,11 +157,11 @@ TEST_F(MeshFileServiceTest, BadFilesAreRefusedAndLeaveTheSessionUnchanged) {
   AddBody(session, BoxBody());
   const v1::GetSessionResponse before = GetSession(session);
   v1::UploadMeshResponse response;
-  const std::string stl = testing::BinaryStlBox(0.05f);  // 684 bytes
+  const std::string stl = test_fixtures::BinaryStlBox(0.05f);  // 684 bytes
   ExpectError(UploadFile(session, v1::MESH_FILE_FORMAT_STL, stl.substr(0, 300), 0, 100, &response),
               grpc::StatusCode::INVALID_ARGUMENT, "file_bytes:");
-  ExpectError(UploadFile(session, v1::MESH_FILE_FORMAT_STL, testing::BinaryStlBox(0.05f, true), 0,
-                         100, &response),
+  ExpectError(UploadFile(session, v1::MESH_FILE_FORMAT_STL,
+                         test_fixtures::BinaryStlBox(0.05f, true), 0, 100, &response),
               grpc::StatusCode::INVALID_ARGUMENT, "file_bytes:", "NaN");
   ExpectError(UploadFile(session, v1::MESH_FILE_FORMAT_GMSH, stl, 0, 100, &response),
               grpc::StatusCode::INVALID_ARGUMENT, "file_bytes: line");
