@@ -100,6 +100,16 @@ class MeshFileTest(unittest.TestCase):
         mean_z = sum(v.z for v in vertices) / len(vertices)
         self.assertAlmostEqual(mean_z, 1.05 - 9.81 * dt * dt * n * (n + 1) / 2, delta=1e-9)
 
+    def test_tetgen_node_and_ele_are_sent_together(self):
+        # The unit cube split into 6 tets around its diagonal, 1-based as TetGen writes it.
+        self.write("cube.ele", b"6 4 0\n1 1 2 4 8\n2 1 4 3 8\n3 1 6 2 8\n4 1 5 6 8\n"
+                               b"5 1 3 7 8\n6 1 7 5 8\n")
+        node = self.write("cube.node", b"8 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 1 1 0\n"
+                                       b"5 0 0 1\n6 1 0 1\n7 0 1 1\n8 1 1 1\n")
+        uploaded = self.session.upload_mesh_file(node, scale_to_m=0.1)
+        self.assertTrue(uploaded.tetrahedral)
+        self.assertEqual((uploaded.num_vertices, uploaded.num_elements), (8, 6))
+
     def test_bad_files_are_refused_naming_the_field(self):
         truncated = self.write("cut.stl", binary_stl_box(0.05)[:300])
         with self.assertRaises(contactsim.ContactSimError) as refused:

@@ -230,7 +230,8 @@ class Session:
         path = os.fspath(path)
         ele_bytes = b""
         if file_format == simulation_pb2.MESH_FILE_FORMAT_TETGEN:
-            stem = path.rsplit(".", 1)[0] if path.lower().endswith((".node", ".ele")) else path
+            root, extension = os.path.splitext(path)
+            stem = root if extension.lower() in (".node", ".ele") else path
             path = stem + ".node"
             with open(stem + ".ele", "rb") as ele_file:
                 ele_bytes = ele_file.read()

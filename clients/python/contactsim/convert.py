@@ -1,5 +1,7 @@
 """Conversions between the generated contactsim.v1 messages and the package's plain types."""
 
+import os
+
 from contactsim.v1 import primitives_pb2, scene_pb2, simulation_pb2
 
 from .scene import Friction, GroundPlane, TetMesh, TriangleMesh
@@ -91,7 +93,7 @@ def mesh_file_format(path, name=None):
         if key not in _MESH_FILE_FORMATS:
             raise ValueError(f"format: {name!r} is not one of {list(MESH_FILE_FORMAT_NAMES)}")
         return _MESH_FILE_FORMATS[key]
-    extension = str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else ""
+    extension = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
     if extension in ("tetgen", "gmsh") or extension not in _MESH_FILE_FORMATS:
         raise ValueError(f"{path}: unknown mesh file extension (known: .obj .stl .ply .gltf .glb "
                          ".msh .node/.ele); pass format=")
