@@ -82,6 +82,11 @@ int main(int argc, char** argv) {
                  "bytes of uploaded meshes per session (8 per coordinate, 4 per index)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--max-mesh-file-bytes", limits.max_mesh_file_bytes,
+                 "bytes of one mesh file sent by UploadMesh (OBJ, STL, PLY, glTF, .msh, TetGen), "
+                 "buffered before it is parsed")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--max-name-bytes", limits.max_name_bytes,
                  "bytes of a session or body name (names are printable text)")
       ->check(CLI::Range(1, 1 << 20))

@@ -13,6 +13,7 @@
 
 namespace contactsim::client {
 
+using scenes::CheckSceneMeshFiles;
 using scenes::ParseSceneFile;
 using scenes::ReadSceneFile;
 

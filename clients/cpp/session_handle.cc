@@ -112,6 +112,13 @@ absl::StatusOr<v1::UploadMeshResponse> SessionHandle::UploadMesh(
   return response;
 }
 
+absl::StatusOr<v1::UploadMeshResponse> SessionHandle::UploadMeshFile(
+    const MeshFileSource& file) const {
+  grpc::ClientContext context;
+  connection_.PrepareSessionContext(context, session_id_, token_);
+  return scenes::UploadMeshFile(connection_.stub(), context, session_id_, file);
+}
+
 absl::Status SessionHandle::CallStep(int32_t n_steps, const v1::StepControls& controls,
                                      v1::StepRequest* request, v1::StepResponse* response) const {
   grpc::ClientContext context;

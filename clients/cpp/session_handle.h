@@ -20,8 +20,13 @@
 #include "clients/cpp/step_reply.h"
 #include "clients/cpp/stream_stop.h"
 #include "contactsim/v1/simulation.pb.h"
+#include "scenes/loader/mesh_file_upload.h"
 
 namespace contactsim::client {
+
+using scenes::MeshFileFormatFromName;
+using scenes::MeshFileFormatFromPath;
+using scenes::MeshFileSource;
 
 class SessionHandle {
  public:
@@ -48,6 +53,12 @@ class SessionHandle {
                                                     const std::vector<int32_t>& elements,
                                                     bool tetrahedral,
                                                     size_t values_per_chunk = 1 << 20) const;
+
+  // A mesh file on this machine (OBJ, STL, PLY, glTF/GLB, Gmsh .msh, TetGen .node + .ele; the
+  // format from the extension unless given) streamed to the server, which parses it, welds
+  // coincident corners, applies scale_to_m and validates it (docs/service.md, "Mesh files").
+  // Returns the mesh id for BodySpec.mesh_id; `tetrahedral` says what the file held.
+  absl::StatusOr<v1::UploadMeshResponse> UploadMeshFile(const MeshFileSource& file) const;
 
   // Lockstep: applies `controls` during each of the `n_steps` steps and returns the state, the
   // contact report and the diagnostics.

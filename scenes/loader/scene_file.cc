@@ -1,7 +1,9 @@
 #include "scenes/loader/scene_file.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -10,6 +12,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "scenes/loader/grpc_status.h"
+#include "scenes/loader/mesh_file_upload.h"
 #include "scenes/loader/session_metadata.h"
 #include "scenes/loader/utf8_fields.h"
 
@@ -74,12 +77,46 @@ absl::StatusOr<v1::SceneFile> ReadSceneFile(const std::string& path) {
   if (!file) return absl::NotFoundError(absl::StrCat(path, ": cannot read the file"));
   const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (file.bad()) return absl::NotFoundError(absl::StrCat(path, ": cannot read the file"));
-  return ParseSceneFile(text, path);
+  absl::StatusOr<v1::SceneFile> scene = ParseSceneFile(text, path);
+  if (!scene.ok()) return scene;
+  // Mesh file paths are relative to the scene file, wherever it is loaded from.
+  const std::filesystem::path directory = std::filesystem::path(path).parent_path();
+  for (v1::SceneMeshFile& mesh_file : *scene->mutable_mesh_files()) {
+    const std::filesystem::path mesh_path(mesh_file.path());
+    if (!mesh_file.path().empty() && mesh_path.is_relative()) {
+      mesh_file.set_path((directory / mesh_path).string());
+    }
+  }
+  return scene;
+}
+
+absl::Status CheckSceneMeshFiles(const v1::SceneFile& scene) {
+  std::map<std::string, int> names;
+  for (int i = 0; i < scene.mesh_files_size(); ++i) {
+    const v1::SceneMeshFile& file = scene.mesh_files(i);
+    const std::string field = absl::StrCat("mesh_files[", i, "]");
+    if (file.name().empty()) return absl::InvalidArgumentError(field + ".name: required");
+    if (file.path().empty()) return absl::InvalidArgumentError(field + ".path: required");
+    if (!names.emplace(file.name(), i).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ".name: '", file.name(), "' is also mesh_files[", names[file.name()], "]'s name"));
+    }
+  }
+  for (int i = 0; i < scene.bodies_size(); ++i) {
+    const v1::BodySpec& body = scene.bodies(i);
+    if (body.mesh_case() == v1::BodySpec::kMeshId && !names.contains(body.mesh_id())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(BodyLabel(i, body), ".mesh_id: '", body.mesh_id(),
+                       "' names no entry of mesh_files (a scene refers to its own mesh files)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
                                          const PrepareContextFn& prepare,
                                          const v1::SceneFile& scene, std::string_view name) {
+  if (absl::Status names = CheckSceneMeshFiles(scene); !names.ok()) return names;
   v1::CreateSessionRequest create = scene.session();
   if (!name.empty()) create.set_name(std::string(name));
   LoadedSceneIds loaded;
@@ -104,6 +141,21 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
     (void)stub.CloseSession(&context, request, &response);  // best effort: the refusal matters
     return Prefixed(status, prefix);
   };
+  std::map<std::string, std::string> mesh_ids;  // scene name -> the server's mesh id
+  for (int i = 0; i < scene.mesh_files_size(); ++i) {
+    const v1::SceneMeshFile& file = scene.mesh_files(i);
+    MeshFileSource source{file.path(), file.format(), std::nullopt};
+    if (file.has_scale_to_m()) source.scale_to_m = file.scale_to_m();
+    grpc::ClientContext context;
+    prepare(context, token);
+    AddSessionIdMetadata(context, session_id);
+    absl::StatusOr<v1::UploadMeshResponse> uploaded =
+        UploadMeshFile(stub, context, session_id, source);
+    if (!uploaded.ok()) {
+      return fail(uploaded.status(), absl::StrCat("mesh_files[", i, "] (", file.name(), ")"));
+    }
+    mesh_ids[file.name()] = uploaded->mesh_id();
+  }
   for (int i = 0; i < scene.bodies_size(); ++i) {
     grpc::ClientContext context;
     prepare(context, token);
@@ -111,6 +163,9 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
     v1::AddBodyRequest request;
     request.set_session_id(session_id);
     *request.mutable_body() = scene.bodies(i);
+    if (request.body().mesh_case() == v1::BodySpec::kMeshId) {
+      request.mutable_body()->set_mesh_id(mesh_ids.at(request.body().mesh_id()));
+    }
     v1::AddBodyResponse response;
     absl::Status status = FromGrpcStatus(stub.AddBody(&context, request, &response));
     if (!status.ok()) return fail(status, BodyLabel(i, scene.bodies(i)));

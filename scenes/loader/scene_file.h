@@ -26,8 +26,13 @@ absl::StatusOr<v1::SceneFile> ParseSceneFile(std::string_view text,
                                              std::string_view source = "scene");
 
 // NotFound "<path>: cannot read the file" when it cannot be opened; otherwise ParseSceneFile with
-// the path as source.
+// the path as source, and every relative mesh_files[].path made relative to the file's directory.
 absl::StatusOr<v1::SceneFile> ReadSceneFile(const std::string& path);
+
+// InvalidArgument naming the element when a mesh_files entry has no name or path, two share a
+// name, or a body's mesh_id names none of them (a scene refers to its own mesh files). LoadScene
+// checks this first; a CLI checks it to tell a bad file from a refusal.
+absl::Status CheckSceneMeshFiles(const v1::SceneFile& scene);
 
 // Prepares each call's context: the deadline, and the token's metadata when `token` is not empty.
 using PrepareContextFn =
@@ -46,9 +51,13 @@ struct LoadedSceneIds {
   std::vector<int32_t> constraint_ids;      // in file order
 };
 
-// Creates the scene's session (named `name` when not empty, else as the file says) and adds its
-// bodies and constraints in file order. On a refusal the half-built session is closed and the
-// server's code is returned with the element prefixed: "bodies[3] (link3): body.primitive...".
+// Creates the scene's session (named `name` when not empty, else as the file says), uploads its
+// mesh files (paths as given: ReadSceneFile resolved them) and adds its bodies (a mesh_id naming
+// a mesh file gets the server's id) and constraints in file order. InvalidArgument before
+// anything is created when mesh_files names are missing or repeated or a body's mesh_id names
+// none of them. On a refusal the half-built session is closed and the
+// server's code is returned with the element prefixed: "bodies[3] (link3): body.primitive...",
+// "mesh_files[0] (bunny): file_bytes: ...".
 absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
                                          const PrepareContextFn& prepare,
                                          const v1::SceneFile& scene, std::string_view name = {});

@@ -19,6 +19,10 @@ struct ServerLimits {
   // coordinate, 4 per index), counted while a mesh streams in.
   int max_meshes_per_session = 16;
   int64_t max_mesh_bytes_per_session = int64_t{256} << 20;
+  // A mesh file sent by UploadMesh (UploadMeshChunk.file_bytes and ele_file_bytes together) is
+  // buffered whole before it is parsed: its bytes, counted while it streams in [bytes]. 128 MiB
+  // holds a binary STL of 2.6 million triangles.
+  int64_t max_mesh_file_bytes = int64_t{128} << 20;
   // Session, body and mesh names [bytes]: they appear in every listing, topology and log line.
   int max_name_bytes = 256;
   // local_global.iterations and cr_iterations of one session: each scales the work of every step,

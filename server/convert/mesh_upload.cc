@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/convert/body_convert.h"
+#include "server/convert/mesh_file_import.h"
 
 namespace contactsim::server {
 namespace {
@@ -19,6 +20,22 @@ absl::Status MeshUpload::Append(const v1::UploadMeshChunk& chunk, int64_t index)
   if (index == 0) {
     session_id_ = chunk.session_id();
     mesh_.tetrahedral = chunk.tetrahedral();
+    if (!v1::MeshFileFormat_IsValid(chunk.format())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ".format: ", static_cast<int>(chunk.format()), " is not a MeshFileFormat"));
+    }
+    format_ = chunk.format();
+    if (chunk.has_scale_to_m()) {
+      if (!is_file()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            field, ".scale_to_m: applies to mesh files only (set format); arrays are in metres"));
+      }
+      scale_to_m_ = chunk.scale_to_m();
+      if (!std::isfinite(scale_to_m_) || scale_to_m_ <= 0.0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ".scale_to_m: must be finite and > 0, got ", scale_to_m_));
+      }
+    }
   } else {
     if (!chunk.session_id().empty() && chunk.session_id() != session_id_) {
       return absl::InvalidArgumentError(
@@ -28,6 +45,52 @@ absl::Status MeshUpload::Append(const v1::UploadMeshChunk& chunk, int64_t index)
       return absl::InvalidArgumentError(
           absl::StrCat(field, ".tetrahedral: only the first chunk sets the element type"));
     }
+    if (chunk.format() != v1::MESH_FILE_FORMAT_UNSPECIFIED && chunk.format() != format_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".format: only the first chunk sets the format"));
+    }
+    if (chunk.has_scale_to_m() && chunk.scale_to_m() != scale_to_m_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".scale_to_m: only the first chunk sets the scale"));
+    }
+  }
+  return is_file() ? AppendFileBytes(chunk, field) : AppendArrays(chunk, field);
+}
+
+absl::Status MeshUpload::AppendFileBytes(const v1::UploadMeshChunk& chunk,
+                                         const std::string& field) {
+  const std::string& format = v1::MeshFileFormat_Name(format_);
+  if (chunk.vertices_m_size() > 0 || chunk.elements_size() > 0 || chunk.tetrahedral()) {
+    const char* member = chunk.vertices_m_size() > 0 ? ".vertices_m"
+                         : chunk.elements_size() > 0 ? ".elements"
+                                                     : ".tetrahedral";
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, member, ": a file upload (", format,
+                     ") sends file_bytes only; the file decides the element type"));
+  }
+  if (!chunk.ele_file_bytes().empty() && format_ != v1::MESH_FILE_FORMAT_TETGEN) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ".ele_file_bytes: only the TetGen format has a second file, not ", format));
+  }
+  // Counted before anything is kept: an oversized file is never buffered past the limit.
+  const int64_t bytes =
+      static_cast<int64_t>(file_bytes_.size() + ele_file_bytes_.size() + chunk.file_bytes().size() +
+                           chunk.ele_file_bytes().size());
+  if (bytes > limits_.max_mesh_file_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(field, ".file_bytes: the file passes the server's limit of ",
+                     limits_.max_mesh_file_bytes, " bytes per mesh file (--max-mesh-file-bytes)"));
+  }
+  file_bytes_.append(chunk.file_bytes());
+  ele_file_bytes_.append(chunk.ele_file_bytes());
+  return absl::OkStatus();
+}
+
+absl::Status MeshUpload::AppendArrays(const v1::UploadMeshChunk& chunk, const std::string& field) {
+  if (!chunk.file_bytes().empty() || !chunk.ele_file_bytes().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, chunk.file_bytes().empty() ? ".ele_file_bytes" : ".file_bytes",
+                     ": set format on the first chunk to send a mesh file"));
   }
   const int per_element = mesh_.tetrahedral ? 4 : 3;
   const int64_t coordinates =
@@ -57,6 +120,15 @@ absl::Status MeshUpload::Append(const v1::UploadMeshChunk& chunk, int64_t index)
 }
 
 absl::StatusOr<UploadedMesh> MeshUpload::Finish() {
+  if (is_file()) {
+    absl::StatusOr<UploadedMesh> mesh =
+        ImportMeshFile(format_, file_bytes_, ele_file_bytes_, scale_to_m_, limits_);
+    file_bytes_.clear();
+    file_bytes_.shrink_to_fit();
+    ele_file_bytes_.clear();
+    ele_file_bytes_.shrink_to_fit();
+    return mesh;
+  }
   const int per_element = mesh_.tetrahedral ? 4 : 3;
   if (mesh_.vertices_m.size() % 3 != 0) {
     return absl::InvalidArgumentError(

@@ -7,6 +7,10 @@
 // the session's remaining mesh budget. Finish checks the whole mesh: at least one element,
 // coordinate and index counts multiples of 3 and 3 (or 4), every coordinate finite, every index
 // in [0, vertices).
+//
+// A file upload (UploadMeshChunk.format set on the first chunk) instead appends the file's bytes
+// (and TetGen's .ele bytes), at most limits.max_mesh_file_bytes in all, and Finish parses them
+// (mesh_file_import.h). A chunk that mixes arrays and file bytes is refused naming the field.
 #pragma once
 
 #include <cstdint>
@@ -28,21 +32,33 @@ class MeshUpload {
   MeshUpload(const ServerLimits& limits, int64_t budget_bytes)
       : limits_(limits), budget_bytes_(budget_bytes) {}
 
-  // Chunk `index` (0 first): the first fixes tetrahedral; later ones must name the same session
-  // or none, and may not set tetrahedral differently (InvalidArgument "chunks[3].tetrahedral:
-  // ..."). ResourceExhausted naming the field once a limit is crossed.
+  // Chunk `index` (0 first): the first fixes tetrahedral (or the file format and scale_to_m);
+  // later ones must name the same session or none, and may not set tetrahedral, format or
+  // scale_to_m differently (InvalidArgument "chunks[3].tetrahedral: ..."). ResourceExhausted
+  // naming the field once a limit is crossed.
   absl::Status Append(const v1::UploadMeshChunk& chunk, int64_t index);
   // The checked mesh (InvalidArgument naming the array otherwise); call once, after the last
-  // chunk.
+  // chunk. A file is parsed here: this can take seconds for a large one, so the service calls it
+  // off gRPC's callback threads.
   absl::StatusOr<UploadedMesh> Finish();
 
   const std::string& session_id() const { return session_id_; }
+  // True for a file upload (the first chunk set a format).
+  bool is_file() const { return format_ != v1::MESH_FILE_FORMAT_UNSPECIFIED; }
 
  private:
+  absl::Status AppendFileBytes(const v1::UploadMeshChunk& chunk, const std::string& field);
+  absl::Status AppendArrays(const v1::UploadMeshChunk& chunk, const std::string& field);
+
   ServerLimits limits_;
   int64_t budget_bytes_ = 0;
   std::string session_id_;
   UploadedMesh mesh_;
+  // File uploads.
+  v1::MeshFileFormat format_ = v1::MESH_FILE_FORMAT_UNSPECIFIED;
+  double scale_to_m_ = 1.0;
+  std::string file_bytes_;
+  std::string ele_file_bytes_;
 };
 
 // `body` with its mesh_id replaced by the uploaded mesh inline (triangle_mesh or tet_mesh), so

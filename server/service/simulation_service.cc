@@ -297,7 +297,7 @@ grpc::ServerReadReactor<v1::UploadMeshChunk>* SimulationService::UploadMesh(
     return Authorize(*context, session_id, Role::kController);
   };
   return new UploadMeshReactor(context, BearerToken(*context).status(), std::move(authorize),
-                               sessions_->limits(), response);
+                               sessions_->limits(), pool_, response);
 }
 
 grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* context,

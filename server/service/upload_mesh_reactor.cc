@@ -11,8 +11,13 @@ namespace contactsim::server {
 
 UploadMeshReactor::UploadMeshReactor(grpc::CallbackServerContext* context,
                                      const absl::Status& precheck, Authorizer authorize,
-                                     const ServerLimits& limits, v1::UploadMeshResponse* response)
-    : context_(context), authorize_(std::move(authorize)), limits_(limits), response_(response) {
+                                     const ServerLimits& limits, WorkerPool* pool,
+                                     v1::UploadMeshResponse* response)
+    : context_(context),
+      authorize_(std::move(authorize)),
+      limits_(limits),
+      pool_(pool),
+      response_(response) {
   if (!precheck.ok()) {
     FinishWith(precheck);
     return;
@@ -62,6 +67,12 @@ void UploadMeshReactor::Complete() {
         "session_id: the upload sent no chunk; the first chunk names the session"));
     return;
   }
+  // The reactor lives until FinishWith is called, which Store always does.
+  session_->strand()->Post(
+      pool_, [this] { Store(); }, /*may_run_inline=*/false);
+}
+
+void UploadMeshReactor::Store() {
   absl::StatusOr<UploadedMesh> mesh = upload_->Finish();
   if (!mesh.ok()) {
     FinishWith(mesh.status());
@@ -69,16 +80,19 @@ void UploadMeshReactor::Complete() {
   }
   const int64_t num_vertices = mesh->num_vertices();
   const int64_t num_elements = mesh->num_elements();
+  const bool tetrahedral = mesh->tetrahedral;
   absl::StatusOr<std::string> mesh_id = session_->StoreMesh(*std::move(mesh));
   if (!mesh_id.ok()) {
     FinishWith(mesh_id.status());
     return;
   }
-  spdlog::info("session {}: mesh {} uploaded ({} vertices, {} elements in {} chunks)",
-               session_->id(), *mesh_id, num_vertices, num_elements, chunks_);
+  spdlog::info("session {}: mesh {} uploaded ({} vertices, {} {} in {} chunks{})", session_->id(),
+               *mesh_id, num_vertices, num_elements, tetrahedral ? "tetrahedra" : "triangles",
+               chunks_, upload_->is_file() ? ", parsed from a file" : "");
   response_->set_mesh_id(*mesh_id);
   response_->set_num_vertices(static_cast<int32_t>(num_vertices));
   response_->set_num_elements(static_cast<int32_t>(num_elements));
+  response_->set_tetrahedral(tetrahedral);
   FinishWith(absl::OkStatus());
 }
 

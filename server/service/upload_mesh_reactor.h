@@ -4,7 +4,9 @@
 // by MeshUpload (server/convert/mesh_upload.h), which refuses with RESOURCE_EXHAUSTED at the
 // chunk that crosses a limit, so an oversized upload is never buffered past the limit; the call
 // then finishes at once (the client's remaining writes fail). At the end of the stream the mesh
-// is checked and stored in the session, and its id returned.
+// is checked (a mesh file parsed) and stored in the session, and its id returned: as a task on
+// the session's strand, run by the worker pool, because parsing a large file takes seconds that
+// gRPC's callback threads must not spend.
 #pragma once
 
 #include <functional>
@@ -19,6 +21,7 @@
 #include "server/common/limits.h"
 #include "server/convert/mesh_upload.h"
 #include "server/session/session.h"
+#include "server/session/worker_pool.h"
 
 namespace contactsim::server {
 
@@ -31,7 +34,7 @@ class UploadMeshReactor final : public grpc::ServerReadReactor<v1::UploadMeshChu
   // Finishes at once with `precheck` when it is not OK (no chunk is read). Deletes itself when
   // the call is done.
   UploadMeshReactor(grpc::CallbackServerContext* context, const absl::Status& precheck,
-                    Authorizer authorize, const ServerLimits& limits,
+                    Authorizer authorize, const ServerLimits& limits, WorkerPool* pool,
                     v1::UploadMeshResponse* response);
 
   void OnReadDone(bool ok) override;
@@ -39,11 +42,13 @@ class UploadMeshReactor final : public grpc::ServerReadReactor<v1::UploadMeshChu
 
  private:
   void FinishWith(const absl::Status& status);
-  void Complete();  // the stream ended: check, store, answer
+  void Complete();  // the stream ended: queue Store on the session's strand
+  void Store();     // on the strand: check (parse), store, answer
 
   grpc::CallbackServerContext* context_;
   Authorizer authorize_;
   const ServerLimits limits_;
+  WorkerPool* pool_;
   v1::UploadMeshResponse* response_;
   v1::UploadMeshChunk chunk_;
   int64_t chunks_ = 0;

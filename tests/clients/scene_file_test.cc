@@ -572,6 +572,47 @@ TEST_F(ClientTest, StartupScenesLoadThroughTheServersOwnApi) {
   EXPECT_EQ(sessions->size(), 2u);
 }
 
+// --scene with mesh files: the server reads them itself (here by absolute path; relative paths
+// are tested through `contactsim load` in body_cli_test.cc), and a file it refuses closes the
+// half-built session naming the entry.
+TEST_F(ClientTest, StartupSceneUploadsItsMeshFiles) {
+  const std::string meshes = std::string(CONTACTSIM_TEST_DATA_DIR) + "/meshes";
+  const std::string path = ::testing::TempDir() + "/mesh_file_scene.textproto";
+  {
+    std::ofstream file(path);
+    file << "mesh_files { name: \"cube\" path: \"" << meshes
+         << "/cube_100mm_unshared.obj\" scale_to_m: 0.001 }\n"
+            "bodies { kind: BODY_KIND_RIGID mesh_id: \"cube\" rigid { density_kg_per_m3: 1000 } "
+            "}\n";
+  }
+  absl::StatusOr<std::vector<server::StartupScene>> scenes =
+      server::LoadStartupScenes(*server_, {path});
+  ASSERT_TRUE(scenes.ok()) << scenes.status();
+  ASSERT_EQ((*scenes)[0].loaded.bodies.size(), 1u);
+  EXPECT_EQ((*scenes)[0].loaded.bodies[0].num_vertices(), 8);  // 36 corners welded
+  EXPECT_NEAR((*scenes)[0].loaded.bodies[0].mass_kg(), 1.0, 1e-12);
+
+  absl::StatusOr<v1::SceneFile> read = ReadSceneFile(path);  // an absolute path stays as it is
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->mesh_files(0).path(), meshes + "/cube_100mm_unshared.obj");
+
+  const std::string bad = ::testing::TempDir() + "/bad_mesh_file_scene.textproto";
+  {
+    std::ofstream file(bad);
+    file << "mesh_files { name: \"cube\" path: \"" << meshes
+         << "/cube_100mm_unshared.obj\" format: MESH_FILE_FORMAT_GMSH }\n";
+  }
+  absl::StatusOr<std::vector<server::StartupScene>> refused =
+      server::LoadStartupScenes(*server_, {bad});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              StartsWith(bad + ": mesh_files[0] (cube): file_bytes: line 1:"))
+      << refused.status();
+  absl::StatusOr<std::vector<v1::SessionSummary>> sessions = connection_->ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  EXPECT_EQ(sessions->size(), 1u);  // the first scene's; the refused one was closed
+}
+
 TEST_F(ClientTest, StartupSceneErrorsNameTheFile) {
   const std::string path = ::testing::TempDir() + "/broken_scene.textproto";
   {

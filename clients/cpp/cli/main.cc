@@ -1,12 +1,15 @@
 // contactsim: the command-line client of a ContactSim server. Subcommands: ping, health, sessions,
-// create, step, watch, snapshot, restore, close, load, record. Exit codes: 0 ok, 2 usage error
-// (also an unreadable or unparseable scene file), 3 server unreachable, 4 server refused (the
-// gRPC code name and message are printed). The connection flags (--server, --timeout-s,
+// create, step, watch, snapshot, restore, close, load, record, upload-mesh, add-body, remove-body.
+// Exit codes: 0 ok, 2 usage error (also an unreadable or unparseable scene file), 3 server
+// unreachable, 4 server refused (the gRPC code name and message are printed). The connection flags
+// (--server, --timeout-s,
 // --tls-ca...) are shared by every command: connection_flags.h.
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
+#include "clients/cpp/cli/body_commands.h"
 #include "clients/cpp/cli/commands.h"
 #include "clients/cpp/cli/connection_flags.h"
 #include "clients/cpp/cli/exit_codes.h"
@@ -17,11 +20,35 @@ namespace {
 using contactsim::client::cli::SessionArgs;
 
 // SESSION positional and --token (or CONTACTSIM_TOKEN), shared by the session subcommands.
-void AddSessionOptions(CLI::App* command, SessionArgs& args) {
+void AddSessionOptions(CLI::App* command, SessionArgs& args,
+                       const std::string& token_help = "controller or viewer token") {
   command->add_option("session", args.session_id, "session id")->required();
-  command->add_option("--token", args.token, "controller or viewer token")
-      ->envname("CONTACTSIM_TOKEN")
-      ->required();
+  command->add_option("--token", args.token, token_help)->envname("CONTACTSIM_TOKEN")->required();
+}
+
+constexpr char kControllerToken[] =
+    "the session's controller token (a viewer token is refused: PERMISSION_DENIED)";
+
+// "a|b|c" for help texts.
+std::string Choices(const std::vector<std::string>& values) {
+  std::string out;
+  for (const std::string& v : values) out += (out.empty() ? "" : "|") + v;
+  return out;
+}
+
+// --mesh-style file flags: --format and --scale.
+void AddMeshFileFormatOptions(CLI::App* command, contactsim::client::cli::MeshFileArgs& args) {
+  namespace cli = contactsim::client::cli;
+  command
+      ->add_option("--format", args.format,
+                   "file format, " + Choices(cli::kMeshFileFormats) +
+                       " (default: from the extension: .obj .stl .ply .gltf .glb .msh "
+                       ".node/.ele)")
+      ->check(CLI::IsMember(cli::kMeshFileFormats, CLI::ignore_case));
+  command
+      ->add_option("--scale", args.scale_to_m,
+                   "metres per file unit, > 0 (0.001 for a file in millimetres; default 1)")
+      ->check(CLI::PositiveNumber);
 }
 
 }  // namespace
@@ -130,6 +157,110 @@ int main(int argc, char** argv) {
   CLI::App* close = app.add_subcommand("close", "close a session");
   AddSessionOptions(close, close_args);
 
+  cli::UploadMeshArgs upload_args;
+  CLI::App* upload = app.add_subcommand(
+      "upload-mesh",
+      "send a mesh file (OBJ, STL, PLY, glTF/GLB: triangles, corners welded; Gmsh .msh, TetGen "
+      ".node+.ele: tetrahedra) to a session; prints its mesh id for add-body --mesh-id. Needs "
+      "the controller token");
+  AddSessionOptions(upload, upload_args.session, kControllerToken);
+  upload->add_option("file", upload_args.file.path, "mesh file (TetGen: the .node, .ele beside it)")
+      ->required();
+  AddMeshFileFormatOptions(upload, upload_args.file);
+
+  cli::AddBodyArgs body_args;
+  CLI::App* add_body = app.add_subcommand(
+      "add-body",
+      "add a body from a mesh file (--mesh), an uploaded mesh (--mesh-id) or a primitive the "
+      "server builds (--primitive); prints its id, vertex count and mass. Needs the controller "
+      "token");
+  AddSessionOptions(add_body, body_args.session, kControllerToken);
+  add_body->add_option("--mesh", body_args.mesh_file.path,
+                       "mesh file sent first (upload-mesh), e.g. part.stl --scale 0.001");
+  AddMeshFileFormatOptions(add_body, body_args.mesh_file);
+  add_body->add_option("--mesh-id", body_args.mesh_id, "a mesh uploaded to this session");
+  add_body
+      ->add_option("--primitive", body_args.primitive.shape,
+                   Choices(cli::kPrimitives) +
+                       ": box --half-extents; sphere --radius --subdivisions; torus "
+                       "--major-radius --tube-radius --major-segments --tube-segments; "
+                       "cylinder --radius --height --segments; capsule --radius --half-length "
+                       "--segments --cap-rings; cloth-grid --size --cells x,y; tet-box "
+                       "--half-extents --cells x,y,z; tet-sphere --radius --resolution; bowl "
+                       "--inner-radius --thickness --segments --rings")
+      ->check(CLI::IsMember(cli::kPrimitives));
+  add_body
+      ->add_option("--kind", body_args.kind,
+                   Choices(cli::kBodyKinds) +
+                       " (rigid: --density, a closed mesh; cloth: --area-density "
+                       "--stretch-stiffness; fem, hyperelastic: a tet mesh, --density "
+                       "--youngs-modulus --poisson-ratio; hyperelastic needs a local_global "
+                       "session)")
+      ->required()
+      ->check(CLI::IsMember(cli::kBodyKinds));
+  add_body->add_option("--name", body_args.name, "body name, unique in the session");
+  add_body
+      ->add_option("--pose", body_args.pose,
+                   "x,y,z[,qw,qx,qy,qz]: where the mesh frame goes [m], orientation (w first)")
+      ->delimiter(',');
+  add_body->add_option("--velocity", body_args.velocity, "vx,vy,vz initial velocity [m/s]")
+      ->delimiter(',')
+      ->expected(3);
+  add_body
+      ->add_option("--angular-velocity", body_args.angular_velocity,
+                   "wx,wy,wz initial angular velocity [rad/s] (rigid)")
+      ->delimiter(',')
+      ->expected(3);
+  add_body
+      ->add_option("--density", body_args.density_kg_per_m3, "[kg/m^3] (rigid, fem, hyperelastic)")
+      ->check(CLI::PositiveNumber);
+  add_body->add_option("--youngs-modulus", body_args.youngs_modulus_pa,
+                       "E [Pa] (fem, hyperelastic)");
+  add_body->add_option("--poisson-ratio", body_args.poisson_ratio,
+                       "nu in (-1, 0.5) (fem, hyperelastic)");
+  add_body
+      ->add_option("--model", body_args.hyperelastic_model,
+                   "hyperelastic material: " + Choices(cli::kHyperelasticModels))
+      ->check(CLI::IsMember(cli::kHyperelasticModels))
+      ->capture_default_str();
+  add_body->add_option("--mass-damping", body_args.mass_damping_per_s,
+                       "Rayleigh alpha [1/s] (fem, cloth)");
+  add_body->add_option("--stiffness-damping", body_args.stiffness_damping_s,
+                       "Rayleigh beta [s] (fem)");
+  add_body->add_option("--area-density", body_args.area_density_kg_per_m2, "[kg/m^2] (cloth)");
+  add_body->add_option("--stretch-stiffness", body_args.stretch_stiffness_n_per_m, "[N/m] (cloth)");
+  add_body->add_option("--bend-stiffness", body_args.bend_stiffness_n_per_m, "[N/m] (cloth)");
+  add_body->add_option("--spring-damping", body_args.spring_damping_ns_per_m, "[N*s/m] (cloth)");
+  add_body->add_flag("--no-collision", body_args.collision_disabled,
+                     "the body passes through everything");
+  cli::PrimitiveArgs& shape = body_args.primitive;
+  add_body->add_option("--half-extents", shape.half_extents, "hx,hy,hz [m] (box, tet-box)")
+      ->delimiter(',')
+      ->expected(3);
+  add_body->add_option("--radius", shape.radius, "[m] (sphere, cylinder, capsule, tet-sphere)");
+  add_body->add_option("--subdivisions", shape.subdivisions, "0-9 (sphere)");
+  add_body->add_option("--height", shape.height, "[m] (cylinder)");
+  add_body->add_option("--half-length", shape.half_length, "[m] (capsule)");
+  add_body->add_option("--segments", shape.segments, ">= 3 (cylinder, capsule, bowl)");
+  add_body->add_option("--cap-rings", shape.cap_rings, ">= 1 (capsule)");
+  add_body->add_option("--major-radius", shape.major_radius, "[m] (torus)");
+  add_body->add_option("--tube-radius", shape.tube_radius, "[m] (torus)");
+  add_body->add_option("--major-segments", shape.major_segments, ">= 3 (torus)");
+  add_body->add_option("--tube-segments", shape.tube_segments, ">= 3 (torus)");
+  add_body->add_option("--size", shape.size, "x,y [m] (cloth-grid)")->delimiter(',')->expected(2);
+  add_body->add_option("--cells", shape.cells, "x,y (cloth-grid) or x,y,z (tet-box)")
+      ->delimiter(',');
+  add_body->add_option("--resolution", shape.resolution, ">= 1 (tet-sphere)");
+  add_body->add_option("--inner-radius", shape.inner_radius, "[m] (bowl)");
+  add_body->add_option("--thickness", shape.thickness, "[m] (bowl)");
+  add_body->add_option("--rings", shape.rings, ">= 2 (bowl)");
+
+  cli::RemoveBodyArgs remove_body_args;
+  CLI::App* remove_body = app.add_subcommand(
+      "remove-body", "remove a body and its constraints. Needs the controller token");
+  AddSessionOptions(remove_body, remove_body_args.session, kControllerToken);
+  remove_body->add_option("body_id", remove_body_args.body_id, "the body's id")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -158,5 +289,8 @@ int main(int argc, char** argv) {
   if (*close) return cli::RunClose(context, close_args);
   if (*load) return cli::RunLoad(context, load_args);
   if (*record) return cli::RunRecord(context, record_args);
+  if (*upload) return cli::RunUploadMesh(context, upload_args);
+  if (*add_body) return cli::RunAddBody(context, body_args);
+  if (*remove_body) return cli::RunRemoveBody(context, remove_body_args);
   return cli::kExitUsage;  // unreachable: require_subcommand(1)
 }

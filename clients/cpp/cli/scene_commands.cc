@@ -98,6 +98,20 @@ int RunLoad(const Context& context, const LoadArgs& args) {
     context.err << "error: " << scene.status().message() << "\n";
     return kExitUsage;
   }
+  // A scene's own mistakes and a mesh file that is not there are the command's fault (exit 2),
+  // found before any call.
+  if (absl::Status names = CheckSceneMeshFiles(*scene); !names.ok()) {
+    context.err << "error: " << args.scene_file << ": " << names.message() << "\n";
+    return kExitUsage;
+  }
+  for (int i = 0; i < scene->mesh_files_size(); ++i) {
+    const v1::SceneMeshFile& mesh_file = scene->mesh_files(i);
+    if (!std::ifstream(mesh_file.path(), std::ios::binary)) {
+      context.err << "error: " << args.scene_file << ": mesh_files[" << i << "] ("
+                  << mesh_file.name() << "): " << mesh_file.path() << ": cannot read the file\n";
+      return kExitUsage;
+    }
+  }
   absl::StatusOr<LoadedScene> loaded = LoadScene(context.connection, *scene, args.name);
   if (!loaded.ok()) {
     return ReportFailure(loaded.status(), context.connection, context.server, context.err);

@@ -31,7 +31,7 @@ except ImportError as error:
 from .client import Client, FrameStream, Session
 from .errors import ContactSimError
 from .results import (AddedBody, BodyState, BodyTopology, BodyTotals, ContactPair, Diagnostics,
-                      Frame, Quat, SessionInfo, Snapshot, StepResult, Vec3)
+                      Frame, Quat, SessionInfo, Snapshot, StepResult, UploadedMesh, Vec3)
 from .scene import (Friction, GroundPlane, KinematicControl, TetMesh, TriangleMesh, box_mesh,
                     ground_plane)
 
@@ -39,5 +39,5 @@ __all__ = [
     "AddedBody", "BodyState", "BodyTopology", "BodyTotals", "Client", "ContactPair",
     "ContactSimError", "Diagnostics", "Frame", "FrameStream", "Friction", "GroundPlane",
     "KinematicControl", "Quat", "Session", "SessionInfo", "Snapshot", "StepResult", "TetMesh",
-    "TriangleMesh", "Vec3", "box_mesh", "ground_plane",
+    "TriangleMesh", "UploadedMesh", "Vec3", "box_mesh", "ground_plane",
 ]

@@ -9,11 +9,13 @@ code and the server's message.
 
 import grpc
 
-from contactsim.v1 import scene_pb2, simulation_pb2, simulation_pb2_grpc
+import os
+
+from contactsim.v1 import primitives_pb2, scene_pb2, simulation_pb2, simulation_pb2_grpc
 
 from . import convert
 from .errors import ContactSimError
-from .results import AddedBody, Snapshot, StepResult
+from .results import AddedBody, Snapshot, StepResult, UploadedMesh
 from .scene import box_mesh
 
 _MIB = 1 << 20
@@ -173,8 +175,9 @@ class Session:
     def add_body(self, mesh, kind="rigid", *, position_m=(0.0, 0.0, 0.0), orientation=None,
                  density_kg_per_m3=None, name="", linear_velocity_m_per_s=None,
                  angular_velocity_rad_per_s=None, collision_disabled=False, material=None):
-        """Adds a body from an inline TriangleMesh or TetMesh placed at position_m [m] with
-        orientation (w, x, y, z). kind: "rigid" (needs density_kg_per_m3 and a closed mesh),
+        """Adds a body from an inline TriangleMesh or TetMesh, an uploaded mesh's id (str, from
+        upload_mesh_file) or a contactsim.v1.primitives_pb2.PrimitiveMesh, placed at position_m
+        [m] with orientation (w, x, y, z). kind: "rigid" (needs density_kg_per_m3 and a closed mesh),
         "static", "kinematic", "cloth", "fem" or "hyperelastic" (pass
         material=scene_pb2.ClothMaterial(...), FemMaterial(...) or HyperelasticMaterial(...);
         hyperelastic bodies need a session with pipeline="local_global"). Returns AddedBody (id,
@@ -215,6 +218,140 @@ class Session:
         density = density_kg_per_m3 if kind == "rigid" else None
         return self.add_body(box_mesh(*halves), kind, position_m=position_m,
                              density_kg_per_m3=density, **kwargs)
+
+    def upload_mesh_file(self, path, *, format=None, scale_to_m=None, chunk_bytes=1 << 20):
+        """Sends a mesh file to the session (UploadMesh), where the server parses it: OBJ, STL
+        (ASCII or binary), PLY, glTF (buffers embedded) or GLB give a triangle mesh with corners
+        at equal positions welded; Gmsh .msh (ASCII 2.2 or 4.1) or TetGen (.node with its .ele
+        beside it) a tet mesh. format: "obj", "stl", "ply", "gltf", "glb", "msh" or "tetgen"
+        (default: from the extension). scale_to_m: metres per file unit (0.001 for millimetres;
+        default 1). Returns UploadedMesh; its mesh_id goes to add_body. A file the server cannot
+        read raises ContactSimError INVALID_ARGUMENT naming "file_bytes" and the line or element;
+        a missing local file raises OSError."""
+        file_format = convert.mesh_file_format(path, format)
+        if chunk_bytes <= 0:
+            raise ValueError("chunk_bytes: must be > 0")
+        path = os.fspath(path)
+        ele_bytes = b""
+        if file_format == simulation_pb2.MESH_FILE_FORMAT_TETGEN:
+            root, extension = os.path.splitext(path)
+            stem = root if extension.lower() in (".node", ".ele") else path
+            path = stem + ".node"
+            with open(stem + ".ele", "rb") as ele_file:
+                ele_bytes = ele_file.read()
+        with open(path, "rb") as mesh_file:
+            data = mesh_file.read()
+
+        def chunks():
+            first = simulation_pb2.UploadMeshChunk(session_id=self.id, format=file_format)
+            if scale_to_m is not None:
+                first.scale_to_m = float(scale_to_m)
+            first.file_bytes = data[:chunk_bytes]
+            yield first
+            for offset in range(chunk_bytes, len(data), chunk_bytes):
+                yield simulation_pb2.UploadMeshChunk(file_bytes=data[offset:offset + chunk_bytes])
+            for offset in range(0, len(ele_bytes), chunk_bytes):
+                yield simulation_pb2.UploadMeshChunk(
+                    ele_file_bytes=ele_bytes[offset:offset + chunk_bytes])
+
+        response = self._call("UploadMesh", chunks())
+        return UploadedMesh(mesh_id=response.mesh_id, num_vertices=response.num_vertices,
+                            num_elements=response.num_elements,
+                            tetrahedral=response.tetrahedral)
+
+    def add_mesh_file(self, path, kind="rigid", *, scale_to_m=None, format=None, **kwargs):
+        """Uploads a mesh file (upload_mesh_file: format, scale_to_m) and adds a body of it
+        (add_body: kind, position_m, orientation, density_kg_per_m3, material, name, ...). A
+        CAD export in millimetres as a 1000 kg/m^3 rigid body:
+        session.add_mesh_file("part.stl", "rigid", scale_to_m=0.001, density_kg_per_m3=1000).
+        A Gmsh tet mesh as a soft body: session.add_mesh_file("ball.msh", "fem",
+        material=scene_pb2.FemMaterial(...)). Returns AddedBody."""
+        uploaded = self.upload_mesh_file(path, format=format, scale_to_m=scale_to_m)
+        return self.add_body(uploaded.mesh_id, kind, **kwargs)
+
+    def _add_primitive(self, primitive, kind, density_kg_per_m3, kwargs):
+        density = density_kg_per_m3 if kind == "rigid" else None
+        return self.add_body(primitive, kind, density_kg_per_m3=density, **kwargs)
+
+    # Primitives the server builds (primitives.proto), centred on the mesh origin; position_m,
+    # orientation, name, material and the other add_body arguments pass through. Surface shapes
+    # default to 1000 kg/m^3 rigid bodies (density is used by rigid bodies only); tet shapes are
+    # FEM (or, in a local_global session, hyperelastic) bodies and need material=.
+
+    def add_sphere(self, radius_m, *, subdivisions=3, kind="rigid", density_kg_per_m3=1000.0,
+                   **kwargs):
+        """An icosphere: 10 * 4^subdivisions + 2 vertices on the sphere of radius_m [m]."""
+        shape = primitives_pb2.PrimitiveMesh()
+        shape.sphere.radius_m = float(radius_m)
+        shape.sphere.subdivisions = int(subdivisions)
+        return self._add_primitive(shape, kind, density_kg_per_m3, kwargs)
+
+    def add_capsule(self, radius_m, half_length_m, *, segments=24, cap_rings=6, kind="rigid",
+                    density_kg_per_m3=1000.0, **kwargs):
+        """A capsule along z: a cylinder of length 2 half_length_m with hemispherical caps."""
+        shape = primitives_pb2.PrimitiveMesh()
+        shape.capsule.radius_m = float(radius_m)
+        shape.capsule.half_length_m = float(half_length_m)
+        shape.capsule.segments = int(segments)
+        shape.capsule.cap_rings = int(cap_rings)
+        return self._add_primitive(shape, kind, density_kg_per_m3, kwargs)
+
+    def add_cylinder(self, radius_m, height_m, *, segments=32, kind="rigid",
+                     density_kg_per_m3=1000.0, **kwargs):
+        """A closed cylinder along z from -height_m / 2 to +height_m / 2."""
+        shape = primitives_pb2.PrimitiveMesh()
+        shape.cylinder.radius_m = float(radius_m)
+        shape.cylinder.height_m = float(height_m)
+        shape.cylinder.segments = int(segments)
+        return self._add_primitive(shape, kind, density_kg_per_m3, kwargs)
+
+    def add_torus(self, major_radius_m, tube_radius_m, *, major_segments=48, tube_segments=16,
+                  kind="rigid", density_kg_per_m3=1000.0, **kwargs):
+        """A torus in the xy-plane around z."""
+        shape = primitives_pb2.PrimitiveMesh()
+        shape.torus.major_radius_m = float(major_radius_m)
+        shape.torus.tube_radius_m = float(tube_radius_m)
+        shape.torus.major_segments = int(major_segments)
+        shape.torus.tube_segments = int(tube_segments)
+        return self._add_primitive(shape, kind, density_kg_per_m3, kwargs)
+
+    def add_bowl(self, inner_radius_m, thickness_m, *, segments=32, rings=8, kind="static",
+                 density_kg_per_m3=1000.0, **kwargs):
+        """A thick hemispherical bowl opening towards +z (static by default)."""
+        shape = primitives_pb2.PrimitiveMesh()
+        shape.bowl.inner_radius_m = float(inner_radius_m)
+        shape.bowl.thickness_m = float(thickness_m)
+        shape.bowl.segments = int(segments)
+        shape.bowl.rings = int(rings)
+        return self._add_primitive(shape, kind, density_kg_per_m3, kwargs)
+
+    def add_cloth_grid(self, size_x_m, size_y_m, cells_x, cells_y, *, material, **kwargs):
+        """A rectangular cloth in the xy-plane: (cells_x + 1) (cells_y + 1) vertices;
+        material=scene_pb2.ClothMaterial(...)."""
+        shape = primitives_pb2.PrimitiveMesh()
+        grid = shape.cloth_grid
+        grid.size_x_m, grid.size_y_m = float(size_x_m), float(size_y_m)
+        grid.cells_x, grid.cells_y = int(cells_x), int(cells_y)
+        return self.add_body(shape, "cloth", material=material, **kwargs)
+
+    def add_tet_box(self, half_extents_m, *, cells=(2, 2, 2), kind="fem", **kwargs):
+        """A tetrahedralized box with half sizes (hx, hy, hz) [m] (or one number), 6 tets per
+        cell; kind "fem" or "hyperelastic", with material=."""
+        halves = (half_extents_m,) * 3 if isinstance(half_extents_m, (int, float)) else \
+            half_extents_m
+        shape = primitives_pb2.PrimitiveMesh()
+        convert.to_vec3(halves, shape.tet_box.half_extents_m)
+        shape.tet_box.cells_x, shape.tet_box.cells_y, shape.tet_box.cells_z = \
+            (int(c) for c in cells)
+        return self.add_body(shape, kind, **kwargs)
+
+    def add_tet_sphere(self, radius_m, *, resolution=4, kind="fem", **kwargs):
+        """A tetrahedralized ball: (resolution + 1)^3 vertices, 6 resolution^3 tets; kind "fem"
+        or "hyperelastic", with material=."""
+        shape = primitives_pb2.PrimitiveMesh()
+        shape.tet_sphere.radius_m = float(radius_m)
+        shape.tet_sphere.resolution = int(resolution)
+        return self.add_body(shape, kind, **kwargs)
 
     def remove_body(self, body_id):
         self._call("RemoveBody", simulation_pb2.RemoveBodyRequest(session_id=self.id,

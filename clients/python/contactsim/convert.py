@@ -1,6 +1,8 @@
 """Conversions between the generated contactsim.v1 messages and the package's plain types."""
 
-from contactsim.v1 import scene_pb2, simulation_pb2
+import os
+
+from contactsim.v1 import primitives_pb2, scene_pb2, simulation_pb2
 
 from .scene import Friction, GroundPlane, TetMesh, TriangleMesh
 from .results import (BodyState, BodyTopology, BodyTotals, ContactPair, Diagnostics, Frame, Quat,
@@ -67,9 +69,45 @@ def _triples(packed):
     return [Vec3(packed[i], packed[i + 1], packed[i + 2]) for i in range(0, len(packed) - 2, 3)]
 
 
+# Mesh file formats by name and by extension (UploadMeshChunk.format).
+_MESH_FILE_FORMATS = {
+    "obj": simulation_pb2.MESH_FILE_FORMAT_OBJ,
+    "stl": simulation_pb2.MESH_FILE_FORMAT_STL,
+    "ply": simulation_pb2.MESH_FILE_FORMAT_PLY,
+    "gltf": simulation_pb2.MESH_FILE_FORMAT_GLTF,
+    "glb": simulation_pb2.MESH_FILE_FORMAT_GLB,
+    "msh": simulation_pb2.MESH_FILE_FORMAT_GMSH,
+    "gmsh": simulation_pb2.MESH_FILE_FORMAT_GMSH,
+    "tetgen": simulation_pb2.MESH_FILE_FORMAT_TETGEN,
+    "node": simulation_pb2.MESH_FILE_FORMAT_TETGEN,
+    "ele": simulation_pb2.MESH_FILE_FORMAT_TETGEN,
+}
+MESH_FILE_FORMAT_NAMES = ("obj", "stl", "ply", "gltf", "glb", "msh", "tetgen")
+
+
+def mesh_file_format(path, name=None):
+    """The MeshFileFormat of `name` ("obj", "stl", "ply", "gltf", "glb", "msh", "tetgen") or,
+    when name is None, of the path's extension (.obj .stl .ply .gltf .glb .msh .node .ele)."""
+    if name is not None:
+        key = str(name).lower()
+        if key not in _MESH_FILE_FORMATS:
+            raise ValueError(f"format: {name!r} is not one of {list(MESH_FILE_FORMAT_NAMES)}")
+        return _MESH_FILE_FORMATS[key]
+    extension = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
+    if extension in ("tetgen", "gmsh") or extension not in _MESH_FILE_FORMATS:
+        raise ValueError(f"{path}: unknown mesh file extension (known: .obj .stl .ply .gltf .glb "
+                         ".msh .node/.ele); pass format=")
+    return _MESH_FILE_FORMATS[extension]
+
+
 def mesh_into(mesh, spec):
-    """Puts a TriangleMesh or TetMesh into a BodySpec's mesh oneof."""
-    if isinstance(mesh, TriangleMesh):
+    """Puts a TriangleMesh, TetMesh, PrimitiveMesh message or uploaded mesh id (str) into a
+    BodySpec's mesh oneof."""
+    if isinstance(mesh, str):
+        spec.mesh_id = mesh
+    elif isinstance(mesh, primitives_pb2.PrimitiveMesh):
+        spec.primitive.CopyFrom(mesh)
+    elif isinstance(mesh, TriangleMesh):
         target = spec.triangle_mesh
         for vertex in mesh.vertices_m:
             target.vertices_m.extend(float(c) for c in vertex)
@@ -82,7 +120,8 @@ def mesh_into(mesh, spec):
         for tet in mesh.tetrahedra:
             target.tetrahedra.extend(int(i) for i in tet)
     else:
-        raise TypeError("mesh: expected contactsim.TriangleMesh or contactsim.TetMesh")
+        raise TypeError("mesh: expected contactsim.TriangleMesh, contactsim.TetMesh, a "
+                        "contactsim.v1.primitives_pb2.PrimitiveMesh or an uploaded mesh id (str)")
 
 
 _FRICTION_MODELS = {

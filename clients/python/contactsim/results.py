@@ -42,6 +42,18 @@ class SessionInfo:
 
 
 @dataclass
+class UploadedMesh:
+    """A mesh stored in a session by UploadMesh: its id for add_body(mesh_id), its counts after
+    the server welded and validated it, and whether it holds tetrahedra (a .msh or TetGen file)
+    or triangles."""
+
+    mesh_id: str
+    num_vertices: int
+    num_elements: int
+    tetrahedral: bool
+
+
+@dataclass
 class AddedBody:
     body_id: int
     num_vertices: int
