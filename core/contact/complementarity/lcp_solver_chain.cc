@@ -1,0 +1,138 @@
+#include "core/contact/complementarity/lcp_solver_chain.h"
+
+#include <Eigen/LU>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "core/common/status_macros.h"
+
+namespace contactsim::core {
+namespace {
+
+// The polish of lcp_solver_chain.h: true when it replaced *solution's z.
+bool Polish(const LcpProblem& problem, double tolerance, LcpSolution* solution) {
+  const Eigen::Index n = problem.q.size();
+  const Eigen::VectorXd w = LcpSlack(problem, solution->z);
+  std::vector<Eigen::Index> active;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (i < problem.num_free || solution->z[i] > w[i]) active.push_back(i);
+  }
+  const Eigen::Index na = static_cast<Eigen::Index>(active.size());
+  LcpSolution polished;
+  polished.z.setZero(n);
+  if (na > 0) {
+    Eigen::MatrixXd m_aa(na, na);
+    Eigen::VectorXd q_a(na);
+    for (Eigen::Index r = 0; r < na; ++r) {
+      q_a[r] = problem.q[active[r]];
+      for (Eigen::Index c = 0; c < na; ++c) m_aa(r, c) = problem.m(active[r], active[c]);
+    }
+    const Eigen::FullPivLU<Eigen::MatrixXd> lu(m_aa);
+    if (!lu.isInvertible()) return false;
+    const Eigen::VectorXd z_a = lu.solve(-q_a);
+    for (Eigen::Index r = 0; r < na; ++r) polished.z[active[r]] = z_a[r];
+  }
+  VerifyLcpSolution(problem, tolerance, &polished);
+  if (polished.status != LcpSolveStatus::kSolved || !(polished.residual < solution->residual)) {
+    return false;
+  }
+  solution->z = std::move(polished.z);
+  solution->w = std::move(polished.w);
+  solution->residual = polished.residual;
+  solution->status = LcpSolveStatus::kSolved;
+  solution->message.clear();
+  return true;
+}
+
+}  // namespace
+
+std::string_view LcpSolverPathName(LcpSolverPath path) {
+  switch (path) {
+    case LcpSolverPath::kLemke:
+      return "lemke";
+    case LcpSolverPath::kLemkeRegularized:
+      return "lemke_regularized";
+    case LcpSolverPath::kProjectedGaussSeidel:
+      return "projected_gauss_seidel";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem,
+                                                          const LcpSolverChainOptions& options) {
+  RETURN_IF_ERROR(ValidateLcp(problem));
+  for (size_t k = 0; k < options.regularizations.size(); ++k) {
+    if (!(options.regularizations[k] > 0.0) || !std::isfinite(options.regularizations[k])) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("regularizations[%d]: must be finite and > 0", k));
+    }
+  }
+  if (!(options.fallback_acceptance_tolerance >= 0.0)) {
+    return absl::InvalidArgumentError("fallback_acceptance_tolerance: must be >= 0");
+  }
+
+  LcpSolverChainResult result;
+  bool have_best = false;
+  // Records an attempt; returns true when it is accepted (the chain stops).
+  auto record = [&](LcpSolverPath path, double eps, LcpSolution solution, double tolerance) {
+    LcpSolverAttempt attempt;
+    attempt.path = path;
+    attempt.regularization = eps;
+    // Every answer is judged on the original problem; a failing one keeps its solver's reason
+    // unless the solver claimed success (a regularized answer too far from the original).
+    LcpSolution check;
+    check.z = solution.z;
+    VerifyLcpSolution(problem, tolerance, &check);
+    solution.w = std::move(check.w);
+    solution.residual = check.residual;
+    if (check.status == LcpSolveStatus::kSolved || solution.status == LcpSolveStatus::kSolved) {
+      solution.status = check.status;
+      solution.message = std::move(check.message);
+    }
+    if (path != LcpSolverPath::kLemke) attempt.polished = Polish(problem, tolerance, &solution);
+    attempt.status = solution.status;
+    attempt.residual = solution.residual;
+    attempt.pivots = solution.pivots;
+    attempt.iterations = solution.iterations;
+    attempt.message = solution.message;
+    result.attempts.push_back(attempt);
+    const bool accepted = solution.status == LcpSolveStatus::kSolved;
+    if (accepted || !have_best || solution.residual < result.solution.residual) {
+      result.solution = std::move(solution);
+      result.path = path;
+      have_best = true;
+    }
+    result.solved = accepted;
+    return accepted;
+  };
+
+  ASSIGN_OR_RETURN(LcpSolution lemke, SolveLcpLemke(problem, options.lemke));
+  if (record(LcpSolverPath::kLemke, 0.0, std::move(lemke), options.lemke.residual_tolerance)) {
+    return result;
+  }
+
+  const double m_norm =
+      problem.m.size() == 0 ? 0.0 : problem.m.cwiseAbs().rowwise().sum().maxCoeff();
+  for (const double relative : options.regularizations) {
+    const double eps = relative * m_norm;
+    LcpProblem regularized = problem;
+    for (Eigen::Index i = problem.num_free; i < problem.q.size(); ++i) regularized.m(i, i) += eps;
+    ASSIGN_OR_RETURN(LcpSolution solution, SolveLcpLemke(regularized, options.lemke));
+    if (record(LcpSolverPath::kLemkeRegularized, eps, std::move(solution),
+               options.fallback_acceptance_tolerance)) {
+      return result;
+    }
+  }
+
+  if (options.use_projected_gauss_seidel) {
+    ASSIGN_OR_RETURN(LcpSolution solution,
+                     SolveLcpProjectedGaussSeidel(problem, options.projected_gauss_seidel));
+    record(LcpSolverPath::kProjectedGaussSeidel, 0.0, std::move(solution),
+           options.fallback_acceptance_tolerance);
+  }
+  return result;
+}
+
+}  // namespace contactsim::core
