@@ -100,17 +100,18 @@ LcpProblem PegLikeLcp(int num_bodies, std::mt19937_64& rng) {
   std::vector<Eigen::VectorXd> g_n, g_p, g_c;
   std::vector<double> psi_n, psi_p, psi_c;
   std::vector<int> secondaries;  // per intercontact constraint
-  for (int a = 0; a < num_bodies; ++a) {
+  for (int u = 0; u < 2 * num_bodies; ++u) {
+    const int a = u % num_bodies;
     g_n.push_back(ContactColumn(num_bodies, a, other_body(a), Uniform(0.0, 2 * M_PI, rng), rng));
     psi_n.push_back(gap());
   }
-  for (int k = 0; k < (num_bodies + 1) / 2; ++k) {
+  for (int k = 0; k < num_bodies; ++k) {
     const int a = static_cast<int>(Uniform(0.0, num_bodies, rng)) % num_bodies;
     const int b = other_body(a);
     const double angle = Uniform(0.0, 2 * M_PI, rng);
     g_p.push_back(ContactColumn(num_bodies, a, b, angle, rng));
     psi_p.push_back(gap());
-    const int count = Uniform(0.0, 1.0, rng) < 0.5 ? 1 : 2;
+    const int count = 1 + static_cast<int>(Uniform(0.0, 3.0, rng)) % 3;
     secondaries.push_back(count);
     for (int s = 0; s < count; ++s) {
       // A corner: the secondary face's normal 0.5-2.5 rad from the primary's.

@@ -12,13 +12,13 @@
 // q is standard normal except for kPositiveSemidefinite.
 //
 // PegLikeLcp: the structure of the PEG LCP after eliminating the free velocities (PEG notes §5.2)
-// for planar bodies (3 dofs, m in [0.1, 1] kg, J in [1e-3, 1e-2] kg m^2): unilateral contacts
-// (one per body, against another body or the world), intercontact constraints with one or two
-// secondaries on the same body pair, N = [[G_n^T W G_n, G_n^T W G_i, 0], [G_i^T W G_n,
-// G_i^T W G_i, E_ic], [G_c^T W G_n, G_c^T W G_i, E_c]] with W = M^-1, G_c = G_p - G_s, E_ic the
-// rows of ones over each constraint's secondaries and E_c = blockdiag(lower-triangular ones); q =
-// G^T v~ + psi / h with v~ ~ 0.5 N(0, 1) m/s, gaps psi in [-1, 5] mm, h = 10 ms. Non-symmetric and
-// in general not P0, as in the pipeline.
+// for planar bodies (3 dofs, m in [0.1, 1] kg, J in [1e-3, 1e-2] kg m^2): two unilateral contacts
+// per body (against another body or the world), one intercontact constraint per body with one to
+// three secondaries on the same body pair (a corner: normals 0.5-2.5 rad apart), N = [[G_n^T W G_n,
+// G_n^T W G_i, 0], [G_i^T W G_n, G_i^T W G_i, E_ic], [G_c^T W G_n, G_c^T W G_i, E_c]] with W =
+// M^-1, G_c = G_p - G_s, E_ic the rows of ones over each constraint's secondaries and E_c =
+// blockdiag(lower-triangular ones); q = G^T v~ + psi / h with v~ ~ 0.5 N(0, 1) m/s, gaps psi in
+// [-1, 5] mm, h = 10 ms. Non-symmetric and in general not P0, as in the pipeline.
 #pragma once
 
 #include <random>
@@ -36,7 +36,8 @@ enum class RandomLcpKind {
 
 LcpProblem RandomLcp(RandomLcpKind kind, int n, std::mt19937_64& rng);
 
-// About 2.5 rows per body (one U, half an I with its secondaries).
+// About 5 rows per body (two U, one I with its secondaries): more rows than the 3 dofs, as in a
+// pile, so the force block G^T W G is singular.
 LcpProblem PegLikeLcp(int num_bodies, std::mt19937_64& rng);
 
 }  // namespace contactsim::core::testing

@@ -62,18 +62,21 @@ double LcpNaturalMapResidual(const LcpProblem& problem, const Eigen::VectorXd& z
   return residual;
 }
 
-double LcpAcceptanceBound(const LcpProblem& problem, const Eigen::VectorXd& z, double tolerance) {
+double LcpAcceptanceBound(const LcpProblem& problem, const Eigen::VectorXd& z, double tolerance,
+                          LcpAnswerKind kind) {
+  const double q_norm = problem.q.size() == 0 ? 0.0 : problem.q.cwiseAbs().maxCoeff();
+  if (kind == LcpAnswerKind::kIterative) return tolerance * (1.0 + q_norm);
   const double m_norm =
       problem.m.size() == 0 ? 0.0 : problem.m.cwiseAbs().rowwise().sum().maxCoeff();
   const double z_norm = z.size() == 0 ? 0.0 : z.cwiseAbs().maxCoeff();
-  const double q_norm = problem.q.size() == 0 ? 0.0 : problem.q.cwiseAbs().maxCoeff();
   return tolerance * (1.0 + std::max(q_norm, m_norm * z_norm));
 }
 
-void VerifyLcpSolution(const LcpProblem& problem, double tolerance, LcpSolution* solution) {
+void VerifyLcpSolution(const LcpProblem& problem, double tolerance, LcpAnswerKind kind,
+                       LcpSolution* solution) {
   solution->w = LcpSlack(problem, solution->z);
   solution->residual = LcpNaturalMapResidual(problem, solution->z, solution->w);
-  const double bound = LcpAcceptanceBound(problem, solution->z, tolerance);
+  const double bound = LcpAcceptanceBound(problem, solution->z, tolerance, kind);
   if (solution->residual <= bound) {
     solution->status = LcpSolveStatus::kSolved;
     solution->message.clear();

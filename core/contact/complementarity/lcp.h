@@ -13,9 +13,14 @@
 //
 // Residual (natural map): r_i = min(z_i, w_i) on complementarity rows and r_i = w_i on free rows;
 // ||r||_inf = 0 exactly at a solution, and it also measures infeasibility (a negative z_i or w_i).
-// A solver's answer is accepted only when
-//   ||r||_inf <= tolerance * (1 + scale),  scale = max(||q||_inf, ||M||_inf ||z||_inf),
-// the size of the terms that w = M z + q sums (so round-off, not units, sets the bound).
+// A solver's answer is accepted only when ||r||_inf <= tolerance * (1 + scale), with a scale that
+// depends on how the answer was made (LcpAnswerKind):
+//   kBasic      a complementary basis (Lemke, or an active-set solve): z_i = 0 or w_i = 0 holds by
+//               construction, only round-off can break feasibility, and round-off in w = M z + q
+//               is relative to its terms: scale = max(||q||_inf, ||M||_inf ||z||_inf).
+//   kIterative  an iterate (projected Gauss–Seidel): complementarity is not built in, and an
+//               iterate running off along a ray z = t d of an infeasible LCP has a residual that
+//               shrinks relative to ||M|| ||z||, so the scale is the data's alone: ||q||_inf.
 #pragma once
 
 #include <Eigen/Core>
@@ -64,11 +69,15 @@ Eigen::VectorXd LcpSlack(const LcpProblem& problem, const Eigen::VectorXd& z);
 double LcpNaturalMapResidual(const LcpProblem& problem, const Eigen::VectorXd& z,
                              const Eigen::VectorXd& w);
 
+enum class LcpAnswerKind { kBasic, kIterative };
+
 // The acceptance bound tolerance * (1 + scale) for this z (see above).
-double LcpAcceptanceBound(const LcpProblem& problem, const Eigen::VectorXd& z, double tolerance);
+double LcpAcceptanceBound(const LcpProblem& problem, const Eigen::VectorXd& z, double tolerance,
+                          LcpAnswerKind kind);
 
 // Fills w and residual of *solution from its z on `problem`, and sets status kSolved when the
 // residual is within the acceptance bound, else kNumericalFailure with a message giving both.
-void VerifyLcpSolution(const LcpProblem& problem, double tolerance, LcpSolution* solution);
+void VerifyLcpSolution(const LcpProblem& problem, double tolerance, LcpAnswerKind kind,
+                       LcpSolution* solution);
 
 }  // namespace contactsim::core

@@ -11,7 +11,7 @@
 namespace contactsim::core {
 namespace {
 
-// The polish of lcp_solver_chain.h: true when it replaced *solution's z.
+// The polish of lcp_solver_chain.h: true when it replaced *solution (then verified, kSolved).
 bool Polish(const LcpProblem& problem, double tolerance, LcpSolution* solution) {
   const Eigen::Index n = problem.q.size();
   const Eigen::VectorXd w = LcpSlack(problem, solution->z);
@@ -34,9 +34,10 @@ bool Polish(const LcpProblem& problem, double tolerance, LcpSolution* solution) 
     const Eigen::VectorXd z_a = lu.solve(-q_a);
     for (Eigen::Index r = 0; r < na; ++r) polished.z[active[r]] = z_a[r];
   }
-  VerifyLcpSolution(problem, tolerance, &polished);
-  if (polished.status != LcpSolveStatus::kSolved || !(polished.residual < solution->residual)) {
-    return false;
+  VerifyLcpSolution(problem, tolerance, LcpAnswerKind::kBasic, &polished);
+  if (polished.status != LcpSolveStatus::kSolved) return false;
+  if (solution->status == LcpSolveStatus::kSolved && !(polished.residual < solution->residual)) {
+    return false;  // an accepted answer is only replaced by a better one
   }
   solution->z = std::move(polished.z);
   solution->w = std::move(polished.w);
@@ -69,29 +70,16 @@ absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& prob
           absl::StrFormat("regularizations[%d]: must be finite and > 0", k));
     }
   }
-  if (!(options.fallback_acceptance_tolerance >= 0.0)) {
-    return absl::InvalidArgumentError("fallback_acceptance_tolerance: must be >= 0");
-  }
 
   LcpSolverChainResult result;
   bool have_best = false;
-  // Records an attempt; returns true when it is accepted (the chain stops).
-  auto record = [&](LcpSolverPath path, double eps, LcpSolution solution, double tolerance) {
+  // Records an attempt (its answer already judged on the original problem); returns true when it
+  // is accepted, which ends the chain.
+  auto record = [&](LcpSolverPath path, double eps, bool polished, LcpSolution solution) {
     LcpSolverAttempt attempt;
     attempt.path = path;
     attempt.regularization = eps;
-    // Every answer is judged on the original problem; a failing one keeps its solver's reason
-    // unless the solver claimed success (a regularized answer too far from the original).
-    LcpSolution check;
-    check.z = solution.z;
-    VerifyLcpSolution(problem, tolerance, &check);
-    solution.w = std::move(check.w);
-    solution.residual = check.residual;
-    if (check.status == LcpSolveStatus::kSolved || solution.status == LcpSolveStatus::kSolved) {
-      solution.status = check.status;
-      solution.message = std::move(check.message);
-    }
-    if (path != LcpSolverPath::kLemke) attempt.polished = Polish(problem, tolerance, &solution);
+    attempt.polished = polished;
     attempt.status = solution.status;
     attempt.residual = solution.residual;
     attempt.pivots = solution.pivots;
@@ -108,29 +96,49 @@ absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& prob
     return accepted;
   };
 
+  // 1. Lemke verifies its answer on the problem itself.
   ASSIGN_OR_RETURN(LcpSolution lemke, SolveLcpLemke(problem, options.lemke));
-  if (record(LcpSolverPath::kLemke, 0.0, std::move(lemke), options.lemke.residual_tolerance)) {
-    return result;
-  }
+  if (record(LcpSolverPath::kLemke, 0.0, false, std::move(lemke))) return result;
 
+  // 2. Regularized Lemke: only a polished answer can be accepted. The raw one solves
+  // LCP(M + eps I, q); on an infeasible LCP(M, q) it grows like 1 / eps while its residual stays
+  // within any bound relative to ||M|| ||z||, so it is never taken as it is.
   const double m_norm =
       problem.m.size() == 0 ? 0.0 : problem.m.cwiseAbs().rowwise().sum().maxCoeff();
   for (const double relative : options.regularizations) {
     const double eps = relative * m_norm;
+    if (!(eps > 0.0)) break;  // M = 0: nothing to scale eps by
     LcpProblem regularized = problem;
     for (Eigen::Index i = problem.num_free; i < problem.q.size(); ++i) regularized.m(i, i) += eps;
     ASSIGN_OR_RETURN(LcpSolution solution, SolveLcpLemke(regularized, options.lemke));
-    if (record(LcpSolverPath::kLemkeRegularized, eps, std::move(solution),
-               options.fallback_acceptance_tolerance)) {
+    const LcpSolveStatus regularized_status = solution.status;
+    solution.w = LcpSlack(problem, solution.z);
+    solution.residual = LcpNaturalMapResidual(problem, solution.z, solution.w);
+    const bool polished = Polish(problem, options.acceptance_tolerance, &solution);
+    if (!polished) {
+      solution.status = regularized_status == LcpSolveStatus::kSolved
+                            ? LcpSolveStatus::kNumericalFailure
+                            : regularized_status;
+      if (regularized_status == LcpSolveStatus::kSolved) {
+        solution.message = absl::StrFormat(
+            "the regularized answer (residual %.3g on the original problem) does not polish to a "
+            "solution",
+            solution.residual);
+      }
+    }
+    if (record(LcpSolverPath::kLemkeRegularized, eps, polished, std::move(solution))) {
       return result;
     }
   }
 
+  // 3. Projected Gauss-Seidel verifies its answer on the problem itself; the polish may make it
+  // exact.
   if (options.use_projected_gauss_seidel) {
     ASSIGN_OR_RETURN(LcpSolution solution,
                      SolveLcpProjectedGaussSeidel(problem, options.projected_gauss_seidel));
-    record(LcpSolverPath::kProjectedGaussSeidel, 0.0, std::move(solution),
-           options.fallback_acceptance_tolerance);
+    const bool polished = solution.status != LcpSolveStatus::kNotApplicable &&
+                          Polish(problem, options.acceptance_tolerance, &solution);
+    record(LcpSolverPath::kProjectedGaussSeidel, 0.0, polished, std::move(solution));
   }
   return result;
 }

@@ -6,14 +6,17 @@
 //   2. Lemke on the regularized LCP(M + eps_k I, q), eps_k = regularizations[k] ||M||_inf, on the
 //      complementarity rows only. For a P0 M, M + eps I is a P-matrix (unique solution, and Lemke
 //      cannot ray-terminate); in general it moves the problem off the degenerate or singular
-//      bases where pivoting fails. Its answer solves a nearby problem, not LCP(M, q): it is
-//      polished (below) and then accepted only if it passes the acceptance test on the original M.
-//   3. Projected Gauss–Seidel (projected_gauss_seidel.h), when every diagonal allows it.
+//      bases where pivoting fails. Its answer solves a nearby problem, not LCP(M, q), and on an
+//      infeasible LCP(M, q) it grows like 1 / eps while staying within any residual bound
+//      relative to ||M|| ||z||: so it is only a guess of the active set, and only its polish
+//      (below) can be accepted.
+//   3. Projected Gauss–Seidel (projected_gauss_seidel.h), when every diagonal allows it; its
+//      converged answer solves LCP(M, q) itself, and the polish may make it exact.
 //
 // Polish: from an answer z, take the active set A = {free rows} U {i : z_i > w_i} and solve
-// M_AA z_A = -q_A with z = 0 off A; when that point passes the acceptance test with a smaller
-// residual it replaces z (a regularized or iterative answer becomes an exact solution of the
-// original problem whenever it identified the right active set).
+// M_AA z_A = -q_A with z = 0 off A; the point replaces z when it passes the acceptance test
+// (lcp.h, acceptance_tolerance) on the original problem (and, for an answer already accepted,
+// has a smaller residual). Every accepted answer therefore solves LCP(M, q) to round-off.
 //
 // Every attempt is recorded (path, eps, status, residual, pivots or sweeps, message), so the step
 // diagnostics can say which path solved each step and why the others failed.
@@ -34,14 +37,13 @@ enum class LcpSolverPath { kLemke, kLemkeRegularized, kProjectedGaussSeidel };
 std::string_view LcpSolverPathName(LcpSolverPath path);
 
 struct LcpSolverChainOptions {
-  LemkeOptions lemke;  // step 1 accepts with lemke.residual_tolerance
+  LemkeOptions lemke;  // steps 1 and 2; step 1 accepts with lemke.residual_tolerance
   // eps_k / ||M||_inf for step 2, in order; empty skips step 2.
   std::vector<double> regularizations = {1e-12, 1e-10, 1e-8};
   bool use_projected_gauss_seidel = true;
-  ProjectedGaussSeidelOptions projected_gauss_seidel;
-  // Acceptance on the original problem for steps 2 and 3 (lcp.h's bound): looser than Lemke's
-  // own, since a regularized answer that the polish cannot make exact is off by about eps ||z||.
-  double fallback_acceptance_tolerance = 1e-8;
+  ProjectedGaussSeidelOptions projected_gauss_seidel;  // accepts with its residual_tolerance
+  // Acceptance of a polished answer (lcp.h's bound on the original problem).
+  double acceptance_tolerance = 1e-10;
 };
 
 struct LcpSolverAttempt {

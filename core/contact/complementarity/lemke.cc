@@ -258,7 +258,7 @@ absl::StatusOr<LcpSolution> SolveLcpLemke(const LcpProblem& problem, const Lemke
     solution.z.head(nf) = -(ainv_a + ainv_c * inner.z);
   }
   if (solution.status == LcpSolveStatus::kSolved) {
-    VerifyLcpSolution(problem, options.residual_tolerance, &solution);
+    VerifyLcpSolution(problem, options.residual_tolerance, LcpAnswerKind::kBasic, &solution);
   } else {
     solution.w = LcpSlack(problem, solution.z);
     solution.residual = LcpNaturalMapResidual(problem, solution.z, solution.w);

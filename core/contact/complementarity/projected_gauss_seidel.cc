@@ -69,7 +69,7 @@ absl::StatusOr<LcpSolution> SolveLcpProjectedGaussSeidel(const LcpProblem& probl
       solution.message = absl::StrFormat("non-finite iterate after %d sweeps", sweep);
       return solution;
     }
-    VerifyLcpSolution(problem, options.residual_tolerance, &solution);
+    VerifyLcpSolution(problem, options.residual_tolerance, LcpAnswerKind::kIterative, &solution);
     if (solution.status == LcpSolveStatus::kSolved) return solution;
   }
   solution.status = LcpSolveStatus::kIterationLimit;

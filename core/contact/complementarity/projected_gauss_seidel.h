@@ -6,7 +6,8 @@
 //   z_i <- max(0, z_i - omega w_i / M_ii)      complementarity row
 //   z_i <-        z_i - omega w_i / M_ii       free (bilateral) row
 // After every check_interval sweeps it recomputes w = M z + q and stops when the natural-map
-// residual (lcp.h) is within the acceptance bound. Needs M_ii > 0 on complementarity rows and
+// residual (lcp.h) is within the acceptance bound for iterates (scale ||q||_inf: a run-off along a
+// ray is not accepted). Needs M_ii > 0 on complementarity rows and
 // M_ii != 0 on free rows (else kNotApplicable, naming the row). Converges for symmetric positive
 // semidefinite M with a solution and 0 < omega < 2, and for diagonally dominant M; on the
 // non-symmetric, non-P0 PEG matrices it may not, which is reported (kIterationLimit), never

@@ -97,6 +97,31 @@ TEST(LemkeTest, DegenerateTiesSolved) {
   EXPECT_LT(IndependentResidual(p, s.z), 1e-14);
 }
 
+// A degenerate problem on which Lemke cycles without the lexicographic rule (found by a search
+// over small integer problems): q = (-1, -1, -1) ties every ratio of the first pivot. Breaking
+// ties by the lowest row never ends; a 3 x 3 problem has fewer than 100 almost-complementary
+// bases, so 100 pivots without termination is a cycle. The lexicographic rule ends in two
+// pivots on the solution z = (0, 0, 1), w = (2, 1, 0), one of the three the enumeration finds.
+TEST(LemkeTest, DegenerateCyclingNeedsLexicographicRule) {
+  Eigen::MatrixXd m(3, 3);
+  m << 2, 3, 3, 3, 1, 2, 1, 3, 1;
+  const LcpProblem p = Make(m, Eigen::Vector3d(-1.0, -1.0, -1.0));
+  LemkeOptions naive;
+  naive.tie_break = LemkeTieBreak::kLowestIndex;
+  naive.max_pivots = 100;
+  EXPECT_EQ(Solve(p, naive).status, LcpSolveStatus::kPivotLimit);
+
+  const LcpSolution s = Solve(p);
+  ASSERT_EQ(s.status, LcpSolveStatus::kSolved) << s.message;
+  EXPECT_EQ(s.pivots, 2);
+  EXPECT_NEAR((s.z - Eigen::Vector3d(0, 0, 1)).cwiseAbs().maxCoeff(), 0.0, kExact);
+  const auto reference = EnumerateLcpSolutions(m, p.q, 1e-12);
+  EXPECT_TRUE(std::any_of(
+      reference.begin(), reference.end(),
+      [&](const Eigen::VectorXd& r) { return (s.z - r).cwiseAbs().maxCoeff() <= kExact; }))
+      << "not one of the " << reference.size() << " enumerated solutions";
+}
+
 // Copositive-plus M (PSD here) and an infeasible q: w1 + w2 = -2 for every z, so no z has w >= 0.
 // Lemke's theorem: for copositive-plus M it ends on a secondary ray exactly when the LCP is
 // infeasible. The same M with a feasible q is solved (z1 - z2 = 1: z = (1, 0)).
