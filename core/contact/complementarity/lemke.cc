@@ -66,8 +66,9 @@ class LemkeTableau {
     basis_[row] = entering;
   }
 
-  // B^-1 and q_bar from a fresh LU of the basis columns; false when B is (numerically) singular.
-  bool Refactor() {
+  // q_bar (and B^-1 unless values_only, for the final basis) from a fresh LU of the basis
+  // columns; false when B is (numerically) singular.
+  bool Refactor(bool values_only) {
     Eigen::MatrixXd b(n_, n_);
     for (int i = 0; i < n_; ++i) {
       Column(basis_[i], &a_);
@@ -76,7 +77,7 @@ class LemkeTableau {
     const Eigen::PartialPivLU<Eigen::MatrixXd> lu(b);
     // rcond below ~1e3 eps: the basic values would carry no correct digit.
     if (!(lu.rcond() > 1e-13)) return false;
-    binv_ = lu.inverse();
+    if (!values_only) binv_ = lu.inverse();
     q_bar_ = lu.solve(q_);
     q_scale_ = q_bar_.cwiseAbs().maxCoeff();
     return binv_.allFinite() && q_bar_.allFinite();
@@ -125,8 +126,8 @@ absl::Status ValidateLemkeOptions(const LemkeOptions& options, Eigen::Index n) {
       !(options.residual_tolerance >= 0.0)) {
     return absl::InvalidArgumentError("tolerances: must be finite and >= 0");
   }
-  if (options.refactor_interval < 1) {
-    return absl::InvalidArgumentError("refactor_interval: must be >= 1");
+  if (options.refactor_interval < 0) {
+    return absl::InvalidArgumentError("refactor_interval: must be >= 0");
   }
   if (options.covering.size() != 0) {
     if (options.covering.size() != n) {
@@ -153,6 +154,9 @@ void RunLemke(const LcpProblem& lcp, const LemkeOptions& options, LcpSolution* o
   const Eigen::VectorXd d =
       options.covering.size() == n ? options.covering : Eigen::VectorXd::Ones(n);
   const int max_pivots = options.max_pivots > 0 ? options.max_pivots : 50 * (n + 1);
+  // A refactorization costs O(n^3), a pivot O(n^2): every n pivots keeps it at O(n^2) a pivot.
+  const int refactor_interval =
+      options.refactor_interval > 0 ? options.refactor_interval : std::max(50, n);
   const bool first_column_only = options.tie_break == LemkeTieBreak::kLowestIndex;
   LemkeTableau tableau(lcp.m, lcp.q, d, options);
 
@@ -205,8 +209,8 @@ void RunLemke(const LcpProblem& lcp, const LemkeOptions& options, LcpSolution* o
     tableau.Pivot(best, c, entering);
     ++out->pivots;
     const bool done = leaving == tableau.z0();
-    if (done || out->pivots % options.refactor_interval == 0) {
-      if (!tableau.Refactor()) {
+    if (done || out->pivots % refactor_interval == 0) {
+      if (!tableau.Refactor(/*values_only=*/done)) {
         out->status = LcpSolveStatus::kNumericalFailure;
         out->message = absl::StrFormat("singular basis after %d pivots", out->pivots);
         return;

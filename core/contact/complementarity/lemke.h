@@ -43,8 +43,8 @@ struct LemkeOptions {
   double tie_tolerance = 1e-11;
   // Acceptance of the answer (lcp.h: residual <= residual_tolerance * (1 + scale)).
   double residual_tolerance = 1e-10;
-  int refactor_interval = 50;
-  Eigen::VectorXd covering;  // d (all entries > 0); empty: d = 1
+  int refactor_interval = 0;  // pivots between refactorizations; 0: max(50, n)
+  Eigen::VectorXd covering;   // d (all entries > 0); empty: d = 1
   LemkeTieBreak tie_break = LemkeTieBreak::kLexicographic;
 };
 
