@@ -6,17 +6,25 @@
 // and time (tolerance 1e-10 on the natural-map residual, at most 10000 sweeps, omega 1), the ratio
 // Lemke time / PGS time, and how many solves each solver failed (PGS failures are not timed in the
 // ratio: the median is over its solved problems only, "-" when none). One thread; times are the
-// median of 3 runs after one warm-up. Table in docs/rigid_lcp.md ("LCP solvers").
+// median of 3 runs after one warm-up.
+// Second table, the fallback chain's robustness (lcp_solver_chain.h): --robustness-trials random
+// 3 x 3 integer problems (entries of M in [-2, 3] with a positive diagonal, q in [-3, 2]; mostly
+// not P0); those where Lemke fails are classified as feasible or infeasible by enumeration
+// (scenes/testbeds/lcp_enumeration.h) and counted by the path that solved them, with a check that
+// no accepted answer has a residual above 1e-9. Tables in docs/rigid_lcp.md ("LCP solvers").
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "bench/median_time.h"
+#include "core/contact/complementarity/lcp_solver_chain.h"
 #include "core/contact/complementarity/lemke.h"
 #include "core/contact/complementarity/projected_gauss_seidel.h"
+#include "scenes/testbeds/lcp_enumeration.h"
 #include "scenes/testbeds/random_lcp.h"
 
 namespace contactsim::bench {
@@ -66,6 +74,42 @@ std::string Format(double v, const char* format) {
   return buffer;
 }
 
+void ChainRobustness(int trials, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> entry(-2, 3), offset(-3, 2);
+  constexpr int kN = 3;
+  std::map<std::string, int> counts;
+  int lemke_failed = 0, bad_accepted = 0;
+  for (int t = 0; t < trials; ++t) {
+    LcpProblem p;
+    p.m.resize(kN, kN);
+    p.q.resize(kN);
+    for (int i = 0; i < kN * kN; ++i) p.m.data()[i] = entry(rng);
+    for (int i = 0; i < kN; ++i) {
+      p.q[i] = offset(rng);
+      if (p.m(i, i) <= 0.0) p.m(i, i) = 1.0;
+    }
+    const core::LcpSolverChainResult r = *core::SolveLcpWithFallback(p);
+    if (r.attempts.front().status == LcpSolveStatus::kSolved) continue;
+    ++lemke_failed;
+    const bool feasible = !core::testing::EnumerateLcpSolutions(p.m, p.q, 1e-12).empty();
+    std::string key = feasible ? "feasible | " : "infeasible | ";
+    if (r.solved) {
+      key += std::string(core::LcpSolverPathName(r.path));
+      const Eigen::VectorXd w = p.m * r.solution.z + p.q;
+      if (w.cwiseMin(r.solution.z).cwiseAbs().maxCoeff() > 1e-9) ++bad_accepted;
+    } else {
+      key += "unsolved (reported)";
+    }
+    ++counts[key];
+  }
+  std::printf(
+      "\n%d random 3 x 3 problems; Lemke failed on %d; accepted answers with residual > "
+      "1e-9: %d\n\n| LCP | path that solved it | problems |\n|---|---|---|\n",
+      trials, lemke_failed, bad_accepted);
+  for (const auto& [key, count] : counts) std::printf("| %s | %d |\n", key.c_str(), count);
+}
+
 }  // namespace
 }  // namespace contactsim::bench
 
@@ -79,6 +123,11 @@ int main(int argc, char** argv) {
   app.add_option("--instances", instances, "random problems per size and class")
       ->check(CLI::PositiveNumber);
   app.add_option("--seed", seed, "random seed");
+  int robustness_trials = 60000;
+  uint64_t robustness_seed = 2;
+  app.add_option("--robustness-trials", robustness_trials,
+                 "random 3 x 3 problems for the fallback chain table (0: none)");
+  app.add_option("--robustness-seed", robustness_seed, "random seed of that table");
   CLI11_PARSE(app, argc, argv);
 
   std::printf(
@@ -108,5 +157,6 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
   }
+  if (robustness_trials > 0) bench::ChainRobustness(robustness_trials, robustness_seed);
   return 0;
 }

@@ -143,4 +143,9 @@ absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& prob
   return result;
 }
 
+absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem) {
+  const LcpSolverChainOptions defaults;
+  return SolveLcpWithFallback(problem, defaults);
+}
+
 }  // namespace contactsim::core

@@ -66,7 +66,10 @@ struct LcpSolverChainResult {
 };
 
 // InvalidArgument for a malformed problem or options; solver failures are in the result.
-absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(
-    const LcpProblem& problem, const LcpSolverChainOptions& options = {});
+absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem,
+                                                          const LcpSolverChainOptions& options);
+// With the default options (an overload rather than a default argument: GCC 12 warns about the
+// temporary's Eigen member at every call site).
+absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem);
 
 }  // namespace contactsim::core

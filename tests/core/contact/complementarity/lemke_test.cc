@@ -11,8 +11,8 @@
 #include <random>
 
 #include "absl/strings/match.h"
+#include "scenes/testbeds/lcp_enumeration.h"
 #include "scenes/testbeds/random_lcp.h"
-#include "tests/core/contact/complementarity/lcp_enumeration.h"
 
 namespace contactsim::core {
 namespace {

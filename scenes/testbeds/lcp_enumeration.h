@@ -1,7 +1,7 @@
-// Reference for the LCP solver tests: every solution of a small LCP(M, q) (lcp.h) by enumerating
-// the 2^n complementary index sets alpha (z_alpha = -M_aa^-1 q_a, z = 0 off alpha) and keeping
-// those with z >= 0 and w = M z + q >= 0 within `tolerance`. Independent of the solvers under
-// test (no pivoting, no iteration); n <= 12.
+// Reference for the LCP solver tests and bench/lcp_solver_bench: every solution of a small LCP(M,
+// q) (lcp.h) by enumerating the 2^n complementary index sets alpha (z_alpha = -M_aa^-1 q_a, z = 0
+// off alpha) and keeping those with z >= 0 and w = M z + q >= 0 within `tolerance`. Independent of
+// the solvers under test (no pivoting, no iteration); n <= 12.
 #pragma once
 
 #include <Eigen/Dense>
