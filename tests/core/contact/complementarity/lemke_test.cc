@@ -156,6 +156,17 @@ TEST(LemkeTest, MixedProblemWithBilateralRow) {
   EXPECT_NEAR(s.w[0], 0.0, kExact);
   EXPECT_NEAR(s.w[1], 0.0, kExact);
 
+  // Only free rows: the Schur complement is empty and u = -M^-1 q. M = [[1, -4], [4, 1]] (on
+  // which Gauss-Seidel diverges, projected_gauss_seidel_test), M^-1 = [[1, 4], [-4, 1]] / 17, so
+  // q = (-1, -1) gives u = (5, -3) / 17.
+  Eigen::MatrixXd rotation(2, 2);
+  rotation << 1.0, -4.0, 4.0, 1.0;
+  const LcpSolution free_only = Solve(Make(rotation, Eigen::Vector2d(-1.0, -1.0), 2));
+  ASSERT_EQ(free_only.status, LcpSolveStatus::kSolved) << free_only.message;
+  EXPECT_EQ(free_only.pivots, 0);
+  EXPECT_NEAR(free_only.z[0], 5.0 / 17.0, kExact);
+  EXPECT_NEAR(free_only.z[1], -3.0 / 17.0, kExact);
+
   Eigen::MatrixXd singular(2, 2);
   singular << 0.0, 1.0, -1.0, 1.0;  // free block A = 0
   const LcpSolution bad = Solve(Make(singular, Eigen::Vector2d(-2.0, 0.5), 1));
