@@ -2,6 +2,7 @@
 
 #include <Eigen/LU>
 #include <cmath>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -47,12 +48,36 @@ bool Polish(const LcpProblem& problem, double tolerance, LcpSolution* solution) 
   return true;
 }
 
+// splitmix64 (Steele, Lea & Flood 2014): a fixed, portable hash, so the covering vectors are
+// the same bits on every platform.
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// The k-th alternative covering vector: d_i = 10^(2 u - 1) in [0.1, 10].
+Eigen::VectorXd CoveringVector(int k, Eigen::Index n) {
+  Eigen::VectorXd d(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double u =
+        static_cast<double>(
+            SplitMix64((static_cast<uint64_t>(k) << 32) ^ static_cast<uint64_t>(i)) >> 11) *
+        0x1.0p-53;
+    d[i] = std::pow(10.0, 2.0 * u - 1.0);
+  }
+  return d;
+}
+
 }  // namespace
 
 std::string_view LcpSolverPathName(LcpSolverPath path) {
   switch (path) {
     case LcpSolverPath::kLemke:
       return "lemke";
+    case LcpSolverPath::kLemkeOtherCovering:
+      return "lemke_other_covering";
     case LcpSolverPath::kLemkeRegularized:
       return "lemke_regularized";
     case LcpSolverPath::kProjectedGaussSeidel:
@@ -64,6 +89,9 @@ std::string_view LcpSolverPathName(LcpSolverPath path) {
 absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem,
                                                           const LcpSolverChainOptions& options) {
   RETURN_IF_ERROR(ValidateLcp(problem));
+  if (options.covering_retries < 0) {
+    return absl::InvalidArgumentError("covering_retries: must be >= 0");
+  }
   for (size_t k = 0; k < options.regularizations.size(); ++k) {
     if (!(options.regularizations[k] > 0.0) || !std::isfinite(options.regularizations[k])) {
       return absl::InvalidArgumentError(
@@ -99,6 +127,14 @@ absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& prob
   // 1. Lemke verifies its answer on the problem itself.
   ASSIGN_OR_RETURN(LcpSolution lemke, SolveLcpLemke(problem, options.lemke));
   if (record(LcpSolverPath::kLemke, 0.0, false, std::move(lemke))) return result;
+
+  // 1b. Other covering vectors: exact, verified answers like step 1.
+  for (int k = 0; k < options.covering_retries; ++k) {
+    LemkeOptions lemke = options.lemke;
+    lemke.covering = CoveringVector(k, problem.q.size() - problem.num_free);
+    ASSIGN_OR_RETURN(LcpSolution solution, SolveLcpLemke(problem, lemke));
+    if (record(LcpSolverPath::kLemkeOtherCovering, 0.0, false, std::move(solution))) return result;
+  }
 
   // 2. Regularized Lemke: only a polished answer can be accepted. The raw one solves
   // LCP(M + eps I, q); on an infeasible LCP(M, q) it grows like 1 / eps while its residual stays

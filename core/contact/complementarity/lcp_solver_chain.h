@@ -3,6 +3,10 @@
 // PGS is guaranteed to find a solution, and a failure must be reported, never accepted.
 //
 //   1. Lemke (lemke.h) on LCP(M, q).
+//   1b. Lemke with other covering vectors d (covering_retries of them, d_i = 10^(2 u - 1) with u
+//      from a fixed hash of (k, i), so d_i in [0.1, 10] and the chain stays deterministic). A
+//      ray from d = 1 proves nothing for a non-P0 M, and another d follows another path of
+//      almost-complementary bases; its answers are exact solutions (basic, verified).
 //   2. Lemke on the regularized LCP(M + eps_k I, q), eps_k = regularizations[k] ||M||_inf, on the
 //      complementarity rows only. For a P0 M, M + eps I is a P-matrix (unique solution, and Lemke
 //      cannot ray-terminate); in general it moves the problem off the degenerate or singular
@@ -32,13 +36,14 @@
 
 namespace contactsim::core {
 
-enum class LcpSolverPath { kLemke, kLemkeRegularized, kProjectedGaussSeidel };
+enum class LcpSolverPath { kLemke, kLemkeOtherCovering, kLemkeRegularized, kProjectedGaussSeidel };
 
 std::string_view LcpSolverPathName(LcpSolverPath path);
 
 struct LcpSolverChainOptions {
   LemkeOptions lemke;  // steps 1 and 2; step 1 accepts with lemke.residual_tolerance
   // eps_k / ||M||_inf for step 2, in order; empty skips step 2.
+  int covering_retries = 4;  // step 1b; 0 skips it
   std::vector<double> regularizations = {1e-12, 1e-10, 1e-8};
   bool use_projected_gauss_seidel = true;
   ProjectedGaussSeidelOptions projected_gauss_seidel;  // accepts with its residual_tolerance

@@ -63,29 +63,45 @@ TEST(LcpSolverChainTest, PMatrixSolvedByLemkeAlone) {
   EXPECT_LT(IndependentResidual(p, r.solution.z), 1e-10);
 }
 
-// Not P0 (the principal minor of rows {1, 2} is 1 - 4 < 0): Lemke ends on a secondary ray, which
-// here proves nothing; M + eps I leads Lemke to the right active set, and the polish returns the
+// Not P0 (the principal minor of rows {1, 2} is 1 - 4 < 0): Lemke with d = 1 ends on a secondary
+// ray, which here proves nothing. Another covering vector follows another path to a solution;
+// without that step, M + eps I leads Lemke to the right active set and the polish returns the
 // exact solution of the original problem.
-TEST(LcpSolverChainTest, RegularizedLemkeRescuesARayTermination) {
+TEST(LcpSolverChainTest, OtherCoveringOrRegularizationRescuesARayTermination) {
   const LcpProblem p = Make3({1, -2, 2, -2, 1, 1, 1, -2, 1}, Eigen::Vector3d(1, -3, 2));
-  const LcpSolverChainResult r = Solve(p);
+  const auto reference = EnumerateLcpSolutions(p.m, p.q, 1e-12);
+  auto is_reference = [&](const Eigen::VectorXd& z) {
+    return std::any_of(reference.begin(), reference.end(), [&](const Eigen::VectorXd& r) {
+      return (z - r).cwiseAbs().maxCoeff() < kRoundOff;
+    });
+  };
+
+  LcpSolverChainResult r = Solve(p);
   ASSERT_TRUE(r.solved);
   EXPECT_EQ(r.attempts.front().path, LcpSolverPath::kLemke);
   EXPECT_EQ(r.attempts.front().status, LcpSolveStatus::kRayTermination);
+  EXPECT_EQ(r.path, LcpSolverPath::kLemkeOtherCovering);
+  EXPECT_LT(IndependentResidual(p, r.solution.z), kRoundOff);
+  EXPECT_TRUE(is_reference(r.solution.z));
+
+  LcpSolverChainOptions no_covering;
+  no_covering.covering_retries = 0;
+  r = Solve(p, no_covering);
+  ASSERT_TRUE(r.solved);
   EXPECT_EQ(r.path, LcpSolverPath::kLemkeRegularized);
   EXPECT_TRUE(r.attempts.back().polished);
   EXPECT_LT(IndependentResidual(p, r.solution.z), kRoundOff);
-  const auto reference = EnumerateLcpSolutions(p.m, p.q, 1e-12);
-  EXPECT_TRUE(std::any_of(reference.begin(), reference.end(), [&](const Eigen::VectorXd& z) {
-    return (z - r.solution.z).cwiseAbs().maxCoeff() < kRoundOff;
-  }));
+  EXPECT_TRUE(is_reference(r.solution.z));
 }
 
-// Lemke and every regularized Lemke end on rays; projected Gauss–Seidel finds the solution.
+// Without other covering vectors, Lemke and every regularized Lemke end on rays; projected
+// Gauss–Seidel finds the solution.
 TEST(LcpSolverChainTest, ProjectedGaussSeidelRescuesWhenPivotingFails) {
   const LcpProblem p = Make3({1, 0, -2, 0, 1, 2, -1, 3, 1}, Eigen::Vector3d(2, -2, -3));
   ASSERT_FALSE(EnumerateLcpSolutions(p.m, p.q, 1e-12).empty()) << "the LCP has a solution";
-  const LcpSolverChainResult r = Solve(p);
+  LcpSolverChainOptions no_covering;
+  no_covering.covering_retries = 0;
+  const LcpSolverChainResult r = Solve(p, no_covering);
   ASSERT_TRUE(r.solved);
   EXPECT_EQ(r.path, LcpSolverPath::kProjectedGaussSeidel);
   ASSERT_EQ(r.attempts.size(), 5u);  // Lemke, three regularizations, PGS
@@ -108,7 +124,7 @@ TEST(LcpSolverChainTest, InfeasibleProblemReportedWithEveryAttempt) {
   options.projected_gauss_seidel.max_iterations = 100;
   const LcpSolverChainResult r = Solve(p, options);
   EXPECT_FALSE(r.solved);
-  ASSERT_EQ(r.attempts.size(), 5u);
+  ASSERT_EQ(r.attempts.size(), 9u);  // Lemke, 4 covering vectors, 3 regularizations, PGS
   EXPECT_EQ(r.attempts[0].status, LcpSolveStatus::kRayTermination);
   for (const LcpSolverAttempt& a : r.attempts) {
     EXPECT_NE(a.status, LcpSolveStatus::kSolved) << LcpSolverPathName(a.path);
@@ -121,6 +137,7 @@ TEST(LcpSolverChainTest, InfeasibleProblemReportedWithEveryAttempt) {
 TEST(LcpSolverChainTest, ChainStepsCanBeSwitchedOff) {
   const LcpProblem p = Make3({1, 0, -2, 0, 1, 2, -1, 3, 1}, Eigen::Vector3d(2, -2, -3));
   LcpSolverChainOptions options;
+  options.covering_retries = 0;
   options.regularizations.clear();
   options.use_projected_gauss_seidel = false;
   const LcpSolverChainResult r = Solve(p, options);
