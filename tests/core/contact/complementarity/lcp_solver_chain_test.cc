@@ -1,0 +1,179 @@
+// The fallback chain (lcp_solver_chain.h): which path solves what, that every accepted answer
+// solves the original LCP (recomputed here), and that an infeasible problem is reported with the
+// reason of every attempt. The two non-P0 problems where Lemke ends on a ray but a solution exists
+// were found by a search over small integer problems; the enumeration (lcp_enumeration.h) confirms
+// the solutions.
+#include "core/contact/complementarity/lcp_solver_chain.h"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <random>
+
+#include "scenes/testbeds/lcp_enumeration.h"
+#include "scenes/testbeds/random_lcp.h"
+
+namespace contactsim::core {
+namespace {
+
+using testing::EnumerateLcpSolutions;
+
+double IndependentResidual(const LcpProblem& p, const Eigen::VectorXd& z) {
+  const Eigen::VectorXd w = p.m * z + p.q;
+  double r = 0.0;
+  for (int i = 0; i < z.size(); ++i) {
+    r = std::max(r, std::abs(i < p.num_free ? w[i] : std::min(z[i], w[i])));
+  }
+  return r;
+}
+
+LcpProblem Make3(std::initializer_list<double> m, Eigen::Vector3d q) {
+  LcpProblem p;
+  p.m.resize(3, 3);
+  auto it = m.begin();
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) p.m(i, j) = *it++;
+  }
+  p.q = q;
+  return p;
+}
+
+LcpSolverChainResult Solve(const LcpProblem& p, const LcpSolverChainOptions& options) {
+  auto result = SolveLcpWithFallback(p, options);
+  EXPECT_TRUE(result.ok()) << result.status();
+  return result.ok() ? *result : LcpSolverChainResult{};
+}
+
+LcpSolverChainResult Solve(const LcpProblem& p) {
+  const LcpSolverChainOptions defaults;
+  return Solve(p, defaults);
+}
+
+// Exact rational data and an active-set solve: round-off only.
+constexpr double kRoundOff = 1e-13;
+
+TEST(LcpSolverChainTest, PMatrixSolvedByLemkeAlone) {
+  std::mt19937_64 rng(1);
+  const LcpProblem p = testing::RandomLcp(testing::RandomLcpKind::kScaledPMatrix, 30, rng);
+  const LcpSolverChainResult r = Solve(p);
+  ASSERT_TRUE(r.solved);
+  EXPECT_EQ(r.path, LcpSolverPath::kLemke);
+  ASSERT_EQ(r.attempts.size(), 1u);
+  EXPECT_LT(IndependentResidual(p, r.solution.z), 1e-10);
+}
+
+// Not P0 (the principal minor of rows {1, 2} is 1 - 4 < 0): Lemke with d = 1 ends on a secondary
+// ray, which here proves nothing. Another covering vector follows another path to a solution;
+// without that step, M + eps I leads Lemke to the right active set and the polish returns the
+// exact solution of the original problem.
+TEST(LcpSolverChainTest, OtherCoveringOrRegularizationRescuesARayTermination) {
+  const LcpProblem p = Make3({1, -2, 2, -2, 1, 1, 1, -2, 1}, Eigen::Vector3d(1, -3, 2));
+  const auto reference = EnumerateLcpSolutions(p.m, p.q, 1e-12);
+  auto is_reference = [&](const Eigen::VectorXd& z) {
+    return std::any_of(reference.begin(), reference.end(), [&](const Eigen::VectorXd& r) {
+      return (z - r).cwiseAbs().maxCoeff() < kRoundOff;
+    });
+  };
+
+  LcpSolverChainResult r = Solve(p);
+  ASSERT_TRUE(r.solved);
+  EXPECT_EQ(r.attempts.front().path, LcpSolverPath::kLemke);
+  EXPECT_EQ(r.attempts.front().status, LcpSolveStatus::kRayTermination);
+  EXPECT_EQ(r.path, LcpSolverPath::kLemkeOtherCovering);
+  EXPECT_LT(IndependentResidual(p, r.solution.z), kRoundOff);
+  EXPECT_TRUE(is_reference(r.solution.z));
+
+  LcpSolverChainOptions no_covering;
+  no_covering.covering_retries = 0;
+  r = Solve(p, no_covering);
+  ASSERT_TRUE(r.solved);
+  EXPECT_EQ(r.path, LcpSolverPath::kLemkeRegularized);
+  EXPECT_TRUE(r.attempts.back().polished);
+  EXPECT_LT(IndependentResidual(p, r.solution.z), kRoundOff);
+  EXPECT_TRUE(is_reference(r.solution.z));
+}
+
+// Without other covering vectors, Lemke and every regularized Lemke end on rays; projected
+// Gauss–Seidel finds the solution.
+TEST(LcpSolverChainTest, ProjectedGaussSeidelRescuesWhenPivotingFails) {
+  const LcpProblem p = Make3({1, 0, -2, 0, 1, 2, -1, 3, 1}, Eigen::Vector3d(2, -2, -3));
+  ASSERT_FALSE(EnumerateLcpSolutions(p.m, p.q, 1e-12).empty()) << "the LCP has a solution";
+  LcpSolverChainOptions no_covering;
+  no_covering.covering_retries = 0;
+  const LcpSolverChainResult r = Solve(p, no_covering);
+  ASSERT_TRUE(r.solved);
+  EXPECT_EQ(r.path, LcpSolverPath::kProjectedGaussSeidel);
+  ASSERT_EQ(r.attempts.size(), 5u);  // Lemke, three regularizations, PGS
+  for (size_t k = 0; k + 1 < r.attempts.size(); ++k) {
+    EXPECT_NE(r.attempts[k].status, LcpSolveStatus::kSolved);
+    EXPECT_FALSE(r.attempts[k].message.empty());
+  }
+  // PGS accepts against ||q||: residual <= 1e-10 (1 + 3).
+  EXPECT_LT(IndependentResidual(p, r.solution.z), 4e-10);
+}
+
+// Infeasible (w1 + w2 = -2 for every z). M + eps I makes it solvable with z ~ 1 / eps, an answer
+// within any bound relative to ||M|| ||z||: the chain must not take it, and reports every attempt.
+TEST(LcpSolverChainTest, InfeasibleProblemReportedWithEveryAttempt) {
+  LcpProblem p;
+  p.m.resize(2, 2);
+  p.m << 1.0, -1.0, -1.0, 1.0;
+  p.q = Eigen::Vector2d(-1.0, -1.0);
+  LcpSolverChainOptions options;
+  options.projected_gauss_seidel.max_iterations = 100;
+  const LcpSolverChainResult r = Solve(p, options);
+  EXPECT_FALSE(r.solved);
+  ASSERT_EQ(r.attempts.size(), 9u);  // Lemke, 4 covering vectors, 3 regularizations, PGS
+  EXPECT_EQ(r.attempts[0].status, LcpSolveStatus::kRayTermination);
+  for (const LcpSolverAttempt& a : r.attempts) {
+    EXPECT_NE(a.status, LcpSolveStatus::kSolved) << LcpSolverPathName(a.path);
+    EXPECT_FALSE(a.message.empty());
+  }
+  EXPECT_NE(r.solution.status, LcpSolveStatus::kSolved);
+}
+
+// Without PGS and regularization the chain is Lemke alone, and says so.
+TEST(LcpSolverChainTest, ChainStepsCanBeSwitchedOff) {
+  const LcpProblem p = Make3({1, 0, -2, 0, 1, 2, -1, 3, 1}, Eigen::Vector3d(2, -2, -3));
+  LcpSolverChainOptions options;
+  options.covering_retries = 0;
+  options.regularizations.clear();
+  options.use_projected_gauss_seidel = false;
+  const LcpSolverChainResult r = Solve(p, options);
+  EXPECT_FALSE(r.solved);
+  ASSERT_EQ(r.attempts.size(), 1u);
+  EXPECT_EQ(r.attempts[0].path, LcpSolverPath::kLemke);
+}
+
+// PEG-like piles: every accepted answer solves the original problem, whatever path gave it.
+TEST(LcpSolverChainTest, PegLikeProblemsAcceptedAnswersAreSolutions) {
+  std::mt19937_64 rng(17);
+  int solved = 0;
+  for (const int bodies : {3, 8, 20}) {
+    for (int trial = 0; trial < 10; ++trial) {
+      const LcpProblem p = testing::PegLikeLcp(bodies, rng);
+      const LcpSolverChainResult r = Solve(p);
+      if (!r.solved) continue;
+      ++solved;
+      const double bound = 1e-10 * (1.0 + std::max(p.q.cwiseAbs().maxCoeff(),
+                                                   p.m.cwiseAbs().rowwise().sum().maxCoeff() *
+                                                       r.solution.z.cwiseAbs().maxCoeff()));
+      EXPECT_LE(IndependentResidual(p, r.solution.z), bound);
+    }
+  }
+  EXPECT_GT(solved, 15);
+}
+
+TEST(LcpSolverChainTest, MalformedOptionsRefused) {
+  LcpProblem p;
+  p.m = Eigen::Matrix2d::Identity();
+  p.q = Eigen::Vector2d(-1.0, 1.0);
+  LcpSolverChainOptions options;
+  options.regularizations = {1e-10, -1.0};
+  EXPECT_EQ(SolveLcpWithFallback(p, options).status().message().substr(0, 19),
+            "regularizations[1]:");
+}
+
+}  // namespace
+}  // namespace contactsim::core
