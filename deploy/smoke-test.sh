@@ -28,6 +28,7 @@ command -v podman >/dev/null || { echo "smoke-test: SKIP: podman is not installe
 
 base=docker.io/library/debian:bookworm
 tag=localhost/contactsim:smoke
+if [[ $cuda == on ]]; then tag=localhost/contactsim:smoke-cuda; fi
 name=contactsim-smoke-$$
 volume=contactsim-smoke-$$
 steps=50
