@@ -8,7 +8,10 @@
 #   3. a container with a state volume, published on loopback; waits until its HEALTHCHECK
 #      (`contactsim health`: the gRPC health service) passes;
 #   4. real RPCs with the image's CLI: load a scene, step it, list it; health from the host
-#      through the published port when a built CLI is there;
+#      through the published port when a built CLI is there; the server's log says which backend
+#      it has: the CPU image "this build has no CUDA backend"; the CUDA image, run without a GPU
+#      (none is passed in), "no usable CUDA device", and a local_global session (soft_lift, which
+#      picks CUDA where a device is usable) then runs on the CPU;
 #   5. podman stop (SIGTERM): the container exits 0 (drained), and a second container on the same
 #      volume serves the session again at the same step count (persisted), then stops cleanly.
 # Exit 0 on success, 77 when podman is not installed, 1 with the reason otherwise. Run as root
@@ -16,11 +19,16 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build_args=()
-if [[ ${1:-} == --cuda ]]; then build_args=(--build-arg CUDA=on); fi
+cuda=off
+if [[ ${1:-} == --cuda ]]; then
+  build_args=(--build-arg CUDA=on)
+  cuda=on
+fi
 command -v podman >/dev/null || { echo "smoke-test: SKIP: podman is not installed" >&2; exit 77; }
 
 base=docker.io/library/debian:bookworm
 tag=localhost/contactsim:smoke
+if [[ $cuda == on ]]; then tag=localhost/contactsim:smoke-cuda; fi
 name=contactsim-smoke-$$
 volume=contactsim-smoke-$$
 steps=50
@@ -96,6 +104,25 @@ stop_drained() {  # NAME: SIGTERM, exit status 0, the log's last word
 run_server "$name"
 wait_healthy "$name"
 say "healthy; the HEALTHCHECK says: $(cli "$name" health)"
+device_line=$(podman logs "$name" 2>&1 | grep -m1 "device: " || true)
+say "the server's log: ${device_line#*] }"
+if [[ $cuda == on ]]; then
+  # Built with CUDA, started without a GPU: it says why CUDA is unusable and serves the CPU.
+  grep -q "CUDA is not usable (no usable CUDA device" <<<"$device_line" ||
+    fail "the CUDA image did not report an unusable CUDA device: $device_line"
+  soft=$(cli "$name" load /usr/local/share/contactsim/scenes/soft_lift.textproto)
+  soft_session=$(awk '$1 == "session_id:" {print $2}' <<<"$soft")
+  soft_token=$(awk '$1 == "controller_token:" {print $2}' <<<"$soft")
+  [[ -n $soft_session ]] || fail "soft_lift: load printed no session: $soft"
+  cli "$name" step "$soft_session" --token "$soft_token" --steps 2 >/dev/null
+  soft_listed=$(cli "$name" sessions | grep "^$soft_session ")
+  grep -q " pipeline=local_global .*device=cpu .*steps=2 " <<<"$soft_listed" ||
+    fail "the local_global session did not run on the CPU: $soft_listed"
+  say "a local_global session runs on the CPU: $soft_listed"
+else
+  grep -q "CUDA is not usable (this build has no CUDA backend" <<<"$device_line" ||
+    fail "the CPU image did not say it has no CUDA backend: $device_line"
+fi
 loaded=$(cli "$name" load /usr/local/share/contactsim/scenes/box.textproto)
 session=$(awk '$1 == "session_id:" {print $2}' <<<"$loaded")
 token=$(awk '$1 == "controller_token:" {print $2}' <<<"$loaded")

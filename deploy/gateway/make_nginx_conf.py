@@ -12,6 +12,11 @@ Routing (deterministic, nothing moves when replicas are added):
     measure of load without a module of our own.
   - a replica that cannot be reached answers the call UNAVAILABLE, naming the session, instead
     of an HTTP 502 (error_page); the other replicas' sessions are not affected.
+  - with --viewer-listen, a second server block for the browser viewer (HTTP/1.1 + WebSocket):
+    the page opens /ws?session=ID, and a `map` of the query's session id sends "r<K>-..." to
+    replica K's viewer port (the Upgrade and Connection headers passed on, an hour's read
+    timeout); the page's files and /api/sessions come from any replica (every replica serves
+    the same page; its list shows that replica's sessions only).
 
 Addresses whose IP changes (Kubernetes pods: a restarted pod keeps its name, not its IP): with
 --resolver, each session's replica is reached through a variable re-resolved every 5 s, and
@@ -22,7 +27,8 @@ resolves to the ready replicas), spread round-robin over its addresses: open-sou
 Usage:
   make_nginx_conf.py --replicas 3 --replica-address 'contactsim-{k}.contactsim:50051' \
       --listen 0.0.0.0:50051 > nginx.conf
-  make_nginx_conf.py --replica-addresses 127.0.0.1:7001,127.0.0.1:7002 --listen 127.0.0.1:7000
+  make_nginx_conf.py --replica-addresses 127.0.0.1:7001,127.0.0.1:7002 --listen 127.0.0.1:7000 \
+      --replica-viewer-addresses 127.0.0.1:8001,127.0.0.1:8002 --viewer-listen 127.0.0.1:8000
 Paths in the output (pid, logs, temp files) are relative to nginx's prefix (`nginx -p DIR`), so an
 unprivileged nginx runs it from any directory: `nginx -p DIR -c DIR/nginx.conf`.
 """
@@ -50,11 +56,99 @@ def replica_addresses(args):
     return [args.replica_address.replace("{k}", str(k)) for k in range(args.replicas)]
 
 
+def viewer_addresses(args, replicas):
+    """Replica K's viewer host:port, or None without --viewer-listen."""
+    if not args.viewer_listen:
+        if args.replica_viewer_addresses or args.replica_viewer_address:
+            raise SystemExit("the replicas' viewer addresses need --viewer-listen")
+        return None
+    if args.replica_viewer_addresses:
+        addresses = [a.strip() for a in args.replica_viewer_addresses.split(",") if a.strip()]
+        if len(addresses) != replicas:
+            raise SystemExit(f"{replicas} replicas but {len(addresses)} viewer addresses given")
+        return addresses
+    if not args.replica_viewer_address or "{k}" not in args.replica_viewer_address:
+        raise SystemExit("--viewer-listen needs --replica-viewer-addresses, or "
+                         "--replica-viewer-address with {k}, the replica ordinal")
+    return [args.replica_viewer_address.replace("{k}", str(k)) for k in range(replicas)]
+
+
+def render_viewer(viewer_listen, addresses, tls_cert, tls_key, resolver, any_address):
+    """The browser viewer's maps, upstreams and server block (http context lines)."""
+    lines = [
+        "",
+        "  # The browser viewer: /ws?session=rK-... goes to replica K's viewer; the page's",
+        "  # files from any replica.",
+        "  map $arg_session $contactsim_viewer_upstream {",
+        f"    default {any_address if resolver else 'contactsim_viewer_any'};",
+    ]
+    if resolver:
+        lines += [f"    ~^r{k}- {address};" for k, address in enumerate(addresses)]
+        lines += ["  }", f"  map $host $contactsim_viewer_any {{ default {any_address}; }}"]
+    else:
+        lines += [f"    ~^r{k}- contactsim_viewer_r{k};" for k in range(len(addresses))]
+        lines.append("  }")
+    lines += [
+        "  # A WebSocket's Upgrade handshake is passed on; anything else closes after its answer.",
+        "  map $http_upgrade $contactsim_viewer_connection {",
+        "    default upgrade;",
+        "    '' close;",
+        "  }",
+    ]
+    if not resolver:
+        # The viewer closes every HTTP connection after its answer (no keepalive to pool).
+        for k, address in enumerate(addresses):
+            lines += [f"  upstream contactsim_viewer_r{k} {{", f"    server {address} max_fails=0;",
+                      "  }"]
+        lines.append("  upstream contactsim_viewer_any {")
+        lines += [f"    server {address} max_fails=1 fail_timeout=5s;" for address in addresses]
+        lines.append("  }")
+    any_upstream = "$contactsim_viewer_any" if resolver else "contactsim_viewer_any"
+    proxy = [
+        "      proxy_http_version 1.1;",
+        "      proxy_set_header Host $host;",
+        "      proxy_set_header Upgrade $http_upgrade;",
+        "      proxy_set_header Connection $contactsim_viewer_connection;",
+        "      proxy_buffering off;",
+    ]
+    lines += ["  server {",
+              f"    listen {viewer_listen} ssl;" if tls_cert else f"    listen {viewer_listen};"]
+    if tls_cert:  # the page then opens wss: on the same host and port
+        lines += [f"    ssl_certificate {tls_cert};", f"    ssl_certificate_key {tls_key};",
+                  "    ssl_protocols TLSv1.2 TLSv1.3;"]
+    lines += [
+        "    # One viewer's socket, by its session id. A viewer of an idle session receives",
+        "    # nothing for a while; the page pings every 10 s.",
+        "    location = /ws {",
+        "      proxy_pass http://$contactsim_viewer_upstream;",
+        *proxy,
+        "      proxy_read_timeout 1h;",
+        "      proxy_send_timeout 1h;",
+        "      error_page 502 503 504 = @viewer_replica_unavailable;",
+        "    }",
+        "    location / {",
+        f"      proxy_pass http://{any_upstream};",
+        *proxy,
+        "    }",
+        "    location @viewer_replica_unavailable {",
+        "      default_type text/plain;",
+        "      add_header X-Content-Type-Options nosniff always;",
+        "      return 503 \"session '$arg_session': its replica is unavailable (the gateway could "
+        "not reach its viewer); the page retries\\n\";",
+        "    }",
+        "  }",
+    ]
+    return lines
+
+
 def render(addresses, listen, error_log, worker_processes, tls_cert, tls_key, resolver=None,
-           any_address=None):
+           any_address=None, viewer_listen=None, viewers=None, any_viewer_address=None):
     if resolver and not any_address:
         raise SystemExit("--resolver needs --any-address (e.g. the headless Service's name)")
-    for address in addresses + ([any_address] if any_address else []):
+    if resolver and viewer_listen and not any_viewer_address:
+        raise SystemExit("--resolver with --viewer-listen needs --any-viewer-address")
+    for address in (addresses + ([any_address] if any_address else []) + (viewers or []) +
+                    ([any_viewer_address] if any_viewer_address else [])):
         if not re.fullmatch(r"[A-Za-z0-9_.\-\[\]:]+:\d+", address):
             raise SystemExit(f"replica address {address!r}: expected host:port")
     tls = bool(tls_cert)
@@ -136,8 +230,11 @@ def render(addresses, listen, error_log, worker_processes, tls_cert, tls_key, re
         "      return 204;",
         "    }",
         "  }",
-        "}",
     ]
+    if viewer_listen:
+        lines += render_viewer(viewer_listen, viewers, tls_cert, tls_key, resolver,
+                               any_viewer_address)
+    lines.append("}")
     if resolver:
         # The catch-all location needs a variable too, to be re-resolved.
         lines.insert(lines.index("  }", lines.index(f"    default {any_address};")) + 1,
@@ -162,12 +259,24 @@ def main(argv):
                         help="DNS server(s) for replica names whose addresses change (Kubernetes)")
     parser.add_argument("--any-address",
                         help="with --resolver: host:port resolving to every ready replica")
+    parser.add_argument("--viewer-listen",
+                        help="the gateway's browser viewer host:port (HTTP and WebSocket; off "
+                             "unless given)")
+    parser.add_argument("--replica-viewer-address",
+                        help="host:port of replica {k}'s viewer (--viewer-listen of the replica)")
+    parser.add_argument("--replica-viewer-addresses",
+                        help="comma-separated viewer host:port of replicas 0, 1, ... in order")
+    parser.add_argument("--any-viewer-address",
+                        help="with --resolver: viewer host:port resolving to every ready replica")
     parser.add_argument("--output", "-o", help="file to write (default: stdout)")
     args = parser.parse_args(argv)
     if bool(args.tls_cert) != bool(args.tls_key):
         raise SystemExit("--tls-cert and --tls-key go together")
-    text = render(replica_addresses(args), args.listen, args.error_log, args.worker_processes,
-                  args.tls_cert, args.tls_key, args.resolver, args.any_address)
+    addresses = replica_addresses(args)
+    text = render(addresses, args.listen, args.error_log, args.worker_processes,
+                  args.tls_cert, args.tls_key, args.resolver, args.any_address,
+                  args.viewer_listen, viewer_addresses(args, len(addresses)),
+                  args.any_viewer_address)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(text)

@@ -389,4 +389,47 @@ absl::StatusOr<Hello> ParseHello(std::string_view text) {
   return hello;
 }
 
+absl::StatusOr<std::string> ParseViewerQuery(std::string_view query) {
+  if (query.empty()) return std::string();
+  if (query.size() > kMaxViewerQueryBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("url: the query is longer than ", kMaxViewerQueryBytes, " bytes"));
+  }
+  constexpr std::string_view kKey = "session=";
+  if (!query.starts_with(kKey) || query.find('&') != std::string_view::npos) {
+    return absl::InvalidArgumentError("url: the only query the viewer takes is ?session=ID");
+  }
+  const auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string id;
+  const std::string_view value = query.substr(kKey.size());
+  for (size_t i = 0; i < value.size(); ++i) {
+    char c = value[i];
+    if (c == '%') {
+      const int high = i + 2 < value.size() ? hex(value[i + 1]) : -1;
+      const int low = i + 2 < value.size() ? hex(value[i + 2]) : -1;
+      if (high < 0 || low < 0) {
+        return absl::InvalidArgumentError("url: a bad %-escape in ?session=");
+      }
+      c = static_cast<char>(high * 16 + low);
+      i += 2;
+    } else if (c == '+') {
+      c = ' ';  // form encoding's space: refused below like any space
+    }
+    if (c <= 0x20 || c > 0x7e) {
+      return absl::InvalidArgumentError(
+          "url: ?session= must be printable ASCII without spaces, as in the hello");
+    }
+    id.push_back(c);
+  }
+  if (id.empty() || id.size() > 64) {
+    return absl::InvalidArgumentError("url: ?session= must be 1 to 64 characters");
+  }
+  return id;
+}
+
 }  // namespace contactsim::server::viewer

@@ -155,4 +155,14 @@ struct Hello {
 // InvalidArgument saying what is wrong (never echoing the token).
 absl::StatusOr<Hello> ParseHello(std::string_view text);
 
+// The WebSocket URL's query, "/ws?session=ID": the page names its session there too, so that a
+// gateway in front of several replicas can route the socket to the one that owns the session
+// (deploy/gateway/make_nginx_conf.py). Returns the session id, percent-decoded, or "" for an empty
+// query (a direct connection that names the session only in its hello). Anything else (another
+// parameter, a second session, a bad escape, an id that is not 1 to 64 printable non-space ASCII
+// characters, as in the hello) is InvalidArgument saying what is wrong. The id is not secret;
+// the token never goes in the URL.
+inline constexpr size_t kMaxViewerQueryBytes = 256;
+absl::StatusOr<std::string> ParseViewerQuery(std::string_view query);
+
 }  // namespace contactsim::server::viewer

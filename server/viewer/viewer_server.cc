@@ -159,6 +159,8 @@ class ViewerConnection final : public FrameSubscriber,
     if (request != nullptr) {
       remote_addr_ = request->remote_addr;
       remote_port_ = request->remote_port;
+      url_session_ =
+          ParseViewerQuery(request->query_string != nullptr ? request->query_string : "");
     }
   }
 
@@ -282,6 +284,11 @@ class ViewerConnection final : public FrameSubscriber,
                                         options_.max_viewers, " at once)"));
       return;
     }
+    // 0. The URL's ?session= (what a gateway routed the socket by), when given.
+    if (!url_session_.ok()) {
+      Close(kCloseBadMessage, absl::StrCat("bad message: ", url_session_.status().message()));
+      return;
+    }
     // 1. The hello, within the time allowed.
     Hello hello;
     {
@@ -295,6 +302,13 @@ class ViewerConnection final : public FrameSubscriber,
         return;
       }
       hello = hello_;
+    }
+    // The socket reached the replica the URL names; a hello about another session would be
+    // answered by the wrong replica behind a gateway (4004) or watch a session the URL hides.
+    if (!url_session_->empty() && *url_session_ != hello.session_id) {
+      Close(kCloseBadMessage,
+            "bad message: the hello names another session than the URL's ?session=");
+      return;
     }
     // 2. The session and the token. The token is never logged or echoed.
     absl::StatusOr<std::shared_ptr<Session>> session = sessions_->Get(hello.session_id);
@@ -438,6 +452,8 @@ class ViewerConnection final : public FrameSubscriber,
   const int local_port_;
   std::string remote_addr_;
   int remote_port_ = 0;
+  // From "/ws?session=ID": the id, "" when the URL names none, or why the query is refused.
+  absl::StatusOr<std::string> url_session_ = std::string();
   std::thread thread_;
 
   std::mutex mu_;

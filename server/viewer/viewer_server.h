@@ -8,14 +8,17 @@
 //   GET /<asset>         the bundled page files (clients/web, built by CMake with esbuild)
 //   WebSocket /ws        one per viewer: the page sends "hello 1 ID TOKEN FROM_SEQ RATE" first
 //                        (viewer_protocol.h), then only "ping" keepalives (every 10 s); the
-//                        server sends kTopology and kFrame messages.
+//                        server sends kTopology and kFrame messages. The page opens
+//                        /ws?session=ID, which a gateway routes by (the id must then match the
+//                        hello's); a bare /ws, named only by its hello, works on a direct
+//                        connection.
 // Each viewer has its own sender thread that pulls the newest frame from the session's FrameBus
 // (the one StateStream reads) when it is ready to send, so a slow browser only makes its own
 // thread wait and is sent the newest frame with a count of the ones it missed; publishing never
 // waits for it. A per-viewer budget caps its frame rate and its bytes per second.
 //
 // Refusals close the socket with a WebSocket close code and a reason the page shows:
-//   4000 bad message, 4001 wrong or missing viewer token, 4004 no such session,
+//   4000 bad message (or URL), 4001 wrong or missing viewer token, 4004 no such session,
 //   4008 no hello in time, 4010 session closed, 4029 too many viewers, 1001 server stopping.
 #pragma once
 

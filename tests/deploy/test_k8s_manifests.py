@@ -152,6 +152,26 @@ class ManifestTest(unittest.TestCase):
         self.assertTrue(env["CONTACTSIM_REPLICA_ADDRESS"]["value"].startswith(
             f"contactsim-{{k}}.{self.server()['spec']['serviceName']}."))
 
+    def test_gateway_reaches_the_replicas_viewer_ports(self):
+        # The browser viewer through the gateway: each replica's viewer by name, at the port the
+        # server listens on and its headless Service names.
+        viewer = next(p["containerPort"] for p in self.server_container()["ports"]
+                      if p["name"] == "viewer")
+        self.assertIn(f"--viewer-listen 0.0.0.0:{viewer}", self.server_args())
+        gateway = pod_spec(self.one("Deployment", "contactsim-gateway"))["containers"][0]
+        env = {e["name"]: e["value"] for e in gateway["env"] if "value" in e}
+        service = self.server()["spec"]["serviceName"]
+        self.assertEqual(env["CONTACTSIM_REPLICA_VIEWER_ADDRESS"],
+                         f"contactsim-{{k}}.{service}.$(POD_NAMESPACE).svc.cluster.local:{viewer}")
+        self.assertEqual(env["CONTACTSIM_ANY_VIEWER_ADDRESS"],
+                         f"{service}.$(POD_NAMESPACE).svc.cluster.local:{viewer}")
+        # The gateway's own viewer port: what the entry point listens on by default (8080).
+        gateway_viewer = next(p["containerPort"] for p in gateway["ports"] if p["name"] == "viewer")
+        self.assertEqual(gateway_viewer, 8080)
+        self.assertNotIn("CONTACTSIM_GATEWAY_VIEWER_LISTEN", env)
+        ports = {p["name"]: p for p in self.one("Service", "contactsim-gateway")["spec"]["ports"]}
+        self.assertEqual(ports["viewer"]["targetPort"], "viewer")
+
     def test_generated_gateway_config_passes_nginx_check(self):
         nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK)
                                           else None)
@@ -165,7 +185,11 @@ class ManifestTest(unittest.TestCase):
                             "contactsim-{k}.contactsim.default.svc.cluster.local:50051",
                             "--any-address", "contactsim.default.svc.cluster.local:50051",
                             "--resolver", "127.0.0.1", "--error-log", "/dev/stderr",
-                            "--listen", "0.0.0.0:50051", "-o", conf], check=True)
+                            "--listen", "0.0.0.0:50051", "--viewer-listen", "0.0.0.0:8080",
+                            "--replica-viewer-address",
+                            "contactsim-{k}.contactsim.default.svc.cluster.local:8080",
+                            "--any-viewer-address", "contactsim.default.svc.cluster.local:8080",
+                            "-o", conf], check=True)
             checked = subprocess.run([nginx, "-t", "-p", prefix + "/", "-c", conf],
                                      capture_output=True, text=True)
             self.assertEqual(checked.returncode, 0, checked.stderr)

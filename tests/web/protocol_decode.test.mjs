@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  decodeMessage, applyPose, helloMessage, parseFragment, ProtocolError, PLACEMENT_POSE,
-  PLACEMENT_VERTICES,
+  decodeMessage, applyPose, helloMessage, parseFragment, socketPath, ProtocolError,
+  PLACEMENT_POSE, PLACEMENT_VERTICES,
 } from '../../clients/web/src/protocol.js';
 
 const fixtures = process.env.CONTACTSIM_VIEWER_FIXTURES;
@@ -139,4 +139,7 @@ test('hello and fragment', () => {
   assert.equal(helloMessage('abc', 'tok', 12, 30), 'hello 1 abc tok 12 30');
   assert.deepEqual(parseFragment('#session=abc&token=t%2Bk'), { session: 'abc', token: 't+k' });
   assert.deepEqual(parseFragment(''), { session: '', token: '' });
+  // The socket names the session for a gateway (server: ParseViewerQuery), never the token.
+  assert.equal(socketPath('r2-5f0c9a1b2c3d4e5f'), '/ws?session=r2-5f0c9a1b2c3d4e5f');
+  assert.equal(socketPath('a/b?c&d'), '/ws?session=a%2Fb%3Fc%26d');
 });

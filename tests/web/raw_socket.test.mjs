@@ -37,9 +37,9 @@ function frame(opcode, payload, { fin = true, declaredLength } = {}) {
   return Buffer.concat([header, mask, body]);
 }
 
-// Opens a WebSocket, sends `frames`, and resolves with the close code the server sent (0 when
-// the connection ended without one) and the binary messages before it.
-function exchange(frames, timeoutMs = 5000, toPort = port, stallMs = 0) {
+// Opens a WebSocket on `path`, sends `frames`, and resolves with the close code the server sent
+// (0 when the connection ended without one) and the binary messages before it.
+function exchange(frames, timeoutMs = 5000, toPort = port, stallMs = 0, path = '/ws') {
   return new Promise((resolve, reject) => {
     const socket = connect(toPort, '127.0.0.1');
     let buffer = Buffer.alloc(0);
@@ -49,7 +49,7 @@ function exchange(frames, timeoutMs = 5000, toPort = port, stallMs = 0) {
     socket.on('error', () => {});
     socket.on('close', () => { clearTimeout(timer); resolve(result); });
     socket.on('connect', () => {
-      socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${toPort}\r\nUpgrade: websocket\r\n` +
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${toPort}\r\nUpgrade: websocket\r\n` +
         `Connection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n` +
         'Sec-WebSocket-Version: 13\r\n\r\n');
     });
@@ -159,6 +159,22 @@ test('the right hello gets the topology, then a keyframe, then frames', async ()
   // The topology's flag bit 0: a ground-plane section follows (this server always sends one);
   // the first frame's flag bit 0: a keyframe (docs/viewer.md, "The protocol").
   assert.deepEqual(r.first, [{ type: 1, flags: 1 }, { type: 2, flags: 1 }]);
+});
+
+test('the socket URL may name the session (a gateway routes by it); it must match the hello', async () => {
+  const named = `/ws?session=${encodeURIComponent(harness.session)}`;
+  const r = await exchange([frame(TEXT, hello(harness.token))], 1500, port, 0, named);
+  assert.deepEqual(r.first, [{ type: 1, flags: 1 }, { type: 2, flags: 1 }], JSON.stringify(r));
+  const other = await exchange([frame(TEXT, hello(harness.token))], 5000, port, 0,
+    `/ws?session=r9-${harness.session}`);
+  assert.equal(other.code, 4000, JSON.stringify(other));
+  assert.match(other.reason, /URL's \?session=/);
+  for (const query of ['token=x', `session=${harness.session}&token=x`, 'session=%zz']) {
+    const bad = await exchange([frame(TEXT, hello(harness.token))], 5000, port, 0, `/ws?${query}`);
+    assert.equal(bad.code, 4000, `${query}: ${JSON.stringify(bad)}`);
+    assert.match(bad.reason, /^bad message: url/, query);
+    assert.equal(bad.messages, 0, query);
+  }
 });
 
 test('a socket that never says hello is closed (4008)', async () => {

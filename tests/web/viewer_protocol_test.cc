@@ -333,5 +333,48 @@ TEST(ViewerProtocolTest, MalformedHellosAreRefusedWithoutEchoingTheToken) {
   }
 }
 
+TEST(ViewerProtocolTest, ViewerQueryNamesTheSession) {
+  // No query: a direct connection named by its hello alone.
+  auto none = ParseViewerQuery("");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(*none, "");
+  auto id = ParseViewerQuery("session=r2-5f0c9a1b2c3d4e5f");
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(*id, "r2-5f0c9a1b2c3d4e5f");
+  // encodeURIComponent's escapes are decoded (an id may hold any printable non-space character).
+  auto escaped = ParseViewerQuery("session=a%2Fb%3fc");
+  ASSERT_TRUE(escaped.ok()) << escaped.status();
+  EXPECT_EQ(*escaped, "a/b?c");
+}
+
+TEST(ViewerProtocolTest, MalformedViewerQueriesAreRefused) {
+  const std::vector<std::string> bad = {
+      "session=",                          // empty id
+      "session",                           // no value
+      "sessions=r0-1",                     // another name
+      "token=abc",                         // the token never goes in the URL
+      "session=r0-1&token=abc",            // a second parameter
+      "session=r0-1&session=r1-2",         // two sessions
+      "session=r0%2",                      // a cut escape
+      "session=r0%zz",                     // not hex
+      "session=r0%20x",                    // a space, escaped
+      "session=r0+x",                      // a space, form-encoded
+      "session=r0%00x",                    // a control character
+      "session=r0%C3%A9",                  // not ASCII
+      "session=" + std::string(65, 'a'),   // longer than the hello allows
+      "session=" + std::string(300, 'a'),  // longer than the query limit
+  };
+  for (const std::string& query : bad) {
+    const auto parsed = ParseViewerQuery(query);
+    EXPECT_FALSE(parsed.ok()) << "accepted: " << query;
+    if (!parsed.ok()) {
+      EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+      EXPECT_THAT(std::string(parsed.status().message()), HasSubstr("url"));
+    }
+  }
+  // 64 characters is the hello's limit too: accepted.
+  EXPECT_TRUE(ParseViewerQuery("session=" + std::string(64, 'a')).ok());
+}
+
 }  // namespace
 }  // namespace contactsim::server::viewer

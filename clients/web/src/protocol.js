@@ -196,6 +196,13 @@ export function helloMessage(sessionId, token, fromSeq = 0, maxRateHz = 0) {
   return `hello 1 ${sessionId} ${token} ${Math.max(0, Math.floor(fromSeq))} ${Math.floor(maxRateHz)}`;
 }
 
+// The WebSocket's path: the session id goes in the URL too (never the token), so that a gateway
+// in front of several servers routes the socket to the one that owns the session; the server
+// checks that it matches the hello's.
+export function socketPath(sessionId) {
+  return `/ws?session=${encodeURIComponent(sessionId)}`;
+}
+
 // Reads "#session=ID&token=TOKEN" (either may be missing).
 export function parseFragment(hash) {
   const params = new URLSearchParams(hash.startsWith('#') ? hash.slice(1) : hash);

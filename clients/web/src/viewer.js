@@ -1,11 +1,12 @@
-// The session viewer page: one WebSocket to the server (/ws), a three.js scene (z up, orbit
-// camera), a HUD and a small plot of each body's total contact force. The session id and the
-// viewer token come from the URL fragment (#session=ID&token=TOKEN), which browsers never send to
-// the server; the token goes only in the first WebSocket message.
+// The session viewer page: one WebSocket to the server (/ws?session=ID), a three.js scene (z up,
+// orbit camera), a HUD and a small plot of each body's total contact force. The session id and
+// the viewer token come from the URL fragment (#session=ID&token=TOKEN), which browsers never send
+// to the server; the id also goes in the socket's URL (a gateway routes by it), the token only in
+// the first WebSocket message.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import {
-  decodeMessage, helloMessage, parseFragment, PLACEMENT_POSE, CLOSE_REASONS,
+  decodeMessage, helloMessage, parseFragment, socketPath, PLACEMENT_POSE, CLOSE_REASONS,
 } from './protocol.js';
 
 const KIND_COLOURS = {
@@ -367,7 +368,7 @@ function connect() {
     return;
   }
   const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
-  socket = new WebSocket(`${scheme}://${window.location.host}/ws`);
+  socket = new WebSocket(`${scheme}://${window.location.host}${socketPath(fragment.session)}`);
   socket.binaryType = 'arraybuffer';
   setStatus(stats.lastSeq ? `reconnecting (resuming after seq ${stats.lastSeq})…` : 'connecting…', 'waiting');
   socket.onopen = () => {
