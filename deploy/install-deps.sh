@@ -10,6 +10,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev
   libmetis-dev libcivetweb-dev
+  libqhull-dev  # convex hulls of polytope bodies (reentrant qhull_r; the Qhull licence)
   libssl-dev  # the viewer's TLS links OpenSSL (and civetweb loads libssl.so at run time)
   clang-format clang-tidy python3  # the lint tests (format, naming, include arrows)
   openssl  # the TLS tests make throwaway certificates with it

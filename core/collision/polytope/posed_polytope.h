@@ -1,0 +1,44 @@
+// PosedPolytope: a ConvexPolytope placed in the world for one step's contact queries. It keeps the
+// world positions of the vertices and the world face planes (eta_f^W . x = d_f^W on face f), and
+// shares the topology (indices, adjacency) with the body-frame polytope, which must outlive it.
+// SetPose reuses its arrays, so a stepper can keep one per body and re-pose it every step.
+#pragma once
+
+#include <vector>
+
+#include "core/common/eigen_types.h"
+#include "core/geometry/polytope.h"
+
+namespace contactsim::core {
+
+class PosedPolytope {
+ public:
+  // x_W = R_WB x_B + p_WB.
+  PosedPolytope(const ConvexPolytope& shape, const Mat3& R_WB, const Vec3& p_WB);
+  void SetPose(const Mat3& R_WB, const Vec3& p_WB);
+
+  const ConvexPolytope& shape() const { return *shape_; }
+  Vec3 vertex_W(int v) const { return vertices_W_.row(v).transpose(); }
+  Vec3 face_normal_W(int f) const { return face_normals_W_.row(f).transpose(); }
+  double face_offset_m(int f) const { return face_offsets_[f]; }
+  Vec3 edge_vector_W(int e) const {
+    return vertex_W(shape_->edge(e).head) - vertex_W(shape_->edge(e).tail);
+  }
+  // The paper's edge vectors (polytope.h) in the world frame.
+  Vec3 EdgeTangent1_W(int e) const;
+  Vec3 EdgeTangent2_W(int e) const;
+  Vec3 EdgeOrientation_W(int e) const;
+
+  // Bounding sphere in the world: centre (the vertex mean) and radius [m].
+  const Vec3& center_W() const { return center_W_; }
+  double bounding_radius_m() const { return shape_->bounding_radius_m(); }
+
+ private:
+  const ConvexPolytope* shape_;
+  Points3 vertices_W_;
+  Points3 face_normals_W_;
+  std::vector<double> face_offsets_;
+  Vec3 center_W_ = Vec3::Zero();
+};
+
+}  // namespace contactsim::core
