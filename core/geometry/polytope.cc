@@ -20,11 +20,16 @@ std::string EdgeName(int32_t a, int32_t b) {
 }
 
 absl::Status CheckSizesAndIndices(const Points3& vertices,
-                                  const std::vector<std::vector<int32_t>>& faces) {
-  const int n = static_cast<int>(vertices.rows());
+                                  const std::vector<std::vector<int32_t>>& faces,
+                                  int max_vertices) {
+  const int64_t n = vertices.rows();
   if (n < 4) {
     return absl::InvalidArgumentError(
         absl::StrCat("vertices: ", n, " given, a polytope needs at least 4"));
+  }
+  if (n > max_vertices) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("vertices: ", n, " exceed the limit of ", max_vertices, " for a polytope"));
   }
   if (faces.size() < 4) {
     return absl::InvalidArgumentError(
@@ -70,7 +75,9 @@ absl::Status CheckSizesAndIndices(const Points3& vertices,
 absl::StatusOr<ConvexPolytope> ConvexPolytope::Create(Points3 vertices,
                                                       std::vector<std::vector<int32_t>> faces,
                                                       const PolytopeOptions& options) {
-  if (auto status = CheckSizesAndIndices(vertices, faces); !status.ok()) return status;
+  if (auto status = CheckSizesAndIndices(vertices, faces, options.max_vertices); !status.ok()) {
+    return status;
+  }
   const int n = static_cast<int>(vertices.rows());
   const int num_faces = static_cast<int>(faces.size());
 

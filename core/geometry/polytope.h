@@ -35,6 +35,9 @@ struct PolytopeEdge {
 };
 
 struct PolytopeOptions {
+  // Contact queries between polytopes are brute force over feature pairs, and validation checks
+  // every vertex against every face: a polytope is a rigid part, not a scanned mesh.
+  int max_vertices = 10'000;
   // Geometric tests scale with the body: tolerance = relative_tolerance * (bounding-box diagonal).
   // Faces must be planar and every vertex behind every face plane within it. 1e-9 leaves room for
   // a hull's rounding (about 1e-15 relative) and coordinates typed with ten digits, and is far
@@ -51,7 +54,8 @@ class ConvexPolytope {
   // element, checked in this order: sizes ("vertices: 3 given, a polytope needs at least 4");
   // non-finite coordinates ("vertices[3]: coordinate y is NaN"); face indices ("faces[2]: index
   // 9 out of range [0, 8)", "faces[2]: vertex 4 appears twice", "faces[2]: 2 vertices, a face
-  // needs at least 3"); unused vertices ("vertices[7]: on no face"); closure and orientation
+  // needs at least 3"); more than options.max_vertices ("vertices: 12000 exceed the limit of
+  // 10000 for a polytope"); unused vertices ("vertices[7]: on no face"); closure and orientation
   // ("edge (3, 5): on faces[1] only (the surface is not closed)", "edge (3, 5): faces[1] and
   // faces[4] both traverse it 3 -> 5 (inconsistent orientation)"); Euler characteristic; vertices
   // on fewer than three faces; degenerate faces ("faces[6]: degenerate (area 0 m^2)"); planarity

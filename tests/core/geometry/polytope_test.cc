@@ -331,6 +331,10 @@ TEST(PolytopeTest, CreateRefusesBadTopologyAndNamesTheElement) {
   Points3 nan_corner = CubeCorners();
   nan_corner(2, 1) = std::numeric_limits<double>::infinity();
   EXPECT_THAT(message(nan_corner, faces), HasSubstr("vertices[2]: coordinate y is inf"));
+  PolytopeOptions small_limit;
+  small_limit.max_vertices = 7;
+  EXPECT_THAT(ConvexPolytope::Create(CubeCorners(), faces, small_limit).status().message(),
+              HasSubstr("vertices: 8 exceed the limit of 7 for a polytope"));
 }
 
 TEST(PolytopeTest, PrimitivesRefuseBadParameters) {
