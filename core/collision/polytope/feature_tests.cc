@@ -9,10 +9,10 @@
 namespace contactsim::core {
 
 double VertexFaceApplicability(const PosedPolytope& a, int vertex, const Vec3& face_normal_W) {
-  const Vec3 x = a.vertex_W(vertex);
+  const Vec3 x = a.vertex(vertex);
   double appl = std::numeric_limits<double>::infinity();
   for (int32_t u : a.shape().vertex_neighbors(vertex)) {
-    const Vec3 d = a.vertex_W(u) - x;
+    const Vec3 d = a.vertex(u) - x;
     appl = std::min(appl, face_normal_W.dot(d) / d.norm());
   }
   return appl;
@@ -24,17 +24,17 @@ bool EdgesParallel(const Vec3& e_a, const Vec3& e_b, double parallel_tolerance) 
 
 double EdgeEdgeApplicability(const PosedPolytope& a, int edge_a, const PosedPolytope& b, int edge_b,
                              double parallel_tolerance) {
-  const Vec3 e_a = a.edge_vector_W(edge_a), e_b = b.edge_vector_W(edge_b);
+  const Vec3 e_a = a.edge_vector(edge_a), e_b = b.edge_vector(edge_b);
   if (EdgesParallel(e_a, e_b, parallel_tolerance)) return -1.0;
   const Vec3 n = e_a.cross(e_b).normalized();
-  const double a1 = n.dot(a.EdgeTangent1_W(edge_a)), a2 = n.dot(a.EdgeTangent2_W(edge_a));
-  const double b1 = n.dot(b.EdgeTangent1_W(edge_b)), b2 = n.dot(b.EdgeTangent2_W(edge_b));
+  const double a1 = n.dot(a.EdgeTangent1(edge_a)), a2 = n.dot(a.EdgeTangent2(edge_a));
+  const double b1 = n.dot(b.EdgeTangent1(edge_b)), b2 = n.dot(b.EdgeTangent2(edge_b));
   return std::max(std::min({a1, a2, -b1, -b2}), std::min({-a1, -a2, b1, b2}));
 }
 
 Vec3 EdgeEdgeNormal(const PosedPolytope& a, int edge_a, const PosedPolytope& b, int edge_b) {
-  const Vec3 e_a = a.edge_vector_W(edge_a), e_b = b.edge_vector_W(edge_b);
-  const double orientation = e_a.dot(b.EdgeOrientation_W(edge_b));
+  const Vec3 e_a = a.edge_vector(edge_a), e_b = b.edge_vector(edge_b);
+  const double orientation = e_a.dot(b.EdgeOrientation(edge_b));
   return (orientation > 0.0 ? e_a.cross(e_b) : e_b.cross(e_a)).normalized();
 }
 

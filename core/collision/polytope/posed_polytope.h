@@ -17,20 +17,21 @@ class PosedPolytope {
   PosedPolytope(const ConvexPolytope& shape, const Mat3& R_WB, const Vec3& p_WB);
   void SetPose(const Mat3& R_WB, const Vec3& p_WB);
 
+  // Everything below is in the world frame W; indices are the shape's.
   const ConvexPolytope& shape() const { return *shape_; }
-  Vec3 vertex_W(int v) const { return vertices_W_.row(v).transpose(); }
-  Vec3 face_normal_W(int f) const { return face_normals_W_.row(f).transpose(); }
+  Vec3 vertex(int v) const { return vertices_W_.row(v).transpose(); }
+  Vec3 face_normal(int f) const { return face_normals_W_.row(f).transpose(); }
   double face_offset_m(int f) const { return face_offsets_[f]; }
-  Vec3 edge_vector_W(int e) const {
-    return vertex_W(shape_->edge(e).head) - vertex_W(shape_->edge(e).tail);
+  Vec3 edge_vector(int e) const {
+    return vertex(shape_->edge(e).head) - vertex(shape_->edge(e).tail);
   }
-  // The paper's edge vectors (polytope.h) in the world frame.
-  Vec3 EdgeTangent1_W(int e) const;
-  Vec3 EdgeTangent2_W(int e) const;
-  Vec3 EdgeOrientation_W(int e) const;
+  // The paper's edge vectors t1, t2, O_e (polytope.h).
+  Vec3 EdgeTangent1(int e) const;
+  Vec3 EdgeTangent2(int e) const;
+  Vec3 EdgeOrientation(int e) const;
 
   // Bounding sphere in the world: centre (the vertex mean) and radius [m].
-  const Vec3& center_W() const { return center_W_; }
+  const Vec3& center_m() const { return center_W_; }
   double bounding_radius_m() const { return shape_->bounding_radius_m(); }
 
  private:

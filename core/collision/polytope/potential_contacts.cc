@@ -42,10 +42,10 @@ void VertexFaceCandidates(const PosedPolytope& first, const PosedPolytope& secon
   const double sin_phi = std::sin(options.feasibility_angle_rad);
   const ConvexPolytope& faces = second.shape();
   for (int v = 0; v < first.shape().num_vertices(); ++v) {
-    const Vec3 x = first.vertex_W(v);
-    if ((x - second.center_W()).norm() > second.bounding_radius_m() + eps) continue;
+    const Vec3 x = first.vertex(v);
+    if ((x - second.center_m()).norm() > second.bounding_radius_m() + eps) continue;
     for (int f = 0; f < faces.num_faces(); ++f) {
-      const Vec3 eta = second.face_normal_W(f);
+      const Vec3 eta = second.face_normal(f);
       const double psi = eta.dot(x) - second.face_offset_m(f);
       if (std::abs(psi) > eps) continue;
       const auto loop = faces.face_vertices(f);
@@ -55,8 +55,8 @@ void VertexFaceCandidates(const PosedPolytope& first, const PosedPolytope& secon
       double corner_distance = std::numeric_limits<double>::infinity();
       int nearest_edge = -1, nearest_corner = -1;
       for (size_t k = 0; k < loop.size(); ++k) {
-        const Vec3 p0 = second.vertex_W(loop[k]);
-        const Vec3 p1 = second.vertex_W(loop[(k + 1) % loop.size()]);
+        const Vec3 p0 = second.vertex(loop[k]);
+        const Vec3 p1 = second.vertex(loop[(k + 1) % loop.size()]);
         if ((p1 - p0).cross(x - p0).dot(eta) < 0.0) inside = false;
         if (const double d = PointSegmentDistance(x, p0, p1); d < edge_distance) {
           edge_distance = d;
@@ -101,13 +101,13 @@ void EdgeEdgeCandidates(const PosedPolytope& a, const PosedPolytope& b,
   const ConvexPolytope& shape_a = a.shape();
   const ConvexPolytope& shape_b = b.shape();
   for (int ea = 0; ea < shape_a.num_edges(); ++ea) {
-    const Vec3 a0 = a.vertex_W(shape_a.edge(ea).tail), a1 = a.vertex_W(shape_a.edge(ea).head);
-    if ((0.5 * (a0 + a1) - b.center_W()).norm() >
+    const Vec3 a0 = a.vertex(shape_a.edge(ea).tail), a1 = a.vertex(shape_a.edge(ea).head);
+    if ((0.5 * (a0 + a1) - b.center_m()).norm() >
         b.bounding_radius_m() + 0.5 * (a1 - a0).norm() + eps) {
       continue;
     }
     for (int eb = 0; eb < shape_b.num_edges(); ++eb) {
-      const Vec3 b0 = b.vertex_W(shape_b.edge(eb).tail), b1 = b.vertex_W(shape_b.edge(eb).head);
+      const Vec3 b0 = b.vertex(shape_b.edge(eb).tail), b1 = b.vertex(shape_b.edge(eb).head);
       const SegmentClosestPoints closest = ClosestPointsOfSegments(a0, a1, b0, b1);
       if (closest.distance_m > eps) continue;
       if (EdgesParallel(a1 - a0, b1 - b0, options.parallel_tolerance)) {
@@ -153,7 +153,7 @@ double FeasibilityDistance(double max_relative_speed_m_per_s, double step_s, dou
 void FindPotentialContacts(const PosedPolytope& a, const PosedPolytope& b,
                            const PotentialContactOptions& options,
                            std::vector<PotentialContact>* out, PotentialContactStats* stats) {
-  if ((a.center_W() - b.center_W()).norm() >
+  if ((a.center_m() - b.center_m()).norm() >
       a.bounding_radius_m() + b.bounding_radius_m() + options.max_gap_m) {
     return;
   }
@@ -166,7 +166,7 @@ void FindPlaneContacts(const PosedPolytope& a, const Vec3& plane_normal_W, doubl
                        const PotentialContactOptions& options, std::vector<PotentialContact>* out,
                        PotentialContactStats* stats) {
   for (int v = 0; v < a.shape().num_vertices(); ++v) {
-    const Vec3 x = a.vertex_W(v);
+    const Vec3 x = a.vertex(v);
     const double psi = plane_normal_W.dot(x) - plane_offset_m;
     if (psi > options.max_gap_m) continue;
     PotentialContact c;

@@ -74,7 +74,7 @@ TEST(PotentialContactsTest, CubeOnCubeFaceToFace) {
       // From the vertex's body into the face's: down for A's corners, up for B's.
       EXPECT_TRUE(c.normal_W.isApprox(Vec3(0, 0, c.body1 == 0 ? -1.0 : 1.0), kTol));
       const PosedPolytope& face_body = c.body1 == 0 ? b : a;
-      EXPECT_NEAR(std::abs(face_body.face_normal_W(c.feature2).z()), 1.0, kTol);
+      EXPECT_NEAR(std::abs(face_body.face_normal(c.feature2).z()), 1.0, kTol);
     } else {
       EXPECT_TRUE(c.normal_W.isApprox(-Vec3::UnitZ(), kTol)) << c.normal_W.transpose();
       EXPECT_GE(c.near_vertex1, 0);
@@ -155,8 +155,8 @@ TEST(PotentialContactsTest, ParallelEdgesMakeNoEdgeEdgeCandidate) {
                         Vec3(0, 0, -drop));
   const auto ridge = [&](const PosedPolytope& body, double z) {
     for (int e = 0; e < bar_x.num_edges(); ++e) {
-      if (std::abs(body.vertex_W(bar_x.edge(e).tail).z() - z) < kTol &&
-          std::abs(body.vertex_W(bar_x.edge(e).head).z() - z) < kTol) {
+      if (std::abs(body.vertex(bar_x.edge(e).tail).z() - z) < kTol &&
+          std::abs(body.vertex(bar_x.edge(e).head).z() - z) < kTol) {
         return e;
       }
     }
@@ -200,7 +200,7 @@ TEST(PotentialContactsTest, VertexEnteringACornerFindsBothFacesOfTheEdge) {
   const PosedPolytope b(cube, Mat3::Identity(), Vec3::Zero());
   int v = -1;
   for (int i = 0; i < octahedron->num_vertices(); ++i) {
-    if ((a.vertex_W(i) - v_target).norm() < kTol) v = i;
+    if ((a.vertex(i) - v_target).norm() < kTol) v = i;
   }
   ASSERT_GE(v, 0);
   const auto contacts = Find(a, b, PotentialContactOptions{});
@@ -220,7 +220,7 @@ TEST(PotentialContactsTest, VertexEnteringACornerFindsBothFacesOfTheEdge) {
     EXPECT_EQ(c.configuration, FeatureConfiguration::kVertexEdge);
     const PolytopeEdge& edge = cube.edge(c.near_edge2);
     EXPECT_TRUE(
-        (b.face_normal_W(edge.face1) + b.face_normal_W(edge.face2)).isApprox(Vec3(1, 0, 1), kTol));
+        (b.face_normal(edge.face1) + b.face_normal(edge.face2)).isApprox(Vec3(1, 0, 1), kTol));
     normals.push_back(c.normal_W);
   }
   EXPECT_TRUE((normals[0] + normals[1]).isApprox(Vec3(-1, 0, -1), kTol));
@@ -246,7 +246,7 @@ TEST(PotentialContactsTest, FeasibilityBoundsPenetrationInsideAndBesideTheFace) 
     int n = 0;
     for (const PotentialContact& c : Find(a, b, PotentialContactOptions{})) {
       if (c.kind == PotentialContactKind::kVertexFace && c.body1 == 0 &&
-          b.face_normal_W(c.feature2).isApprox(Vec3::UnitZ(), kTol)) {
+          b.face_normal(c.feature2).isApprox(Vec3::UnitZ(), kTol)) {
         ++n;
       }
     }
@@ -269,7 +269,7 @@ TEST(PotentialContactsTest, ApplicabilityRelaxationIsMinusSineOfTheRotationBound
   const PosedPolytope a(cube, Mat3::Identity(), Vec3::Zero());
   int corner = -1;
   for (int i = 0; i < cube.num_vertices(); ++i) {
-    if (a.vertex_W(i).isApprox(Vec3(-0.5, -0.5, -0.5), kTol)) corner = i;
+    if (a.vertex(i).isApprox(Vec3(-0.5, -0.5, -0.5), kTol)) corner = i;
   }
   ASSERT_GE(corner, 0);
   const double alpha = 0.3;
