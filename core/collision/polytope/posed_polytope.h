@@ -4,8 +4,6 @@
 // SetPose reuses its arrays, so a stepper can keep one per body and re-pose it every step.
 #pragma once
 
-#include <vector>
-
 #include "core/common/eigen_types.h"
 #include "core/geometry/polytope.h"
 
@@ -22,6 +20,10 @@ class PosedPolytope {
   Vec3 vertex(int v) const { return vertices_W_.row(v).transpose(); }
   Vec3 face_normal(int f) const { return face_normals_W_.row(f).transpose(); }
   double face_offset_m(int f) const { return face_offsets_[f]; }
+  // All at once (n x 3 rows, F x 3 rows, F offsets), for batched plane distances.
+  const Points3& vertices() const { return vertices_W_; }
+  const Points3& face_normals() const { return face_normals_W_; }
+  const Eigen::VectorXd& face_offsets_m() const { return face_offsets_; }
   Vec3 edge_vector(int e) const {
     return vertex(shape_->edge(e).head) - vertex(shape_->edge(e).tail);
   }
@@ -38,7 +40,7 @@ class PosedPolytope {
   const ConvexPolytope* shape_;
   Points3 vertices_W_;
   Points3 face_normals_W_;
-  std::vector<double> face_offsets_;
+  Eigen::VectorXd face_offsets_;
   Vec3 center_W_ = Vec3::Zero();
 };
 

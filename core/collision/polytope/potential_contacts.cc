@@ -16,6 +16,33 @@ double PointSegmentDistance(const Vec3& x, const Vec3& p0, const Vec3& p1) {
   return (p0 + t * d - x).norm();
 }
 
+// s(v, f) = eta_f . x_v - d_f for every vertex v of `points` and face f of `faces`. A vertex with
+// max_f s(v, f) > eps is farther than eps from the convex body `faces` (that plane separates them
+// by more); an edge with both ends beyond one plane by more than eps is too.
+using PlaneDistances = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+void ComputePlaneDistances(const PosedPolytope& points, const PosedPolytope& faces,
+                           PlaneDistances* s) {
+  s->noalias() = points.vertices() * faces.face_normals().transpose();
+  s->rowwise() -= faces.face_offsets_m().transpose();
+}
+
+// Edges of `body` that may come within eps of the other body (see PlaneDistances).
+void NearEdges(const ConvexPolytope& body, const PlaneDistances& s, double eps,
+               std::vector<int32_t>* out) {
+  out->clear();
+  for (int e = 0; e < body.num_edges(); ++e) {
+    const PolytopeEdge& edge = body.edge(e);
+    if (!(s.row(edge.tail).array().min(s.row(edge.head).array()) > eps).any()) out->push_back(e);
+  }
+}
+
+// Per-thread scratch, so that a query allocates only while the arrays grow.
+struct Scratch {
+  PlaneDistances a_vs_b, b_vs_a;
+  std::vector<int32_t> near_edges_a, near_edges_b;
+};
+
 double ConfigurationDistance(const PotentialContactOptions& options) {
   return options.configuration_distance_m > 0.0 ? options.configuration_distance_m
                                                 : options.max_gap_m;
@@ -34,7 +61,8 @@ bool Applicable(double appl, const PotentialContactOptions& options, PotentialCo
 }
 
 // Vertices of `first` against faces of `second`; body1 = first_index.
-void VertexFaceCandidates(const PosedPolytope& first, const PosedPolytope& second, int first_index,
+void VertexFaceCandidates(const PosedPolytope& first, const PosedPolytope& second,
+                          const PlaneDistances& plane_distances, int first_index,
                           const PotentialContactOptions& options,
                           std::vector<PotentialContact>* out, PotentialContactStats* stats) {
   const double eps = options.max_gap_m;
@@ -42,12 +70,12 @@ void VertexFaceCandidates(const PosedPolytope& first, const PosedPolytope& secon
   const double sin_phi = std::sin(options.feasibility_angle_rad);
   const ConvexPolytope& faces = second.shape();
   for (int v = 0; v < first.shape().num_vertices(); ++v) {
+    if (plane_distances.row(v).maxCoeff() > eps) continue;
     const Vec3 x = first.vertex(v);
-    if ((x - second.center_m()).norm() > second.bounding_radius_m() + eps) continue;
     for (int f = 0; f < faces.num_faces(); ++f) {
-      const Vec3 eta = second.face_normal(f);
-      const double psi = eta.dot(x) - second.face_offset_m(f);
+      const double psi = plane_distances(v, f);
       if (std::abs(psi) > eps) continue;
+      const Vec3 eta = second.face_normal(f);
       const auto loop = faces.face_vertices(f);
       const auto loop_edges = faces.face_edges(f);
       bool inside = true;
@@ -94,19 +122,17 @@ void VertexFaceCandidates(const PosedPolytope& first, const PosedPolytope& secon
 }
 
 void EdgeEdgeCandidates(const PosedPolytope& a, const PosedPolytope& b,
+                        const std::vector<int32_t>& near_edges_a,
+                        const std::vector<int32_t>& near_edges_b,
                         const PotentialContactOptions& options, std::vector<PotentialContact>* out,
                         PotentialContactStats* stats) {
   const double eps = options.max_gap_m;
   const double config_distance = ConfigurationDistance(options);
   const ConvexPolytope& shape_a = a.shape();
   const ConvexPolytope& shape_b = b.shape();
-  for (int ea = 0; ea < shape_a.num_edges(); ++ea) {
+  for (int32_t ea : near_edges_a) {
     const Vec3 a0 = a.vertex(shape_a.edge(ea).tail), a1 = a.vertex(shape_a.edge(ea).head);
-    if ((0.5 * (a0 + a1) - b.center_m()).norm() >
-        b.bounding_radius_m() + 0.5 * (a1 - a0).norm() + eps) {
-      continue;
-    }
-    for (int eb = 0; eb < shape_b.num_edges(); ++eb) {
+    for (int32_t eb : near_edges_b) {
       const Vec3 b0 = b.vertex(shape_b.edge(eb).tail), b1 = b.vertex(shape_b.edge(eb).head);
       const SegmentClosestPoints closest = ClosestPointsOfSegments(a0, a1, b0, b1);
       if (closest.distance_m > eps) continue;
@@ -157,9 +183,14 @@ void FindPotentialContacts(const PosedPolytope& a, const PosedPolytope& b,
       a.bounding_radius_m() + b.bounding_radius_m() + options.max_gap_m) {
     return;
   }
-  VertexFaceCandidates(a, b, 0, options, out, stats);
-  VertexFaceCandidates(b, a, 1, options, out, stats);
-  EdgeEdgeCandidates(a, b, options, out, stats);
+  thread_local Scratch scratch;
+  ComputePlaneDistances(a, b, &scratch.a_vs_b);
+  ComputePlaneDistances(b, a, &scratch.b_vs_a);
+  VertexFaceCandidates(a, b, scratch.a_vs_b, 0, options, out, stats);
+  VertexFaceCandidates(b, a, scratch.b_vs_a, 1, options, out, stats);
+  NearEdges(a.shape(), scratch.a_vs_b, options.max_gap_m, &scratch.near_edges_a);
+  NearEdges(b.shape(), scratch.b_vs_a, options.max_gap_m, &scratch.near_edges_b);
+  EdgeEdgeCandidates(a, b, scratch.near_edges_a, scratch.near_edges_b, options, out, stats);
 }
 
 void FindPlaneContacts(const PosedPolytope& a, const Vec3& plane_normal_W, double plane_offset_m,
