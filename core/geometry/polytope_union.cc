@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
+#include "core/geometry/polytope_hull.h"
 #include "core/geometry/polytope_intersection.h"
 #include "core/geometry/polytope_primitives.h"
 
@@ -37,6 +38,19 @@ PolytopeUnion PolytopeUnion::Transformed(const Mat3& R, const Vec3& p) const {
   PolytopeUnion moved;
   for (const ConvexPolytope& piece : pieces_) moved.pieces_.push_back(piece.Transformed(R, p));
   return moved;
+}
+
+absl::StatusOr<PolytopeUnion> MakeUnionOfHulls(const std::vector<Points3>& point_sets) {
+  std::vector<ConvexPolytope> pieces;
+  for (size_t i = 0; i < point_sets.size(); ++i) {
+    auto hull = ConvexHull(point_sets[i]);
+    if (!hull.ok()) {
+      return absl::Status(hull.status().code(),
+                          absl::StrCat("hulls[", i, "]: ", hull.status().message()));
+    }
+    pieces.push_back(*std::move(hull));
+  }
+  return PolytopeUnion::Create(std::move(pieces));
 }
 
 absl::StatusOr<PolytopeUnion> MakeOpenBoxContainer(double interior_half_width_m,

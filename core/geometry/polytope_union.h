@@ -32,6 +32,10 @@ class PolytopeUnion {
   std::vector<ConvexPolytope> pieces_;
 };
 
+// A body given as several hulls: the convex hull of each point set (polytope_hull.h), in the same
+// body frame. Errors name the set: "hulls[2]: points: all 5 points lie in one plane ...".
+absl::StatusOr<PolytopeUnion> MakeUnionOfHulls(const std::vector<Points3>& point_sets);
+
 // An open box of five boxes, in its own frame: the floor's top at z = 0, the interior
 // [-interior_half_width_m, interior_half_width_m]^2 in x and y, walls wall_height_m above the
 // floor's top; floor and walls thickness_m thick. The floor spans the walls' outer faces; the x

@@ -132,6 +132,30 @@ TEST(PolytopeUnionTest, OverlappingPiecesAreRefused) {
   EXPECT_THAT(PolytopeUnion::Create({}).status().message(), HasSubstr("pieces: none given"));
 }
 
+TEST(PolytopeUnionTest, BodyGivenAsSeveralHulls) {
+  // An L of two touching boxes given as corner point sets: [0, 2] x [0, 1] x [0, 1] and
+  // [0, 1] x [1, 2] x [0, 1]. Volume 3, centre of mass (5/6, 5/6, 1/2): (2 (1, 1/2) + 1 (1/2, 3/2))
+  // / 3.
+  const auto corners = [](const Vec3& lo, const Vec3& hi) {
+    Points3 p(8, 3);
+    for (int i = 0; i < 8; ++i) {
+      p.row(i) << (i & 1 ? hi : lo).x(), (i & 2 ? hi : lo).y(), (i & 4 ? hi : lo).z();
+    }
+    return p;
+  };
+  auto body = MakeUnionOfHulls(
+      {corners(Vec3(0, 0, 0), Vec3(2, 1, 1)), corners(Vec3(0, 1, 0), Vec3(1, 2, 1))});
+  ASSERT_TRUE(body.ok()) << body.status();
+  auto props = ComputeMassProperties(*body, 1.0);
+  ASSERT_TRUE(props.ok());
+  EXPECT_NEAR(props->volume_m3, 3.0, 1e-14);
+  EXPECT_TRUE(props->center_of_mass_m.isApprox(Vec3(5.0 / 6.0, 5.0 / 6.0, 0.5), 1e-14));
+  Points3 flat = corners(Vec3(0, 0, 0), Vec3(1, 1, 1));
+  flat.col(2).setZero();
+  auto bad = MakeUnionOfHulls({corners(Vec3(0, 0, 0), Vec3(1, 1, 1)), flat});
+  EXPECT_THAT(bad.status().message(), HasSubstr("hulls[1]: points: all 8 points lie in one plane"));
+}
+
 TEST(PolytopeUnionTest, OpenBoxContainerOfTheIssue) {
   // Floor top at z = 0, interior [-0.3, 0.3]^2, walls 0.5 m high, 0.1 m thick.
   auto container = MakeOpenBoxContainer(0.3, 0.5, 0.1);
