@@ -5,6 +5,9 @@ find_package(absl REQUIRED CONFIG)
 find_package(TBB REQUIRED CONFIG)
 find_package(assimp REQUIRED CONFIG)
 find_package(CLI11 REQUIRED CONFIG)
+# Qhull (Debian libqhull-dev, the Qhull licence: permissive): convex hulls of polytope bodies,
+# through the reentrant C library qhull_r (core/geometry/polytope_hull.cc).
+find_package(Qhull REQUIRED CONFIG)
 # METIS (Apache-2.0, Debian libmetis-dev) ships no CMake config: nested-dissection ordering for
 # the local-global system matrix (Eigen/MetisSupport).
 find_path(METIS_INCLUDE_DIR metis.h REQUIRED)
