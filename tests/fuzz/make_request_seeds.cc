@@ -79,6 +79,19 @@ int main(int argc, char** argv) {
   Write(requests / "remove_body0", Seed(3, remove));
   Write(requests / "snapshot", Seed(7, v1::SnapshotRequest()));
   Write(requests / "get_session", Seed(1, v1::GetSessionRequest()));
+  // Mesh files through UploadMesh (one chunk): an OBJ tetrahedron in millimetres, a Gmsh tet.
+  v1::UploadMeshChunk obj;
+  obj.set_format(v1::MESH_FILE_FORMAT_OBJ);
+  obj.set_file_bytes(
+      "v 0 0 0\nv 100 0 0\nv 0 100 0\nv 0 0 100\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+  obj.set_scale_to_m(0.001);
+  Write(requests / "upload_obj", Seed(10, obj));
+  v1::UploadMeshChunk msh;
+  msh.set_format(v1::MESH_FILE_FORMAT_GMSH);
+  msh.set_file_bytes(
+      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n"
+      "$EndNodes\n$Elements\n1\n1 4 2 0 1 1 2 3 4\n$EndElements\n");
+  Write(requests / "upload_msh", Seed(10, msh));
   if (written == 0) {
     std::fprintf(stderr, "no scene with a body under %s\n", scenes.string().c_str());
     return 1;
