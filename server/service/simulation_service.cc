@@ -119,9 +119,11 @@ grpc::ServerUnaryReactor* SimulationService::RunOnStrand(grpc::CallbackServerCon
                                                          bool may_run_inline, SessionWork work) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const std::shared_ptr<Strand> strand = session->strand();
+  std::shared_ptr<void> call = Session::TrackCall(session);  // held until the task is done
   const bool ran_inline = strand->Post(
       pool_,
-      [context, reactor, session = std::move(session), work = std::move(work)] {
+      [context, reactor, call = std::move(call), session = std::move(session),
+       work = std::move(work)] {
         if (context->IsCancelled()) {
           reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED,
                                        "the call was cancelled before the session ran it"));

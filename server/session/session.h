@@ -159,12 +159,23 @@ class Session {
   void MarkUsed(std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now()) {
     last_used_ticks_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
   }
-  // No call since `now - timeout` and nobody watching (--session-idle-timeout-s).
+  // A call runs on the session for as long as the returned token lives; when it ends the session
+  // counts as used then (a Step longer than the idle timeout does not make its session idle).
+  // (The token keeps the session alive.)
+  static std::shared_ptr<void> TrackCall(std::shared_ptr<Session> session) {
+    session->calls_in_flight_.fetch_add(1, std::memory_order_acq_rel);
+    return std::shared_ptr<void>(nullptr, [session = std::move(session)](void*) {
+      session->MarkUsed();
+      session->calls_in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+    });
+  }
+  // No call running, none since `now - timeout`, and nobody watching (--session-idle-timeout-s).
   bool IdleAt(std::chrono::steady_clock::time_point now,
               std::chrono::steady_clock::duration timeout) const {
     const std::chrono::steady_clock::time_point last_used(
         std::chrono::steady_clock::duration(last_used_ticks_.load(std::memory_order_relaxed)));
-    return frames_->watchers() == 0 && now - last_used >= timeout;
+    return calls_in_flight_.load(std::memory_order_acquire) == 0 && frames_->watchers() == 0 &&
+           now - last_used >= timeout;
   }
 
   // Shared so that streams outlive a closed session safely.
@@ -254,6 +265,7 @@ class Session {
   std::atomic<int64_t> device_bytes_ = 0;                    // written under mu_
   std::atomic<int64_t> content_version_ = 0;                 // written under mu_
   std::atomic<int64_t> step_count_ = 0;                      // written under mu_
+  std::atomic<int> calls_in_flight_ = 0;
   std::atomic<std::chrono::steady_clock::rep> last_used_ticks_ =
       std::chrono::steady_clock::now().time_since_epoch().count();
   std::string failure_message_;

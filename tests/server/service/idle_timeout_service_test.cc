@@ -67,7 +67,7 @@ TEST_F(IdleTimeoutTest, IdleSessionsCloseWatchedOnesStay) {
 }
 
 // Which sessions count as idle, asked at chosen instants of a server whose own reaper never acts
-// (a timeout of 1000 s): a call restarts the clock, a watcher stops it.
+// (a timeout of 1000 s): a call restarts the clock, a call in progress or a watcher stops it.
 TEST_F(IdleTimeoutTest, ACallRestartsTheClockAndAWatcherStopsIt) {
   ServerOptions options;
   options.session_idle_timeout_s = 1000.0;
@@ -85,6 +85,17 @@ TEST_F(IdleTimeoutTest, ACallRestartsTheClockAndAWatcherStopsIt) {
   EXPECT_TRUE(sessions.IdleIds(before_call + timeout / 2, timeout).empty());
   EXPECT_EQ(sessions.IdleIds(Clock::now() + timeout, timeout),
             std::vector<std::string>{session.id});
+
+  {
+    // A call in progress (a long Step) keeps it from being idle; its end counts as a use.
+    std::shared_ptr<void> call = Session::TrackCall(sessions.Peek(session.id));
+    EXPECT_TRUE(sessions.IdleIds(Clock::now() + 100 * timeout, timeout).empty());
+    const Clock::time_point before_end = Clock::now();
+    call.reset();
+    EXPECT_TRUE(sessions.IdleIds(before_end + timeout / 2, timeout).empty());
+    EXPECT_EQ(sessions.IdleIds(Clock::now() + timeout, timeout),
+              std::vector<std::string>{session.id});
+  }
 
   const std::shared_ptr<void> watch = sessions.Peek(session.id)->frames()->Watch();
   EXPECT_TRUE(sessions.IdleIds(Clock::now() + 100 * timeout, timeout).empty());
