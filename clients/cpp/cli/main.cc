@@ -21,7 +21,8 @@ using contactsim::client::cli::SessionArgs;
 
 // SESSION positional and --token (or CONTACTSIM_TOKEN), shared by the session subcommands.
 void AddSessionOptions(CLI::App* command, SessionArgs& args,
-                       const std::string& token_help = "controller or viewer token") {
+                       const std::string& token_help =
+                           "the session's viewer or controller token (this command only reads)") {
   command->add_option("session", args.session_id, "session id")->required();
   command->add_option("--token", args.token, token_help)->envname("CONTACTSIM_TOKEN")->required();
 }
@@ -99,7 +100,7 @@ int main(int argc, char** argv) {
   cli::StepArgs step_args;
   CLI::App* step = app.add_subcommand(
       "step", "advance a session; prints time, steps, contacts and impulse totals per body");
-  AddSessionOptions(step, step_args.session);
+  AddSessionOptions(step, step_args.session, kControllerToken);
   step->add_option("--steps", step_args.steps, "steps to take")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -117,14 +118,14 @@ int main(int argc, char** argv) {
 
   cli::SnapshotArgs snapshot_args;
   CLI::App* snapshot = app.add_subcommand("snapshot", "capture a session's state");
-  AddSessionOptions(snapshot, snapshot_args.session);
+  AddSessionOptions(snapshot, snapshot_args.session, kControllerToken);
   snapshot->add_option("--out", snapshot_args.out_file,
                        "file for the blob (default: hex on stdout)");
 
   cli::RestoreArgs restore_args;
   CLI::App* restore = app.add_subcommand(
       "restore", "replace a session's state by a snapshot's (any session or server)");
-  AddSessionOptions(restore, restore_args.session);
+  AddSessionOptions(restore, restore_args.session, kControllerToken);
   CLI::Option* in_file = restore->add_option("--in", restore_args.in_file, "file with the blob");
   CLI::Option* hex = restore->add_option("--snapshot", restore_args.hex, "the blob as hex");
   in_file->excludes(hex);  // one of the two is required: checked by RunRestore (exit 2)
@@ -155,7 +156,7 @@ int main(int argc, char** argv) {
 
   SessionArgs close_args;
   CLI::App* close = app.add_subcommand("close", "close a session");
-  AddSessionOptions(close, close_args);
+  AddSessionOptions(close, close_args, kControllerToken);
 
   cli::UploadMeshArgs upload_args;
   CLI::App* upload = app.add_subcommand(
