@@ -18,3 +18,9 @@ if(CONTACTSIM_FUZZ AND NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "CONTACTSIM_FUZZ needs clang (libFuzzer): configure with the `fuzz` preset "
                       "or -DCMAKE_CXX_COMPILER=clang++")
 endif()
+if(CONTACTSIM_FUZZ)
+  # Coverage instrumentation in every library, not only in the fuzz targets: libFuzzer is guided by
+  # the code the input reaches (the parsers, the service, the World), so that is what it must see.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+  add_link_options(-fsanitize=fuzzer-no-link)
+endif()

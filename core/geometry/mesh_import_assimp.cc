@@ -10,6 +10,7 @@
 // no triangle are dropped, keeping first-use order.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "assimp/scene.h"
 #include "core/common/status_macros.h"
 #include "core/geometry/mesh_import.h"
+#include "core/geometry/ply_header_check.h"
 #include "core/geometry/text_input.h"
 
 namespace contactsim::core {
@@ -154,6 +156,17 @@ absl::StatusOr<TriangleMesh> ImportTriangleMesh(const std::filesystem::path& pat
   if (!std::filesystem::is_regular_file(path, error)) {
     return absl::NotFoundError(absl::StrCat(path.string(), ": no such file"));
   }
+  {
+    // The PLY check of ImportTriangleMeshFromMemory, on the file's first bytes.
+    std::ifstream file(path, std::ios::binary);
+    std::string head(size_t{1} << 20, '\0');  // any real header fits
+    file.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(file.gcount()));
+    if (internal::LooksLikePly(head)) {
+      const absl::Status header = internal::CheckPlyHeader(head);
+      if (!header.ok()) return internal::PrefixWithPath(header, path);
+    }
+  }
   Assimp::Importer importer;
   ConfigureImporter(importer);
   const aiScene* scene = importer.ReadFile(path.string(), kPostProcess);
@@ -168,6 +181,8 @@ absl::StatusOr<TriangleMesh> ImportTriangleMeshFromMemory(std::string_view data,
                                                           double scale) {
   RETURN_IF_ERROR(CheckScale(scale));
   if (data.empty()) return absl::InvalidArgumentError("data: empty");
+  // Assimp picks its PLY reader by content too, so the check goes by the bytes, not the hint.
+  if (internal::LooksLikePly(data)) RETURN_IF_ERROR(internal::CheckPlyHeader(data));
   Assimp::Importer importer;
   ConfigureImporter(importer);
   const std::string hint(format_hint);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/geometry/mesh_import.h"
 #include "core/geometry/mesh_options.h"
+#include "server/convert/isolated_mesh_import.h"
 
 namespace contactsim::server {
 namespace {
@@ -92,8 +93,9 @@ absl::StatusOr<UploadedMesh> ImportMeshFile(v1::MeshFileFormat format, std::stri
     case v1::MESH_FILE_FORMAT_PLY:
     case v1::MESH_FILE_FORMAT_GLTF:
     case v1::MESH_FILE_FORMAT_GLB: {
-      absl::StatusOr<core::TriangleMesh> mesh = core::ImportTriangleMeshFromMemory(
-          file_bytes, MeshFileExtension(format), options, scale_to_m);
+      // In a child process: assimp may crash or hang on a hostile file (isolated_mesh_import.h).
+      absl::StatusOr<core::TriangleMesh> mesh =
+          ImportTriangleMeshIsolated(file_bytes, MeshFileExtension(format), options, scale_to_m);
       if (!mesh.ok()) return Named(mesh.status(), "file_bytes");
       return Packed(*mesh);
     }

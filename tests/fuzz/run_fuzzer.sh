@@ -7,6 +7,8 @@ set -euo pipefail
 fuzzer=$1 seconds=$2 work=$3 regressions=$4
 shift 4
 mkdir -p "$work/corpus"
+# Leaks in third-party libraries only (tests/fuzz/lsan.supp says which and why).
+export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 if compgen -G "$regressions/*" > /dev/null; then
   echo "replaying $(ls "$regressions" | wc -l) regression input(s) from $regressions"
   "$fuzzer" -runs=1 "$regressions"/*

@@ -146,6 +146,24 @@ TEST(MeshFileImportTest, BadBytesAreRefusedNamingTheField) {
   ExpectInvalid(Import(v1::MESH_FILE_FORMAT_UNSPECIFIED, obj), "format:");
 }
 
+// Files on which Debian's assimp 5.2 aborts the process (a PLY body, found by
+// tests/fuzz/mesh_file_fuzzer) are imported in a child process: the upload is refused, naming the
+// field, and the server lives on. A header that makes assimp loop is refused before it reads it.
+TEST(MeshFileImportTest, FilesThatCrashOrHangTheImporterAreRefusedNotFatal) {
+  const absl::StatusOr<UploadedMesh> crashed =
+      Import(v1::MESH_FILE_FORMAT_PLY, ReadTestFile("assimp_aborts_on_this.ply"));
+  ASSERT_FALSE(crashed.ok());
+  EXPECT_EQ(crashed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(crashed.status().message()),
+              StartsWith("file_bytes: the importer failed on this file (it died of signal"));
+  ExpectInvalid(Import(v1::MESH_FILE_FORMAT_PLY,
+                       "ply\nformat ascii 1.0\nelement vertex 4\nproperty flo\x02"
+                       "at(x\nprop"),
+                "file_bytes:", "ply header line 4");
+  // The process that ran the failed imports still imports a good file.
+  EXPECT_TRUE(Import(v1::MESH_FILE_FORMAT_OBJ, ReadTestFile("cube_100mm_unshared.obj")).ok());
+}
+
 TEST(MeshFileImportTest, LimitsBoundTheParsedMesh) {
   ServerLimits limits;
   limits.max_vertices_per_mesh = 7;  // the cube has 8
