@@ -76,13 +76,11 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
 
 // The bearer token of the call's metadata: UNAUTHENTICATED when missing or malformed.
 static absl::StatusOr<std::string_view> BearerToken(const grpc::CallbackServerContext& context) {
-  const auto& metadata = context.client_metadata();
-  auto it = metadata.find("authorization");
-  if (it == metadata.end()) {
+  const std::string_view value = AuthorizationOf(context);
+  if (value.empty()) {
     return absl::UnauthenticatedError(
         "authorization: missing; send 'authorization: Bearer <token>' metadata");
   }
-  const std::string_view value(it->second.data(), it->second.size());
   const std::optional<std::string_view> token = ParseBearer(value);
   if (!token) {
     return absl::UnauthenticatedError("authorization: expected 'Bearer <token>'");

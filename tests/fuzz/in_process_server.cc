@@ -51,9 +51,13 @@ InProcessServer::InProcessServer() {
 
 std::unique_ptr<grpc::ClientContext> InProcessServer::Context(const std::string& token) {
   auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
-  if (!token.empty()) context->AddMetadata("authorization", "Bearer " + token);
+  PrepareContext(*context, token);
   return context;
+}
+
+void InProcessServer::PrepareContext(grpc::ClientContext& context, const std::string& token) {
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
 }
 
 void InProcessServer::RenewSession() {
@@ -80,13 +84,19 @@ void InProcessServer::CountCall(int period) {
 }
 
 void InProcessServer::CheckStatus(const grpc::Status& status, const char* rpc) {
-  switch (status.error_code()) {
-    case grpc::StatusCode::INTERNAL:
-    case grpc::StatusCode::UNKNOWN:
-    case grpc::StatusCode::DATA_LOSS:
-    case grpc::StatusCode::UNIMPLEMENTED:
-      std::fprintf(stderr, "fuzz: %s answered code %d: %s\n", rpc,
-                   static_cast<int>(status.error_code()), status.error_message().c_str());
+  // gRPC's codes are absl's, number for number.
+  CheckStatus(
+      absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message()),
+      rpc);
+}
+
+void InProcessServer::CheckStatus(const absl::Status& status, const char* rpc) {
+  switch (status.code()) {
+    case absl::StatusCode::kInternal:
+    case absl::StatusCode::kUnknown:
+    case absl::StatusCode::kDataLoss:
+    case absl::StatusCode::kUnimplemented:
+      std::fprintf(stderr, "fuzz: %s answered %s\n", rpc, status.ToString().c_str());
       std::abort();
     default:
       return;

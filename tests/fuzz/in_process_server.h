@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "contactsim/v1/simulation.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "server/service/server.h"
@@ -24,6 +25,8 @@ class InProcessServer {
 
   // A context with a deadline and, when `token` is not empty, the bearer metadata.
   static std::unique_ptr<grpc::ClientContext> Context(const std::string& token);
+  // What Context does, to a context made elsewhere (the scene loader's).
+  static void PrepareContext(grpc::ClientContext& context, const std::string& token);
 
   // Closes the current session (if still open) and creates a fresh one, empty, penalty pipeline.
   void RenewSession();
@@ -33,6 +36,7 @@ class InProcessServer {
   // Aborts (so libFuzzer saves the input) when a status is one no client input may cause:
   // INTERNAL, UNKNOWN, DATA_LOSS or UNIMPLEMENTED.
   static void CheckStatus(const grpc::Status& status, const char* rpc);
+  static void CheckStatus(const absl::Status& status, const char* rpc);
 
  private:
   InProcessServer();

@@ -4,8 +4,6 @@
 // trip a sanitizer, or answer INTERNAL/UNKNOWN.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string_view>
 
 #include "scenes/loader/scene_file.h"
@@ -21,20 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   fuzz::InProcessServer& server = fuzz::InProcessServer::Get();
-  const scenes::PrepareContextFn prepare = [](grpc::ClientContext& context,
-                                              const std::string& token) {
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
-    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
-  };
+  const scenes::PrepareContextFn prepare = &fuzz::InProcessServer::PrepareContext;
   const absl::StatusOr<scenes::LoadedSceneIds> loaded =
       scenes::LoadScene(server.stub(), prepare, *scene);
   if (!loaded.ok()) {
-    const absl::StatusCode code = loaded.status().code();
-    if (code == absl::StatusCode::kInternal || code == absl::StatusCode::kUnknown ||
-        code == absl::StatusCode::kDataLoss || code == absl::StatusCode::kUnimplemented) {
-      std::fprintf(stderr, "LoadScene: %s\n", loaded.status().ToString().c_str());
-      std::abort();
-    }
+    fuzz::InProcessServer::CheckStatus(loaded.status(), "LoadScene");
     return 0;
   }
   v1::CloseSessionRequest close;
