@@ -163,6 +163,38 @@ absl::Status RigidBody::RestoreState(const RigidBodyState& state) {
   return absl::OkStatus();
 }
 
+absl::Status RigidBody::FinishExternalStep(double dt_s, const RigidBodyState& next,
+                                           const Vec3& received_impulse_n_s,
+                                           const Vec3& received_angular_impulse_n_m_s) {
+  RETURN_IF_ERROR(CheckBetweenSteps("FinishExternalStep"));
+  RETURN_IF_ERROR(internal::CheckTimeStep(dt_s));
+  switch (kind_) {
+    case RigidBodyKind::kDynamic:
+      RETURN_IF_ERROR(RestoreState(next));
+      external_work_last_step_j_ =
+          dt_s * (force_n_.dot(state_.v_WB_m_per_s) + torque_n_m_.dot(state_.w_WB_rad_per_s));
+      break;
+    case RigidBodyKind::kKinematic:
+      RETURN_IF_ERROR(internal::CheckFiniteVector(received_impulse_n_s, "received_impulse_n_s"));
+      RETURN_IF_ERROR(internal::CheckFiniteVector(received_angular_impulse_n_m_s,
+                                                  "received_angular_impulse_n_m_s"));
+      // Predict + Correct without impulses: the scripted motion, bit for bit.
+      RETURN_IF_ERROR(Predict(dt_s, Vec3::Zero()));
+      RETURN_IF_ERROR(Correct(dt_s));
+      external_work_last_step_j_ = -(received_impulse_n_s.dot(state_.v_WB_m_per_s) +
+                                     received_angular_impulse_n_m_s.dot(state_.w_WB_rad_per_s));
+      break;
+    case RigidBodyKind::kStatic:
+      external_work_last_step_j_ = 0.0;
+      break;
+  }
+  force_n_.setZero();
+  torque_n_m_.setZero();
+  impulse_n_s_.setZero();
+  angular_impulse_n_m_s_.setZero();
+  return absl::OkStatus();
+}
+
 absl::Status RigidBody::SetPose(const Vec3& p_WB_m, const Eigen::Quaterniond& q_WB) {
   RigidBodyState state = state_;
   state.p_WB_m = p_WB_m;

@@ -99,6 +99,16 @@ class RigidBody final : public Body {
   // SetState that keeps every bit of q_WB (SetState normalizes it, which may change its last
   // bit): for restoring a saved state exactly. Same errors as SetState.
   absl::Status RestoreState(const RigidBodyState& state);
+  // Ends a step that another scheme integrated (the rigid_lcp pipeline's Stewart–Trinkle step),
+  // between steps only, with the same bookkeeping as Predict + Correct: a dynamic body takes
+  // `next` (every bit kept; same checks as RestoreState) and the work of its pending force and
+  // torque over the step, dt (f . v_next + tau . w_next); a kinematic body moves along its
+  // velocities as Predict does and did the work -(J . v + L . w) on what it touched, J and L the
+  // contact impulse [N s] and its moment about the centre of mass [N m s] it received; a static
+  // body stays. The pending force, torque and impulses are cleared.
+  absl::Status FinishExternalStep(double dt_s, const RigidBodyState& next,
+                                  const Vec3& received_impulse_n_s,
+                                  const Vec3& received_angular_impulse_n_m_s);
   // Kinematic bodies: sets v and w so that the next Predict(dt_s, g) reaches the target pose
   // (rotation by the shortest arc). FailedPrecondition for other kinds.
   absl::Status SetKinematicTarget(const Vec3& p_WB_t1_m, const Eigen::Quaterniond& q_WB_t1,

@@ -9,6 +9,7 @@
 #include "core/common/check.h"
 #include "core/sim/local_global/local_global_pipeline.h"
 #include "core/sim/penalty/penalty_schemes.h"
+#include "core/sim/rigid_lcp/rigid_lcp_pipeline.h"
 
 namespace contactsim::core {
 namespace {
@@ -18,6 +19,12 @@ std::unique_ptr<Pipeline> MakeLocalGlobal(const WorldSettings& settings,
   return std::make_unique<LocalGlobalPipeline>(settings, std::move(backend));
 }
 
+// Runs on the host: the backend is not used.
+std::unique_ptr<Pipeline> MakeRigidLcp(const WorldSettings& settings,
+                                       std::shared_ptr<Backend> /*backend*/) {
+  return std::make_unique<RigidLcpPipeline>(settings);
+}
+
 // One name, two schemes: the contact model picks CCD tracking or the discrete query. Runs on the
 // host: the backend is not used.
 std::unique_ptr<Pipeline> MakePenalty(const WorldSettings& settings,
@@ -25,13 +32,17 @@ std::unique_ptr<Pipeline> MakePenalty(const WorldSettings& settings,
   return MakePenaltyPipeline(settings);
 }
 
-constexpr std::array<PipelineEntry, 2> kPipelines = {{
+constexpr std::array<PipelineEntry, 3> kPipelines = {{
     {PipelineKind::kPenalty, "penalty",
      "explicit stepping, continuous collision detection and penalty contact (Tang et al. 2012)",
      /*uses_backend=*/false, &MakePenalty},
     {PipelineKind::kLocalGlobal, "local_global",
      "implicit hyperelastic local-global solver with non-smooth Newton contact (Zeng et al. 2024)",
      /*uses_backend=*/true, &MakeLocalGlobal},
+    {PipelineKind::kRigidLcp, "rigid_lcp",
+     "Stewart-Trinkle time stepping of rigid convex polytopes, standard or PEG contact "
+     "(Williams et al. 2016)",
+     /*uses_backend=*/false, &MakeRigidLcp},
 }};
 
 }  // namespace

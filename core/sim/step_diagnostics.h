@@ -34,6 +34,19 @@ struct PenaltyStageTimes {
   double report_ms = 0.0;    // 7
 };
 
+// The rigid_lcp pipeline's step: its constraints and how their LCP was solved (a step whose LCP
+// no solver answers fails, so a reported step always has an accepted answer).
+struct RigidLcpStepStats {
+  int32_t unilateral_constraints = 0;
+  int32_t intercontact_constraints = 0;
+  int32_t lcp_size = 0;     // unknowns after eliminating the velocities (0: no contact)
+  std::string solver_path;  // LcpSolverPathName of the accepted answer; empty without contact
+  int32_t solver_attempts = 0;
+  int32_t pivots = 0;
+  int32_t iterations = 0;
+  double residual = 0.0;
+};
+
 struct StepDiagnostics {
   int64_t step = 0;     // steps taken including this one
   double time_s = 0.0;  // simulation time at the end of the step [s]
@@ -61,6 +74,7 @@ struct StepDiagnostics {
   int32_t slip_contacts = 0;   // friction in the dynamic phase
   CcdSweepStats ccd;           // broad and narrow phase counts and times
   PenaltyStageTimes stage_times;
+  RigidLcpStepStats rigid_lcp;
 
   DivergenceKind divergence = DivergenceKind::kNone;
   std::string divergence_message;  // why, naming the body and quantity; empty when kNone

@@ -92,7 +92,8 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
   }
   RETURN_IF_ERROR(Positive("divergence.energy_floor_j", settings.divergence.energy_floor_j));
   if (settings.pipeline != PipelineKind::kPenalty &&
-      settings.pipeline != PipelineKind::kLocalGlobal) {
+      settings.pipeline != PipelineKind::kLocalGlobal &&
+      settings.pipeline != PipelineKind::kRigidLcp) {
     return absl::InvalidArgumentError(
         absl::StrCat("pipeline: unknown value ", static_cast<int>(settings.pipeline)));
   }
@@ -107,7 +108,29 @@ absl::Status ValidateWorldSettings(const WorldSettings& settings) {
   }
   RETURN_IF_ERROR(NonNegative("local_global.contact_proximity_m", lg.contact_proximity_m));
   RETURN_IF_ERROR(NonNegative("local_global.friction_coefficient", lg.friction_coefficient));
-  return absl::OkStatus();
+  return ValidateRigidLcpSettings(settings.rigid_lcp);
+}
+
+absl::Status ValidateRigidLcpSettings(const RigidLcpSettings& rl) {
+  if (rl.contact_model != RigidContactModel::kStandard &&
+      rl.contact_model != RigidContactModel::kPeg) {
+    return absl::InvalidArgumentError(absl::StrCat("rigid_lcp.contact_model: unknown value ",
+                                                   static_cast<int>(rl.contact_model)));
+  }
+  RETURN_IF_ERROR(NonNegative("rigid_lcp.friction_coefficient", rl.friction_coefficient));
+  if (rl.friction_directions < 3 || rl.friction_directions > 64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rigid_lcp.friction_directions: must be in [3, 64], got ", rl.friction_directions));
+  }
+  if (!(rl.lcp_tolerance > 0.0 && rl.lcp_tolerance <= 1e-3)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rigid_lcp.lcp_tolerance: must be in (0, 1e-3], got ", rl.lcp_tolerance));
+  }
+  return Positive("rigid_lcp.contact_distance_floor_m", rl.contact_distance_floor_m);
+}
+
+const char* RigidContactModelName(RigidContactModel model) {
+  return model == RigidContactModel::kStandard ? "standard" : "peg";
 }
 
 const char* ContactModelName(ContactModel model) {

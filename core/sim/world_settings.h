@@ -50,11 +50,14 @@ enum class ContactModel : uint8_t {
 };
 
 // The stepping scheme of a World (docs/architecture.md): explicit penalty contact (Tang et al.
-// 2012, penalty_pipeline.h) or implicit hyperelastic local-global steps with non-smooth Newton
-// frictional contact (Zeng et al. 2024, local_global_pipeline.h).
+// 2012, penalty_pipeline.h), implicit hyperelastic local-global steps with non-smooth Newton
+// frictional contact (Zeng et al. 2024, local_global_pipeline.h), or Stewart–Trinkle time
+// stepping of rigid convex polytopes with the standard or the PEG contact model (Williams et al.
+// 2016, rigid_lcp_pipeline.h).
 enum class PipelineKind : uint8_t {
   kPenalty = 0,
   kLocalGlobal = 1,
+  kRigidLcp = 2,
 };
 
 // Parameters of the local-global pipeline (ignored by the penalty pipeline). Each hyperelastic
@@ -67,6 +70,26 @@ struct LocalGlobalSettings {
   // Coulomb coefficient of every contact (ground planes, static and kinematic bodies) [1], >= 0.
   double friction_coefficient = 0.3;
   int32_t cr_iterations = 24;  // Conjugate Residual iterations per Newton iteration, >= 1
+};
+
+// The contact constraints of the rigid_lcp pipeline (docs/rigid_lcp.md): kStandard, one
+// unilateral constraint per applicable potential contact (over-constrains at corners, the paper's
+// Figs. 2-3); kPeg, the polytope exact-geometry model's unilateral and intercontact constraints.
+enum class RigidContactModel : uint8_t { kStandard = 0, kPeg = 1 };
+
+// Parameters of the rigid_lcp pipeline (ignored by the others).
+struct RigidLcpSettings {
+  RigidContactModel contact_model = RigidContactModel::kPeg;
+  // Coulomb coefficient of every contact [1], >= 0 (0: frictionless, no friction rows).
+  double friction_coefficient = 0.5;
+  // Edges of each contact's polyhedral friction cone, in [3, 64]: 8 keeps a slope test within
+  // 1 - cos(pi / 8) = 7.6 % of the Coulomb cone at any yaw.
+  int32_t friction_directions = 8;
+  // Acceptance of an LCP answer: natural-map residual relative to the problem's scale (lcp.h), in
+  // (0, 1e-3].
+  double lcp_tolerance = 1e-10;
+  // Potential contacts are sought within max(floor, the step's relative motion) [m], > 0.
+  double contact_distance_floor_m = 1e-3;
 };
 
 enum class FrictionModel : uint8_t {
@@ -113,12 +136,16 @@ struct WorldSettings {
   bool self_collision = false;
   DivergenceSettings divergence;
   LocalGlobalSettings local_global;  // used when pipeline == kLocalGlobal
+  RigidLcpSettings rigid_lcp;        // used when pipeline == kRigidLcp
 };
 
 // InvalidArgument naming the first bad field (e.g. "dt_s: must be finite and > 0, got 0",
 // "friction.yamane_nakamura.mu_static must be finite and >= 0, got -1").
 absl::Status ValidateWorldSettings(const WorldSettings& settings);
+// The rigid_lcp part of ValidateWorldSettings ("rigid_lcp.friction_directions: ...").
+absl::Status ValidateRigidLcpSettings(const RigidLcpSettings& settings);
 
 const char* ContactModelName(ContactModel model);
+const char* RigidContactModelName(RigidContactModel model);
 
 }  // namespace contactsim::core

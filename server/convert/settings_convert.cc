@@ -165,6 +165,31 @@ absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettin
         CheckNonNegative(lg.friction_coefficient(), Field(lg_field, "friction_coefficient")));
     settings.local_global.friction_coefficient = lg.friction_coefficient();
   }
+  const v1::RigidLcpSettings& rl = message.rigid_lcp();
+  const std::string rl_field = Field(field, "rigid_lcp");
+  switch (rl.contact_model()) {
+    case v1::RIGID_CONTACT_MODEL_UNSPECIFIED:
+    case v1::RIGID_CONTACT_MODEL_PEG:
+      settings.rigid_lcp.contact_model = core::RigidContactModel::kPeg;
+      break;
+    case v1::RIGID_CONTACT_MODEL_STANDARD:
+      settings.rigid_lcp.contact_model = core::RigidContactModel::kStandard;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(Field(rl_field, "contact_model"), ": unknown value ", rl.contact_model()));
+  }
+  if (rl.has_friction_coefficient()) {
+    RETURN_IF_ERROR(
+        CheckNonNegative(rl.friction_coefficient(), Field(rl_field, "friction_coefficient")));
+    settings.rigid_lcp.friction_coefficient = rl.friction_coefficient();
+  }
+  if (rl.has_friction_directions())
+    settings.rigid_lcp.friction_directions = rl.friction_directions();
+  if (rl.has_lcp_tolerance()) settings.rigid_lcp.lcp_tolerance = rl.lcp_tolerance();
+  if (rl.has_contact_distance_floor_m()) {
+    settings.rigid_lcp.contact_distance_floor_m = rl.contact_distance_floor_m();
+  }
   // Core's own check as a backstop for anything above that it judges stricter.
   absl::Status core_check = core::ValidateWorldSettings(settings);
   if (!core_check.ok()) {
@@ -205,6 +230,14 @@ v1::WorldSettings ToProto(const core::WorldSettings& settings) {
   lg->set_contact_proximity_m(settings.local_global.contact_proximity_m);
   lg->set_friction_coefficient(settings.local_global.friction_coefficient);
   lg->set_cr_iterations(settings.local_global.cr_iterations);
+  v1::RigidLcpSettings* rl = message.mutable_rigid_lcp();
+  rl->set_contact_model(settings.rigid_lcp.contact_model == core::RigidContactModel::kStandard
+                            ? v1::RIGID_CONTACT_MODEL_STANDARD
+                            : v1::RIGID_CONTACT_MODEL_PEG);
+  rl->set_friction_coefficient(settings.rigid_lcp.friction_coefficient);
+  rl->set_friction_directions(settings.rigid_lcp.friction_directions);
+  rl->set_lcp_tolerance(settings.rigid_lcp.lcp_tolerance);
+  rl->set_contact_distance_floor_m(settings.rigid_lcp.contact_distance_floor_m);
   return message;
 }
 

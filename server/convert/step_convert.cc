@@ -99,6 +99,18 @@ void FillProto(const core::StepDiagnostics& diagnostics, v1::StepDiagnostics* ou
   out->set_slip_contacts(diagnostics.slip_contacts);
   out->set_diverged(diagnostics.divergence != core::DivergenceKind::kNone);
   out->set_divergence_message(diagnostics.divergence_message);
+  const core::RigidLcpStepStats& rl = diagnostics.rigid_lcp;
+  if (rl.unilateral_constraints + rl.intercontact_constraints > 0 || !rl.solver_path.empty()) {
+    v1::RigidLcpStepStats* stats = out->mutable_rigid_lcp();
+    stats->set_unilateral_constraints(rl.unilateral_constraints);
+    stats->set_intercontact_constraints(rl.intercontact_constraints);
+    stats->set_lcp_size(rl.lcp_size);
+    stats->set_solver_path(rl.solver_path);
+    stats->set_solver_attempts(rl.solver_attempts);
+    stats->set_pivots(rl.pivots);
+    stats->set_iterations(rl.iterations);
+    stats->set_residual(rl.residual);
+  }
 }
 
 void FillProto(const core::ContactRecord& record, v1::ContactRecord* out) {

@@ -95,4 +95,27 @@ absl::Status ReadContactDamping(ByteReader* in, WorldSettings* settings) {
   return absl::OkStatus();
 }
 
+void WriteRigidLcpSettings(const RigidLcpSettings& settings, ByteWriter* out) {
+  out->U8(static_cast<uint8_t>(settings.contact_model));
+  out->F64(settings.friction_coefficient);
+  out->I32(settings.friction_directions);
+  out->F64(settings.lcp_tolerance);
+  out->F64(settings.contact_distance_floor_m);
+}
+
+absl::Status ReadRigidLcpSettings(ByteReader* in, RigidLcpSettings* settings) {
+  const uint8_t model = in->U8("rigid_lcp.contact_model");
+  if (in->ok() && model > static_cast<uint8_t>(RigidContactModel::kPeg)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rigid_lcp.contact_model: unknown code ", static_cast<int>(model)));
+  }
+  settings->contact_model = static_cast<RigidContactModel>(model);
+  settings->friction_coefficient = in->FiniteF64("rigid_lcp.friction_coefficient");
+  settings->friction_directions = in->I32("rigid_lcp.friction_directions");
+  settings->lcp_tolerance = in->FiniteF64("rigid_lcp.lcp_tolerance");
+  settings->contact_distance_floor_m = in->FiniteF64("rigid_lcp.contact_distance_floor_m");
+  if (!in->ok()) return in->status();
+  return ValidateRigidLcpSettings(*settings);
+}
+
 }  // namespace contactsim::core::serialization

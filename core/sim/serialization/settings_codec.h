@@ -21,4 +21,9 @@ void WriteContactDamping(const WorldSettings& settings, ByteWriter* out);
 // Errors are InvalidArgument beginning with "settings.contact_restitution".
 absl::Status ReadContactDamping(ByteReader* in, WorldSettings* settings);
 
+// RigidLcpSettings in the kRigidLcpTag section (world_format.h), fields in declaration order.
+// Errors are InvalidArgument beginning with "rigid_lcp.".
+void WriteRigidLcpSettings(const RigidLcpSettings& settings, ByteWriter* out);
+absl::Status ReadRigidLcpSettings(ByteReader* in, RigidLcpSettings* settings);
+
 }  // namespace contactsim::core::serialization

@@ -50,6 +50,11 @@ inline constexpr uint32_t kLocalGlobalTag = SectionTag("LGLB");
 // Required: a reader that skipped it would step on with other bits.
 inline constexpr uint32_t kGroupContactsTag = SectionTag("LGCT");
 
+// The rigid_lcp pipeline's settings (RigidLcpSettings, declaration order), once; present exactly
+// when the World steps with it. The pipeline keeps no contact state between steps (every step
+// finds its potential contacts anew), so nothing else is written for it. Required.
+inline constexpr uint32_t kRigidLcpTag = SectionTag("RLCP");
+
 // WorldSettings::contact_restitution (f64), once; written only when it is not 1 (absent: 1, no
 // contact damping), so undamped worlds keep their bytes. Required: a reader that skipped it would
 // step without the dashpot.

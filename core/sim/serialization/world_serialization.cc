@@ -14,6 +14,7 @@
 #include "core/sim/local_global/local_global_pipeline.h"
 #include "core/sim/penalty/penalty_pipeline.h"
 #include "core/sim/penalty/penalty_schemes.h"
+#include "core/sim/pipeline_table.h"
 #include "core/sim/serialization/body_codec.h"
 #include "core/sim/serialization/byte_reader.h"
 #include "core/sim/serialization/byte_writer.h"
@@ -116,7 +117,8 @@ absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
   using namespace serialization;
   const auto* pipeline = dynamic_cast<const PenaltyPipeline*>(s.pipeline_.get());
   const bool local_global = s.settings_.pipeline == PipelineKind::kLocalGlobal;
-  if (pipeline == nullptr && !local_global) {
+  const bool rigid_lcp = s.settings_.pipeline == PipelineKind::kRigidLcp;
+  if (pipeline == nullptr && !local_global && !rigid_lcp) {
     return absl::UnimplementedError("pipeline: has no serialization");
   }
   ByteWriter payload;
@@ -135,6 +137,11 @@ absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
     payload.F64(lg.contact_proximity_m);
     payload.F64(lg.friction_coefficient);
     payload.I32(lg.cr_iterations);
+    payload.EndSection(at);
+  }
+  if (rigid_lcp) {
+    at = payload.BeginSection(kRigidLcpTag, kSectionRequired);
+    WriteRigidLcpSettings(s.settings_.rigid_lcp, &payload);
     payload.EndSection(at);
   }
 
@@ -217,6 +224,7 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
   const Section* local_global_section = nullptr;
   const Section* group_contacts_section = nullptr;
   const Section* contact_damping_section = nullptr;
+  const Section* rigid_lcp_section = nullptr;
   std::vector<const Section*> body_sections;
   for (const Section& section : sections) {
     const Section** singleton = nullptr;
@@ -247,6 +255,9 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
         break;
       case kContactDampingTag:
         singleton = &contact_damping_section;
+        break;
+      case kRigidLcpTag:
+        singleton = &rigid_lcp_section;
         break;
       case kBodyTag:
         body_sections.push_back(&section);
@@ -286,6 +297,20 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
   if (group_contacts_section != nullptr && local_global_section == nullptr) {
     return absl::InvalidArgumentError(
         "sections: LGCT (the local_global contact group) without the local_global pipeline");
+  }
+  if (rigid_lcp_section != nullptr) {
+    if (local_global_section != nullptr || pairs_section != nullptr ||
+        plane_contacts_section != nullptr || group_contacts_section != nullptr) {
+      return absl::InvalidArgumentError(
+          "sections: the rigid_lcp pipeline has no local_global settings, tracked pairs or plane "
+          "contacts");
+    }
+    ByteReader in(rigid_lcp_section->bytes);
+    s.settings_.pipeline = PipelineKind::kRigidLcp;
+    RETURN_IF_ERROR(ReadRigidLcpSettings(&in, &s.settings_.rigid_lcp));
+    in.ExpectEnd("rigid_lcp");
+    RETURN_IF_ERROR(in.status());
+    RETURN_IF_ERROR(ValidateWorldSettings(s.settings_));
   }
   if (local_global_section != nullptr) {
     if (pairs_section != nullptr || plane_contacts_section != nullptr) {
@@ -391,6 +416,20 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     ASSIGN_OR_RETURN(plane_contacts, ReadPlaneContacts(&in, s.bodies_, s.planes_));
     in.ExpectEnd("plane_contacts");
     RETURN_IF_ERROR(in.status());
+  }
+  if (s.settings_.pipeline == PipelineKind::kRigidLcp) {
+    std::unique_ptr<Pipeline> pipeline = MakePipeline(s.settings_, backend);
+    for (size_t i = 0; i < s.bodies_.size(); ++i) {
+      if (absl::Status check = pipeline->CheckBody(*s.bodies_[i].body); !check.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("bodies[", i, "]: ", check.message()));
+      }
+    }
+    if (!s.constraints_.empty()) {
+      return absl::InvalidArgumentError(
+          "constraints: the rigid_lcp pipeline takes no World constraints");
+    }
+    s.pipeline_ = std::move(pipeline);
+    return s;
   }
   if (s.settings_.pipeline == PipelineKind::kLocalGlobal) {
     auto pipeline = std::make_unique<LocalGlobalPipeline>(s.settings_, backend);
