@@ -122,24 +122,32 @@ class PegBuilder {
     return it == vertex_face_.end() ? nullptr : &candidates_[it->second];
   }
 
-  // The plane contact of a vertex with a face it is not feasible for, near `edge` of that face.
-  PotentialContact PlaneContact(int body1, int vertex, int face, int edge) const {
+  // The plane contact of a vertex with a face of the other body that is not among the candidates
+  // (not feasible, or farther than max_gap_m), at `edge` (>= 0) or `corner` of that face: its
+  // distance_m is the distance to that edge or corner.
+  PotentialContact PlaneContact(int body1, int vertex, int face, int edge, int corner) const {
     const PosedPolytope& first = *posed_[body1];
     const PosedPolytope& second = *posed_[1 - body1];
     const Vec3 x = first.vertex(vertex);
     const Vec3 eta = second.face_normal(face);
     PotentialContact c;
     c.kind = PotentialContactKind::kVertexFace;
-    c.configuration = FeatureConfiguration::kVertexEdge;
     c.body1 = body1;
     c.feature1 = vertex;
     c.feature2 = face;
-    c.near_edge2 = edge;
     c.point1_W = x;
     c.normal_W = -eta;
     c.gap_m = eta.dot(x) - second.face_offset_m(face);
-    const PolytopeEdge& e = second.shape().edge(edge);
-    c.distance_m = PointSegmentDistance(x, second.vertex(e.tail), second.vertex(e.head));
+    if (edge >= 0) {
+      const PolytopeEdge& e = second.shape().edge(edge);
+      c.configuration = FeatureConfiguration::kVertexEdge;
+      c.near_edge2 = edge;
+      c.distance_m = PointSegmentDistance(x, second.vertex(e.tail), second.vertex(e.head));
+    } else {
+      c.configuration = FeatureConfiguration::kVertexVertex;
+      c.near_vertex2 = corner;
+      c.distance_m = (x - second.vertex(corner)).norm();
+    }
     c.applicability = VertexFaceApplicability(first, vertex, eta);
     c.applicable = c.applicability >= options_.potential.applicability_threshold;
     return c;
@@ -163,29 +171,37 @@ class PegBuilder {
     return std::max(best, 0);
   }
 
-  // Potential faces of `vertex` (of body1) among the faces at `corner` of the other body.
-  std::vector<PotentialContact> CornerFaces(int body1, int vertex, int corner) const {
-    std::vector<PotentialContact> faces;
+  // One side of a vertex–vertex configuration: `vertex` of body1 against the faces at `corner`
+  // of the other body. Potentials: feasible with APPL >= vertex_vertex_applicability; the primary
+  // is one of them. The other potentials are secondaries, and with vertex_vertex_all_corner_faces
+  // so are the remaining faces at the corner (plane contacts where not feasible): then the
+  // constraint is max over all faces at the corner >= 0, exactly "vertex outside the body" near
+  // the corner.
+  void VertexVertexSide(int body1, int vertex, int corner) {
+    std::vector<PotentialContact> potentials, others;
     for (int32_t f : posed_[1 - body1]->shape().vertex_faces(corner)) {
       const PotentialContact* c = FindVertexFace(body1, vertex, f);
       if (c != nullptr && c->applicability >= options_.vertex_vertex_applicability) {
-        faces.push_back(*c);
+        potentials.push_back(*c);
+      } else if (options_.vertex_vertex_all_corner_faces) {
+        others.push_back(c != nullptr ? *c : PlaneContact(body1, vertex, f, -1, corner));
       }
     }
-    return faces;
+    if (potentials.empty()) return;
+    const int p = ChoosePrimary(potentials);
+    std::vector<PotentialContact> secondaries;
+    for (int i = 0; i < static_cast<int>(potentials.size()); ++i) {
+      if (i != p) secondaries.push_back(potentials[i]);
+    }
+    secondaries.insert(secondaries.end(), others.begin(), others.end());
+    const Rule rule =
+        secondaries.empty() ? Rule::kVertexVertexUnilateral : Rule::kVertexVertexIntercontact;
+    Add(rule, potentials[p], std::move(secondaries));
   }
 
   void VertexVertex(int va, int vb) {
-    for (const auto& faces : {CornerFaces(0, va, vb), CornerFaces(1, vb, va)}) {
-      if (faces.size() == 1) Add(Rule::kVertexVertexUnilateral, faces[0], {});
-      if (faces.size() < 2) continue;
-      const int p = ChoosePrimary(faces);
-      std::vector<PotentialContact> secondaries;
-      for (int i = 0; i < static_cast<int>(faces.size()); ++i) {
-        if (i != p) secondaries.push_back(faces[i]);
-      }
-      Add(Rule::kVertexVertexIntercontact, faces[p], std::move(secondaries));
-    }
+    VertexVertexSide(0, va, vb);
+    VertexVertexSide(1, vb, va);
   }
 
   void VertexEdge(int body1, int v, int e) {
@@ -206,9 +222,9 @@ class PegBuilder {
       return;
     }
     const PotentialContact c1 =
-        feasible1 != nullptr ? *feasible1 : PlaneContact(body1, v, edge.face1, e);
+        feasible1 != nullptr ? *feasible1 : PlaneContact(body1, v, edge.face1, e, -1);
     const PotentialContact c2 =
-        feasible2 != nullptr ? *feasible2 : PlaneContact(body1, v, edge.face2, e);
+        feasible2 != nullptr ? *feasible2 : PlaneContact(body1, v, edge.face2, e, -1);
     bool first_primary = c1.gap_m >= c2.gap_m;
     if (options_.primary_rule == PegPrimaryRule::kAuthorsCode) {
       const double tol = options_.authors_vertex_edge_gap_m;

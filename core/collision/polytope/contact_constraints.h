@@ -104,6 +104,10 @@ struct ContactConstraintOptions {
   double edge_edge_applicability = -0.4;
   // Potential faces of a vertex–vertex side (conf_make_vertex_vertex.m, -0.4).
   double vertex_vertex_applicability = -0.4;
+  // A vertex–vertex side's other faces at the corner become secondaries too (a departure from the
+  // authors' code, which makes a U of a single potential and ignores the other faces: that U
+  // forbids poses where the vertex is outside the body past another face; docs/rigid_lcp.md).
+  bool vertex_vertex_all_corner_faces = true;
   // Faces of a lone vertex (conf_vertex_faces.m, -0.3).
   double lone_vertex_applicability = -0.3;
   PegPrimaryRule primary_rule = PegPrimaryRule::kLargestGap;

@@ -484,24 +484,37 @@ TEST(ContactConstraintsTest, ParallelAndCoincidentFeaturesGiveNoNaN) {
   }
 }
 
-TEST(ContactConstraintsTest, CubesFaceToFaceCornersOnCornersGiveEightUnilaterals) {
+TEST(ContactConstraintsTest, CubesFaceToFaceCornersOnCornersGiveOneConstraintPerCorner) {
   // Two unit cubes face to face, corners on corners (polytope_contacts_test.cc): 8 vertex–face
   // and 8 edge–edge candidates, all vertex–vertex configurations at the 4 corners. Per corner pair
   // (v of A, w of B), v's potentials among the 3 faces at w: only B's top face (the side faces
-  // have APPL -1 < -0.4), and w's only A's bottom face: one U per side. PEG: 8 U, all gaps 0,
-  // normals -z (A's corners) and +z (B's corners); the standard model: all 16 candidates.
+  // have APPL -1 < -0.4), and w's only A's bottom face. PEG: per side one constraint with that face
+  // as the primary (gap 0, normal -z for A's corners, +z for B's) and the two side faces at the
+  // corner as secondaries (gap 0): max(psi_top, psi_side1, psi_side2) >= 0. With
+  // vertex_vertex_all_corner_faces off (the authors' code): the 8 U alone. The standard model: all
+  // 16 candidates.
   const ConvexPolytope cube = Box(Vec3(0.5, 0.5, 0.5));
   const PosedPolytope a(cube, Mat3::Identity(), Vec3(0, 0, 1));
   const PosedPolytope b(cube, Mat3::Identity(), Vec3::Zero());
   ContactConstraintStats stats;
   const auto peg = Make(PolytopeContactModel::kPeg, a, b, {}, &stats);
   EXPECT_EQ(peg.size(), 8u);
-  EXPECT_EQ(stats.count(Rule::kVertexVertexUnilateral), 8);
+  EXPECT_EQ(stats.count(Rule::kVertexVertexIntercontact), 8);
   for (const auto& g : peg) {
     EXPECT_NEAR(g.primary.gap_m, 0.0, kTol);
     EXPECT_TRUE(g.primary.normal_W.isApprox(Vec3(0, 0, g.primary.body1 == 0 ? -1 : 1), kTol));
+    ASSERT_EQ(g.secondaries.size(), 2u);
+    for (const PotentialContact& s : g.secondaries) {
+      EXPECT_NEAR(s.gap_m, 0.0, kTol);
+      EXPECT_NEAR(s.normal_W.z(), 0.0, kTol);
+    }
   }
   EXPECT_EQ(Make(PolytopeContactModel::kStandard, a, b).size(), 16u);
+  ContactConstraintOptions authors;
+  authors.vertex_vertex_all_corner_faces = false;
+  ContactConstraintStats authors_stats;
+  EXPECT_EQ(Make(PolytopeContactModel::kPeg, a, b, authors, &authors_stats).size(), 8u);
+  EXPECT_EQ(authors_stats.count(Rule::kVertexVertexUnilateral), 8);
 }
 
 TEST(ContactConstraintsTest, DeterministicAndAppending) {
