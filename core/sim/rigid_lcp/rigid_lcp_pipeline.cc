@@ -8,9 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
 #include "core/dynamics/rigid_body.h"
+#include "core/dynamics/rigid_lcp/polytope_stepper.h"
 #include "core/geometry/mass_properties.h"
 #include "core/geometry/polytope_hull.h"
 #include "core/geometry/polytope_mass_properties.h"
+#include "core/sim/body_utils.h"
 
 namespace contactsim::core {
 namespace {
@@ -64,6 +66,118 @@ absl::Status RigidLcpPipeline::CheckConstraint(const ConstraintSpec& spec, const
       absl::StrCat(ConstraintKindName(spec.kind),
                    ".body_id: the rigid_lcp pipeline takes no World constraints yet (pins, "
                    "attachments and position targets hold deformable vertices)"));
+}
+
+namespace {
+
+PolytopeStepSettings StepSettingsOf(const WorldSettings& world) {
+  PolytopeStepSettings settings;
+  settings.dt_s = world.dt_s;
+  settings.gravity_m_per_s2 = world.gravity_m_per_s2;
+  settings.model = world.rigid_lcp.contact_model == RigidContactModel::kStandard
+                       ? PolytopeContactModel::kStandard
+                       : PolytopeContactModel::kPeg;
+  settings.friction_coefficient = world.rigid_lcp.friction_coefficient;
+  settings.friction_directions = world.rigid_lcp.friction_directions;
+  settings.contact_distance_floor_m = world.rigid_lcp.contact_distance_floor_m;
+  settings.solver.acceptance_tolerance = world.rigid_lcp.lcp_tolerance;
+  settings.solver.lemke.residual_tolerance = world.rigid_lcp.lcp_tolerance;
+  settings.max_lcp_unknowns = RigidLcpPipeline::kMaxLcpUnknowns;
+  return settings;
+}
+
+ContactRecord RecordOf(const PolytopeContactResult& contact, std::span<const SimBody> bodies) {
+  const PotentialContact& primary = contact.geometry.primary;
+  ContactRecord record;
+  // Body A is the primary's body1 (its vertex, or its edge): it receives -(lambda n + f).
+  record.body_a = bodies[contact.body1].id;
+  record.body_b = contact.body2 >= 0 ? bodies[contact.body2].id : kStaticEnvironmentBodyId;
+  if (contact.body2 < 0) {
+    record.kind = ContactFeatureKind::kVertexPlane;
+    record.feature_b = contact.plane_id;
+  } else {
+    record.kind = primary.kind == PotentialContactKind::kEdgeEdge ? ContactFeatureKind::kEdgeEdge
+                                                                  : ContactFeatureKind::kVertexFace;
+    record.feature_b = primary.feature2;
+  }
+  record.feature_a = primary.feature1;
+  record.p_WC = contact.point_W;
+  record.normal_W = -primary.normal_W;  // from B towards A
+  record.depth_m = std::max(-primary.gap_m, 0.0);
+  record.normal_impulse_n_s = -contact.normal_impulse_n_s * primary.normal_W;
+  record.friction_impulse_n_s = -contact.friction_impulse_n_s;
+  if (contact.friction_impulse_n_s.squaredNorm() > 0.0) {
+    record.friction_mode =
+        contact.sliding_speed_m_per_s > 0.0 ? FrictionMode::kSlip : FrictionMode::kStick;
+  }
+  return record;
+}
+
+}  // namespace
+
+absl::Status RigidLcpPipeline::Step(const StepInput& input, StepDiagnostics* diagnostics,
+                                    ContactReport* report) {
+  std::vector<PolytopeBodyInput> bodies(input.bodies.size());
+  for (size_t i = 0; i < input.bodies.size(); ++i) {
+    const SimBody& sim = input.bodies[i];
+    const auto* rigid = dynamic_cast<const RigidBody*>(sim.body.get());
+    if (rigid == nullptr) {
+      return absl::InternalError(absl::StrCat("body ", sim.id, " is not rigid"));
+    }
+    ASSIGN_OR_RETURN(std::shared_ptr<const PolytopeUnion> shape, ShapeOf(sim));
+    PolytopeBodyInput& body = bodies[i];
+    body.shape = shape.get();
+    body.kind = rigid->kind();
+    body.mass_kg = rigid->mass_kg();
+    body.inertia_body_kg_m2 = rigid->inertia_body_kg_m2();
+    body.state = rigid->state();
+    body.force_n = rigid->pending_force_n();
+    body.torque_n_m = rigid->pending_torque_n_m();
+    body.collides = sim.collision.enabled;
+  }
+  std::vector<PolytopePlaneInput> planes;
+  for (const GroundPlane& plane : input.planes) {
+    planes.push_back({plane.id, plane.normal, plane.offset_m});
+  }
+  PolytopeStepResult result;
+  RETURN_IF_ERROR(StepPolytopes(bodies, planes, StepSettingsOf(settings_), &result));
+
+  for (size_t i = 0; i < input.bodies.size(); ++i) {
+    auto* rigid = static_cast<RigidBody*>(input.bodies[i].body.get());
+    RETURN_IF_ERROR(rigid->FinishExternalStep(settings_.dt_s, result.next[i],
+                                              result.received_impulse_n_s[i],
+                                              result.received_angular_impulse_n_m_s[i]));
+  }
+  report->contacts.clear();
+  for (const PolytopeContactResult& contact : result.contacts) {
+    const bool carries =
+        contact.normal_impulse_n_s > 0.0 || contact.friction_impulse_n_s.squaredNorm() > 0.0;
+    if (!carries) continue;
+    const ContactRecord record = RecordOf(contact, input.bodies);
+    if (record.kind == ContactFeatureKind::kVertexPlane) {
+      ++diagnostics->plane_contacts;
+    } else {
+      ++diagnostics->active_pairs;
+    }
+    if (record.friction_mode == FrictionMode::kStick) ++diagnostics->stick_contacts;
+    if (record.friction_mode == FrictionMode::kSlip) ++diagnostics->slip_contacts;
+    diagnostics->max_penetration_depth_m =
+        std::max(diagnostics->max_penetration_depth_m, record.depth_m);
+    report->contacts.push_back(record);
+  }
+  RETURN_IF_ERROR(FillBodyTotals(input.bodies, report));
+
+  RigidLcpStepStats& stats = diagnostics->rigid_lcp;
+  stats.unilateral_constraints = result.stats.unilateral;
+  stats.intercontact_constraints = result.stats.intercontact;
+  stats.lcp_size = result.stats.largest_lcp;
+  stats.solver_path =
+      result.stats.largest_lcp > 0 ? std::string(LcpSolverPathName(result.stats.largest_path)) : "";
+  stats.solver_attempts = result.stats.attempts;
+  stats.pivots = result.stats.pivots;
+  stats.iterations = result.stats.iterations;
+  stats.residual = result.stats.max_residual;
+  return absl::OkStatus();
 }
 
 std::unique_ptr<Pipeline> RigidLcpPipeline::Clone() const {

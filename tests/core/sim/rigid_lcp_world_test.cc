@@ -3,10 +3,12 @@
 // diagnostics, snapshots that replay bit-identically, and refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/dynamics/mass_spring_cloth.h"
 #include "core/dynamics/rigid_body.h"
@@ -38,9 +40,9 @@ std::unique_ptr<RigidBody> Box(const Vec3& half_extents_m, const Vec3& center_m,
   x.rowwise() += center_m.transpose();
   absl::StatusOr<TriangleMesh> placed = TriangleMesh::Create(x, box->faces());
   EXPECT_TRUE(placed.ok()) << placed.status();
-  absl::StatusOr<RigidBody> body =
-      kind == RigidBodyKind::kDynamic ? RigidBody::Create(*std::move(placed), 1000.0)
-                                      : RigidBody::CreateWithoutMass(*std::move(placed), kind);
+  absl::StatusOr<RigidBody> body = kind == RigidBodyKind::kDynamic
+                                       ? RigidBody::Create(*std::move(placed), 1000.0)
+                                       : RigidBody::CreateWithoutMass(*std::move(placed), kind);
   EXPECT_TRUE(body.ok()) << body.status();
   return std::make_unique<RigidBody>(*std::move(body));
 }
@@ -74,7 +76,8 @@ TEST(RigidLcpWorldTest, RefusesDeformableAndNonConvexBodiesAndConstraints) {
 
   absl::StatusOr<TriangleMesh> sheet = MakeClothGrid(0.2, 0.2, 2, 2);
   ASSERT_TRUE(sheet.ok()) << sheet.status();
-  absl::StatusOr<MassSpringCloth> cloth = MassSpringCloth::Create(*sheet, {.area_density_kg_per_m2 = 0.1, .stretch_stiffness_n_per_m = 100.0});
+  absl::StatusOr<MassSpringCloth> cloth = MassSpringCloth::Create(
+      *sheet, {.area_density_kg_per_m2 = 0.1, .stretch_stiffness_n_per_m = 100.0});
   ASSERT_TRUE(cloth.ok()) << cloth.status();
   absl::StatusOr<int32_t> cloth_id =
       world->AddBody(std::make_unique<MassSpringCloth>(*std::move(cloth)));
@@ -121,6 +124,99 @@ TEST(RigidLcpWorldTest, RefusesDeformableAndNonConvexBodiesAndConstraints) {
   // Refused (by the World's own checks or the pipeline's), naming the constraint's field.
   ASSERT_FALSE(constraint.ok());
   EXPECT_EQ(constraint.status().message().rfind("pin.", 0), 0u) << constraint.status();
+}
+
+// A 0.1 m cube (1 kg) resting on the ground plane: once at rest, every step's normal impulses add
+// up to m g h (the LCP's force rows are met exactly by Lemke's basic solution, to round-off of a
+// 4-contact system: 1e-10 relative is the bound), no tangential impulse, and no drift of
+// the pose over 1000 steps (the stabilization term psi / h holds psi at 0).
+TEST(RigidLcpWorldTest, BoxRestsOnThePlaneCarryingItsWeightExactly) {
+  for (const RigidContactModel model : {RigidContactModel::kStandard, RigidContactModel::kPeg}) {
+    constexpr double kDt = 0.004;
+    absl::StatusOr<World> world = World::Create(RigidLcpSettingsFor(model, 0.5, kDt));
+    ASSERT_TRUE(world.ok()) << world.status();
+    ASSERT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), 0.0).ok());
+    absl::StatusOr<int32_t> id = world->AddBody(Box(Vec3(0.05, 0.05, 0.05), Vec3(0, 0, 0.05)));
+    ASSERT_TRUE(id.ok()) << id.status();
+    const auto& box = static_cast<const RigidBody&>(*world->body(*id));
+    const double weight_impulse = box.mass_kg() * kG * kDt;
+    ASSERT_NEAR(box.mass_kg(), 1.0, 1e-12);
+    double worst_normal = 0.0, worst_tangential = 0.0;
+    for (int step = 0; step < 1000; ++step) {
+      std::vector<StepDiagnostics> diagnostics;
+      ASSERT_TRUE(world->Step(1, &diagnostics).ok()) << RigidContactModelName(model);
+      const Vec3 impulse = ImpulseOn(world->last_contact_report(), *id);
+      worst_normal = std::max(worst_normal, std::abs(impulse.z() - weight_impulse));
+      worst_tangential = std::max(worst_tangential, impulse.head<2>().norm());
+      ASSERT_EQ(diagnostics.size(), 1u);
+      EXPECT_GT(diagnostics[0].rigid_lcp.lcp_size, 0);
+      EXPECT_FALSE(diagnostics[0].rigid_lcp.solver_path.empty());
+    }
+    EXPECT_LE(worst_normal, 1e-10 * weight_impulse) << RigidContactModelName(model);
+    EXPECT_LE(worst_tangential, 1e-10 * weight_impulse) << RigidContactModelName(model);
+    EXPECT_NEAR(box.state().p_WB_m.z(), 0.05, 1e-12);
+    EXPECT_LE(box.state().p_WB_m.head<2>().norm(), 1e-12);
+    EXPECT_LE(box.state().v_WB_m_per_s.norm(), 1e-12);
+  }
+}
+
+// A cube dropped onto a static box comes to rest on it: the records between them carry its
+// weight (as above), and it never sinks into the static box by more than the round-off of the
+// position update (1e-9 m is loose).
+TEST(RigidLcpWorldTest, DroppedBoxRestsOnAStaticBox) {
+  constexpr double kDt = 0.004;
+  absl::StatusOr<World> world =
+      World::Create(RigidLcpSettingsFor(RigidContactModel::kPeg, 0.5, kDt));
+  ASSERT_TRUE(world.ok()) << world.status();
+  absl::StatusOr<int32_t> table =
+      world->AddBody(Box(Vec3(0.3, 0.3, 0.05), Vec3(0, 0, -0.05), RigidBodyKind::kStatic));
+  ASSERT_TRUE(table.ok()) << table.status();
+  absl::StatusOr<int32_t> id = world->AddBody(Box(Vec3(0.05, 0.05, 0.05), Vec3(0, 0, 0.1)));
+  ASSERT_TRUE(id.ok()) << id.status();
+  const auto& box = static_cast<const RigidBody&>(*world->body(*id));
+  double lowest = 1.0;
+  for (int step = 0; step < 500; ++step) {
+    ASSERT_TRUE(world->Step(1).ok());
+    lowest = std::min(lowest, box.state().p_WB_m.z());
+  }
+  EXPECT_GE(lowest, 0.05 - 1e-9);
+  EXPECT_NEAR(box.state().p_WB_m.z(), 0.05, 1e-9);
+  const Vec3 impulse = ImpulseOn(world->last_contact_report(), *id);
+  EXPECT_NEAR(impulse.z(), box.mass_kg() * kG * kDt, 1e-10 * box.mass_kg() * kG * kDt);
+  for (const ContactRecord& record : world->last_contact_report().contacts) {
+    EXPECT_TRUE((record.body_a == *id && record.body_b == *table) ||
+                (record.body_a == *table && record.body_b == *id));
+  }
+}
+
+// A snapshot taken mid-fall replays bit-identically: the pipeline keeps no state between steps
+// and the hulls are rebuilt from the meshes the same way.
+TEST(RigidLcpWorldTest, SnapshotsReplayBitIdentically) {
+  absl::StatusOr<World> world = World::Create(RigidLcpSettingsFor(RigidContactModel::kPeg, 0.8));
+  ASSERT_TRUE(world.ok()) << world.status();
+  ASSERT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), 0.0).ok());
+  absl::StatusOr<int32_t> a = world->AddBody(Box(Vec3(0.05, 0.04, 0.03), Vec3(0, 0, 0.2)));
+  absl::StatusOr<int32_t> b = world->AddBody(Box(Vec3(0.03, 0.03, 0.03), Vec3(0.02, 0, 0.35)));
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto& first = static_cast<RigidBody&>(*world->body(*a));
+  ASSERT_TRUE(first.SetVelocity(Vec3(0.3, 0, 0), Vec3(1.0, 2.0, 0.5)).ok());
+  ASSERT_TRUE(world->Step(60).ok());
+  absl::StatusOr<std::string> bytes = SerializeWorld(*world);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<World> copy = DeserializeWorld(*bytes);
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  EXPECT_EQ(copy->settings().pipeline, PipelineKind::kRigidLcp);
+  EXPECT_EQ(copy->settings().rigid_lcp.friction_coefficient, 0.8);
+  ASSERT_TRUE(world->Step(100).ok());
+  ASSERT_TRUE(copy->Step(100).ok());
+  for (const int32_t id : {*a, *b}) {
+    const RigidBodyState& s = static_cast<const RigidBody&>(*world->body(id)).state();
+    const RigidBodyState& t = static_cast<const RigidBody&>(*copy->body(id)).state();
+    EXPECT_EQ(s.p_WB_m, t.p_WB_m);
+    EXPECT_EQ(s.q_WB.coeffs(), t.q_WB.coeffs());
+    EXPECT_EQ(s.v_WB_m_per_s, t.v_WB_m_per_s);
+    EXPECT_EQ(s.w_WB_rad_per_s, t.w_WB_rad_per_s);
+  }
 }
 
 }  // namespace

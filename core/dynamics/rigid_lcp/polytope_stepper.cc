@@ -1,0 +1,370 @@
+#include "core/dynamics/rigid_lcp/polytope_stepper.h"
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/collision/polytope/posed_polytope.h"
+#include "core/dynamics/rigid_lcp/spatial_contact_lcp.h"
+
+namespace contactsim::core {
+namespace {
+
+struct PosedPiece {
+  int body = 0;
+  int piece = 0;
+  PosedPolytope posed;
+};
+
+// The constraint and its rows, with global body indices (-1: not an unknown).
+struct BuiltConstraint {
+  PolytopeContactResult result;
+  SpatialLcpConstraint rows;
+  int island = -1;
+};
+
+int FindRoot(std::vector<int>& parent, int i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+Vec6 Twist(const RigidBodyState& s) {
+  Vec6 nu;
+  nu << s.v_WB_m_per_s, s.w_WB_rad_per_s;
+  return nu;
+}
+
+// [u; r x u]: the generalized direction of a unit push u at offset r from the centre of mass.
+Vec6 Wrench(const Vec3& u, const Vec3& r) {
+  Vec6 g;
+  g << u, r.cross(u);
+  return g;
+}
+
+absl::Status CheckSettings(const PolytopeStepSettings& s) {
+  if (!(std::isfinite(s.dt_s) && s.dt_s > 0.0)) {
+    return absl::InvalidArgumentError(absl::StrCat("dt_s: must be finite and > 0, got ", s.dt_s));
+  }
+  if (!s.gravity_m_per_s2.allFinite()) {
+    return absl::InvalidArgumentError("gravity_m_per_s2: must be finite");
+  }
+  if (!(std::isfinite(s.friction_coefficient) && s.friction_coefficient >= 0.0)) {
+    return absl::InvalidArgumentError("friction_coefficient: must be finite and >= 0");
+  }
+  if (s.friction_directions < 3) {
+    return absl::InvalidArgumentError("friction_directions: must be >= 3");
+  }
+  if (!(std::isfinite(s.contact_distance_floor_m) && s.contact_distance_floor_m > 0.0)) {
+    return absl::InvalidArgumentError("contact_distance_floor_m: must be finite and > 0");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<Vec3> FrictionConeDirections(const Vec3& normal, int count) {
+  int axis = 0;
+  normal.cwiseAbs().minCoeff(&axis);
+  const Vec3 t1 = (Vec3::Unit(axis) - normal[axis] * normal).normalized();
+  const Vec3 t2 = normal.cross(t1);
+  std::vector<Vec3> out(count);
+  for (int k = 0; k < count; ++k) {
+    const double angle = 2.0 * M_PI * k / count;
+    out[k] = std::cos(angle) * t1 + std::sin(angle) * t2;
+  }
+  return out;
+}
+
+absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
+                           std::span<const PolytopePlaneInput> planes,
+                           const PolytopeStepSettings& settings, PolytopeStepResult* result) {
+  if (absl::Status s = CheckSettings(settings); !s.ok()) return s;
+  const double h = settings.dt_s;
+  const int nb = static_cast<int>(bodies.size());
+
+  // Free velocities, inverse masses and speed bounds.
+  std::vector<Vec6> nu(nb), free_nu(nb);
+  std::vector<Mat6> inverse_mass(nb, Mat6::Zero());
+  std::vector<double> speed_bound(nb);
+  std::vector<Mat3> rotation(nb);
+  for (int b = 0; b < nb; ++b) {
+    const PolytopeBodyInput& body = bodies[b];
+    if (body.shape == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("bodies[", b, "].shape: null"));
+    }
+    const bool dynamic = body.kind == RigidBodyKind::kDynamic;
+    if (dynamic && !(std::isfinite(body.mass_kg) && body.mass_kg > 0.0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bodies[", b, "].mass_kg: must be > 0 for a dynamic body"));
+    }
+    rotation[b] = body.state.q_WB.normalized().toRotationMatrix();
+    nu[b] = body.kind == RigidBodyKind::kStatic ? Vec6::Zero() : Twist(body.state);
+    free_nu[b] = nu[b];
+    double r_max = 0.0;
+    for (const ConvexPolytope& piece : body.shape->pieces()) {
+      r_max = std::max(r_max, piece.vertices().rowwise().norm().maxCoeff());
+    }
+    speed_bound[b] = nu[b].head<3>().norm() + nu[b].tail<3>().norm() * r_max;
+    if (dynamic) {
+      const Mat3 inverse_inertia =
+          rotation[b] * body.inertia_body_kg_m2.inverse() * rotation[b].transpose();
+      inverse_mass[b].topLeftCorner<3, 3>() = Mat3::Identity() / body.mass_kg;
+      inverse_mass[b].bottomRightCorner<3, 3>() = inverse_inertia;
+      Vec6 force;
+      force << body.force_n + body.mass_kg * settings.gravity_m_per_s2, body.torque_n_m;
+      free_nu[b] += h * inverse_mass[b] * force;
+      speed_bound[b] = std::max(speed_bound[b],
+                                free_nu[b].head<3>().norm() + free_nu[b].tail<3>().norm() * r_max);
+    }
+    if (!free_nu[b].allFinite()) {
+      return absl::InvalidArgumentError(absl::StrCat("bodies[", b, "]: non-finite state"));
+    }
+  }
+  auto is_dynamic = [&](int b) { return b >= 0 && bodies[b].kind == RigidBodyKind::kDynamic; };
+
+  std::vector<PosedPiece> pieces;
+  for (int b = 0; b < nb; ++b) {
+    if (!bodies[b].collides) continue;
+    for (int p = 0; p < bodies[b].shape->num_pieces(); ++p) {
+      pieces.push_back(
+          {b, p, PosedPolytope(bodies[b].shape->piece(p), rotation[b], bodies[b].state.p_WB_m)});
+    }
+  }
+
+  // One constraint's rows from its geometry; g1, g2: global bodies of the primary's body1 and
+  // body2 (g2 = -1 for a plane).
+  auto build = [&](const ContactConstraintGeometry& geometry, int g1, int g2, int piece1,
+                   int piece2, int32_t plane_id) {
+    BuiltConstraint built;
+    PolytopeContactResult& r = built.result;
+    r.body1 = g1;
+    r.body2 = g2;
+    r.piece1 = piece1;
+    r.piece2 = piece2;
+    r.plane_id = plane_id;
+    r.geometry = geometry;
+    auto row = [&](const PotentialContact& c, const Vec3& direction, double gap_term) {
+      // c.body1 names the query's side; map it to the global bodies.
+      const int first = c.body1 == geometry.primary.body1 ? g1 : g2;
+      const int second = first == g1 ? g2 : g1;
+      const Vec3 point = c.point1_W + 0.5 * c.gap_m * c.normal_W;
+      SpatialLcpRow out;
+      out.bias = gap_term;
+      const int sides[2] = {first, second};
+      const double signs[2] = {-1.0, 1.0};
+      for (int side = 0; side < 2; ++side) {
+        const int b = sides[side];
+        if (b < 0) continue;
+        const Vec6 g = signs[side] * Wrench(direction, point - bodies[b].state.p_WB_m);
+        if (is_dynamic(b)) {
+          (side == 0 ? out.body_a : out.body_b) = b;
+          (side == 0 ? out.jacobian_a : out.jacobian_b) = g;
+        } else {
+          out.bias += g.dot(nu[b]);
+        }
+      }
+      return out;
+    };
+    const PotentialContact& p = geometry.primary;
+    r.point_W = p.point1_W + 0.5 * p.gap_m * p.normal_W;
+    built.rows.primary = row(p, p.normal_W, p.gap_m / h);
+    for (const PotentialContact& s : geometry.secondaries) {
+      built.rows.secondaries.push_back(row(s, s.normal_W, s.gap_m / h));
+    }
+    built.rows.friction_coefficient = settings.friction_coefficient;
+    if (settings.friction_coefficient > 0.0) {
+      for (const Vec3& d : FrictionConeDirections(p.normal_W, settings.friction_directions)) {
+        built.rows.friction.push_back(row(p, d, 0.0));
+      }
+    }
+    return built;
+  };
+
+  std::vector<BuiltConstraint> built;
+  ContactConstraintStats& constraint_stats = result->stats.constraints;
+  constraint_stats = ContactConstraintStats{};
+  std::vector<ContactConstraintGeometry> geometries;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    for (size_t j = i + 1; j < pieces.size(); ++j) {
+      const PosedPiece& a = pieces[i];
+      const PosedPiece& b = pieces[j];
+      if (a.body == b.body || (!is_dynamic(a.body) && !is_dynamic(b.body))) continue;
+      const double gap = std::max(settings.contact_distance_floor_m,
+                                  h * (speed_bound[a.body] + speed_bound[b.body]));
+      const double reach = a.posed.bounding_radius_m() + b.posed.bounding_radius_m() + gap;
+      if ((a.posed.center_m() - b.posed.center_m()).squaredNorm() > reach * reach) continue;
+      ContactConstraintOptions options = settings.constraints;
+      options.potential.max_gap_m = gap;
+      geometries.clear();
+      MakeContactConstraints(settings.model, a.posed, b.posed, options, &geometries,
+                             &constraint_stats);
+      for (const ContactConstraintGeometry& g : geometries) {
+        const bool a_first = g.primary.body1 == 0;
+        built.push_back(build(g, a_first ? a.body : b.body, a_first ? b.body : a.body,
+                              a_first ? a.piece : b.piece, a_first ? b.piece : a.piece, -1));
+      }
+    }
+  }
+  for (const PosedPiece& a : pieces) {
+    if (!is_dynamic(a.body)) continue;
+    for (const PolytopePlaneInput& plane : planes) {
+      ContactConstraintOptions options = settings.constraints;
+      options.potential.max_gap_m =
+          std::max(settings.contact_distance_floor_m, h * speed_bound[a.body]);
+      geometries.clear();
+      MakePlaneContactConstraints(a.posed, plane.normal, plane.offset_m, options, &geometries,
+                                  &constraint_stats);
+      for (const ContactConstraintGeometry& g : geometries) {
+        built.push_back(build(g, a.body, -1, a.piece, 0, plane.id));
+      }
+    }
+  }
+
+  // Islands of dynamic bodies joined by constraints.
+  std::vector<int> parent(nb);
+  std::iota(parent.begin(), parent.end(), 0);
+  for (const BuiltConstraint& c : built) {
+    const int a = c.rows.primary.body_a, b = c.rows.primary.body_b;
+    if (a >= 0 && b >= 0) parent[FindRoot(parent, a)] = FindRoot(parent, b);
+  }
+  std::vector<int> island_of_root(nb, -1);
+  std::vector<std::vector<int>> island_bodies, island_constraints;
+  for (size_t ci = 0; ci < built.size(); ++ci) {
+    const SpatialLcpRow& p = built[ci].rows.primary;
+    const int any = p.body_a >= 0 ? p.body_a : p.body_b;
+    if (any < 0) continue;  // touches no dynamic body (cannot happen: pairs need one)
+    const int root = FindRoot(parent, any);
+    if (island_of_root[root] < 0) {
+      island_of_root[root] = static_cast<int>(island_bodies.size());
+      island_bodies.emplace_back();
+      island_constraints.emplace_back();
+    }
+    built[ci].island = island_of_root[root];
+    island_constraints[built[ci].island].push_back(static_cast<int>(ci));
+  }
+  for (int b = 0; b < nb; ++b) {
+    if (!is_dynamic(b)) continue;
+    const int island = island_of_root[FindRoot(parent, b)];
+    if (island >= 0) island_bodies[island].push_back(b);
+  }
+
+  std::vector<Vec6> next_nu = free_nu;
+  PolytopeStepStats& stats = result->stats;
+  stats.unilateral = stats.intercontact = 0;
+  stats.islands = static_cast<int>(island_bodies.size());
+  stats.largest_lcp = stats.attempts = stats.pivots = stats.iterations = 0;
+  stats.max_residual = 0.0;
+  for (size_t island = 0; island < island_bodies.size(); ++island) {
+    std::vector<int> local(nb, -1);
+    std::vector<SpatialLcpBody> lcp_bodies;
+    for (const int b : island_bodies[island]) {
+      local[b] = static_cast<int>(lcp_bodies.size());
+      lcp_bodies.push_back({inverse_mass[b], free_nu[b]});
+    }
+    auto localize = [&](SpatialLcpRow row) {
+      if (row.body_a >= 0) row.body_a = local[row.body_a];
+      if (row.body_b >= 0) row.body_b = local[row.body_b];
+      return row;
+    };
+    std::vector<SpatialLcpConstraint> lcp_constraints;
+    for (const int ci : island_constraints[island]) {
+      SpatialLcpConstraint c = built[ci].rows;
+      c.primary = localize(c.primary);
+      for (SpatialLcpRow& s : c.secondaries) s = localize(s);
+      for (SpatialLcpRow& f : c.friction) f = localize(f);
+      lcp_constraints.push_back(std::move(c));
+    }
+    const int size = SpatialContactLcpSize(lcp_constraints);
+    if (size > settings.max_lcp_unknowns) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("rigid_lcp: an island of ", lcp_bodies.size(), " bodies and ",
+                       lcp_constraints.size(), " constraints makes an LCP of ", size,
+                       " unknowns, over the limit of ", settings.max_lcp_unknowns));
+    }
+    absl::StatusOr<SpatialLcpSolution> solution =
+        SolveSpatialContactLcp(lcp_bodies, lcp_constraints, settings.solver);
+    if (!solution.ok()) return solution.status();
+    const LcpSolverChainResult& chain = solution->solver;
+    if (!chain.solved) {
+      std::string attempts;
+      for (const LcpSolverAttempt& a : chain.attempts) {
+        absl::StrAppend(&attempts, attempts.empty() ? "" : "; ",
+                        std::string(LcpSolverPathName(a.path)), ": ",
+                        std::string(LcpSolveStatusName(a.status)), " (residual ", a.residual, ")");
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          "rigid_lcp: the contact LCP of an island of ", lcp_bodies.size(), " bodies (",
+          solution->lcp_size, " unknowns) has no accepted solution: ", attempts));
+    }
+    if (solution->lcp_size >= stats.largest_lcp) {
+      stats.largest_lcp = solution->lcp_size;
+      stats.largest_path = chain.path;
+    }
+    stats.attempts = std::max(stats.attempts, static_cast<int>(chain.attempts.size()));
+    stats.pivots += chain.solution.pivots;
+    stats.iterations += chain.solution.iterations;
+    stats.max_residual = std::max(stats.max_residual, chain.solution.residual);
+    for (const int b : island_bodies[island]) next_nu[b] = solution->velocity[local[b]];
+    for (size_t k = 0; k < island_constraints[island].size(); ++k) {
+      PolytopeContactResult& r = built[island_constraints[island][k]].result;
+      const Vec3& n = r.geometry.primary.normal_W;
+      r.normal_impulse_n_s = solution->normal_impulse[k];
+      r.friction_impulse_n_s.setZero();
+      if (!solution->friction_impulse[k].empty()) {
+        const std::vector<Vec3> directions =
+            FrictionConeDirections(n, static_cast<int>(solution->friction_impulse[k].size()));
+        for (size_t d = 0; d < directions.size(); ++d) {
+          r.friction_impulse_n_s += solution->friction_impulse[k][d] * directions[d];
+        }
+      }
+      r.sliding_speed_m_per_s = solution->sliding_speed[k];
+    }
+  }
+
+  // Integrate and collect what each body received.
+  result->next.resize(nb);
+  result->received_impulse_n_s.assign(nb, Vec3::Zero());
+  result->received_angular_impulse_n_m_s.assign(nb, Vec3::Zero());
+  for (int b = 0; b < nb; ++b) {
+    RigidBodyState next = bodies[b].state;
+    if (is_dynamic(b)) {
+      next.v_WB_m_per_s = next_nu[b].head<3>();
+      next.w_WB_rad_per_s = next_nu[b].tail<3>();
+      next.p_WB_m += h * next.v_WB_m_per_s;
+      const Vec3& w = next.w_WB_rad_per_s;
+      const double angle = w.norm() * h;
+      if (angle > 0.0) {
+        next.q_WB =
+            (Eigen::Quaterniond(Eigen::AngleAxisd(angle, w.normalized())) * next.q_WB).normalized();
+      }
+    }
+    result->next[b] = next;
+  }
+  result->contacts.clear();
+  for (BuiltConstraint& c : built) {
+    PolytopeContactResult& r = c.result;
+    if (r.geometry.unilateral()) {
+      ++stats.unilateral;
+    } else {
+      ++stats.intercontact;
+    }
+    const Vec3 on_body2 =
+        r.normal_impulse_n_s * r.geometry.primary.normal_W + r.friction_impulse_n_s;
+    const int sides[2] = {r.body1, r.body2};
+    const double signs[2] = {-1.0, 1.0};
+    for (int side = 0; side < 2; ++side) {
+      const int b = sides[side];
+      if (b < 0) continue;
+      result->received_impulse_n_s[b] += signs[side] * on_body2;
+      result->received_angular_impulse_n_m_s[b] +=
+          (r.point_W - bodies[b].state.p_WB_m).cross(signs[side] * on_body2);
+    }
+    result->contacts.push_back(std::move(r));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace contactsim::core

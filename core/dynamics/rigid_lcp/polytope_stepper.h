@@ -1,0 +1,113 @@
+// One Stewart–Trinkle time step of rigid convex polytopes (Williams, Lu & Trinkle 2016, §1;
+// shared/papers/peg-formulation-notes.md §1–§2, §4.5; docs/rigid_lcp.md "Time stepping"):
+//
+//   1. free velocities nu~ = nu + h M^-1 (F + m g) of the dynamic bodies (world-frame omega, no
+//      gyroscopic term, as the notes §1; I_W = R I_B R^T at the step start);
+//   2. potential contacts between every two pieces of different bodies (not both static or
+//      kinematic) whose bounding spheres come within the distance the step's motion can close,
+//      max(contact_distance_floor_m, h (speed bound of a + speed bound of b)), the speed bound
+//      being |v| + |omega| r_max (+ h |g| for dynamic bodies); constraints of the contact model
+//      from them (contact_constraints.h), and every dynamic piece against every ground plane;
+//   3. per island (dynamic bodies connected by constraints), the LCP of spatial_contact_lcp.h with
+//      rows G^T nu+ + psi / h >= 0 (full-strength stabilization: a start-of-step penetration is
+//      removed in one step) and Stewart–Trinkle friction cones of friction_directions edges on each
+//      primary, the rows' Jacobians taken at the midpoint p_c = p1 + psi n / 2 of the two features
+//      for both bodies (the normal row is the same for any point on that line, n . (w x n) = 0,
+//      and action and reaction then share one point, so angular momentum balances exactly);
+//   4. x+ = x + h v+, q+ = exp(h omega+) q (normalized); kinematic bodies keep their velocities
+//      (the caller moves them), static ones stay.
+// An island whose LCP no solver of the fallback chain answers is a step failure (FailedPrecondition
+// naming the island's size and the attempts): the result is not applied.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/collision/polytope/contact_constraints.h"
+#include "core/common/eigen_types.h"
+#include "core/contact/complementarity/lcp_solver_chain.h"
+#include "core/dynamics/rigid_body.h"
+#include "core/geometry/polytope_union.h"
+
+namespace contactsim::core {
+
+struct PolytopeBodyInput {
+  const PolytopeUnion* shape = nullptr;  // body frame B, origin at the centre of mass; not null
+  RigidBodyKind kind = RigidBodyKind::kDynamic;
+  double mass_kg = 0.0;                        // dynamic: > 0
+  Mat3 inertia_body_kg_m2 = Mat3::Identity();  // I_B about the centre of mass
+  RigidBodyState state;                        // pose and velocities at the step start
+  Vec3 force_n = Vec3::Zero();                 // applied over the step (dynamic)
+  Vec3 torque_n_m = Vec3::Zero();              // about the centre of mass (dynamic)
+  bool collides = true;
+};
+
+struct PolytopePlaneInput {
+  int32_t id = 0;
+  Vec3 normal = Vec3::UnitZ();  // unit; outside where n . x > offset
+  double offset_m = 0.0;
+};
+
+struct PolytopeStepSettings {
+  double dt_s = 1e-3;
+  Vec3 gravity_m_per_s2 = Vec3(0.0, 0.0, -9.81);
+  PolytopeContactModel model = PolytopeContactModel::kPeg;
+  double friction_coefficient = 0.5;  // >= 0
+  int friction_directions = 8;        // >= 3
+  double contact_distance_floor_m = 1e-3;
+  ContactConstraintOptions constraints;  // its potential.max_gap_m is set per pair
+  LcpSolverChainOptions solver;
+  int max_lcp_unknowns = 4000;  // per island; more is ResourceExhausted
+};
+
+// A constraint that was part of the step, with what it carried.
+struct PolytopeContactResult {
+  int body1 = -1;  // index into the bodies of the primary's body1 (the feature1 side)
+  int body2 = -1;  // index of body2, or -1 for a plane
+  int piece1 = 0;  // piece of body1's union
+  int piece2 = 0;  // piece of body2's union (0 for a plane)
+  int32_t plane_id = -1;
+  ContactConstraintGeometry geometry;        // body1/body2 of its contacts: 0 = body1 above
+  Vec3 point_W = Vec3::Zero();               // p_c, where the impulses act [m]
+  double normal_impulse_n_s = 0.0;           // lambda >= 0, on body2 along +n, on body1 along -n
+  Vec3 friction_impulse_n_s = Vec3::Zero();  // on body2 (body1 receives the opposite)
+  double sliding_speed_m_per_s = 0.0;        // s: 0 when sticking
+};
+
+struct PolytopeStepStats {
+  int unilateral = 0;
+  int intercontact = 0;
+  int islands = 0;
+  int largest_lcp = 0;                                 // unknowns of the largest island's LCP
+  LcpSolverPath largest_path = LcpSolverPath::kLemke;  // the path that solved it
+  int attempts = 0;           // largest number of attempts over the islands
+  int pivots = 0;             // summed over the islands
+  int iterations = 0;         // summed over the islands
+  double max_residual = 0.0;  // over the islands
+  ContactConstraintStats constraints;
+};
+
+struct PolytopeStepResult {
+  std::vector<RigidBodyState>
+      next;  // per body: the end-of-step state (kinematic, static: as given)
+  std::vector<Vec3> received_impulse_n_s;            // per body, the contacts' sum [N s]
+  std::vector<Vec3> received_angular_impulse_n_m_s;  // per body, about its centre of mass
+  std::vector<PolytopeContactResult> contacts;
+  PolytopeStepStats stats;
+};
+
+// InvalidArgument for bad input (null shape, non-positive mass of a dynamic body, bad settings);
+// ResourceExhausted for an island over max_lcp_unknowns; FailedPrecondition when an island's LCP
+// is not solved. *result is complete only on OK.
+absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
+                           std::span<const PolytopePlaneInput> planes,
+                           const PolytopeStepSettings& settings, PolytopeStepResult* result);
+
+// Unit directions d_k = cos(2 pi k / n) t1 + sin(2 pi k / n) t2 around the unit normal, t1 the
+// unit projection of the world axis least aligned with the normal (deterministic).
+std::vector<Vec3> FrictionConeDirections(const Vec3& normal, int count);
+
+}  // namespace contactsim::core

@@ -1,0 +1,72 @@
+// The contact LCP of one 3D Stewart–Trinkle step (shared/papers/peg-formulation-notes.md §2, §4.5,
+// §5.2), dense, for one island of rigid bodies with 6 velocity unknowns each (v, omega in the
+// world frame): unilateral constraints, PEG's intercontact constraints (one primary, k
+// secondaries) and the Stewart–Trinkle polyhedral friction cone on each constraint's primary.
+//
+// Unknowns z = [lambda (one per constraint); c (one per secondary); beta (friction_directions per
+// constraint with mu > 0); s (one per such constraint)], rows (each >= 0, complementary to the
+// unknown on the right):
+//   force row i:          G_p,i^T nu+ + b_p,i + sum_j c_ij                           _|_ lambda_i
+//   slack row (i, j):     (G_p,i - G_s,ij)^T nu+ + (b_p,i - b_s,ij) + sum_{l<=j} c_il  _|_ c_ij
+//   friction row (i, k):  D_ik^T nu+ + s_i                                            _|_ beta_ik
+//   sliding row i:        mu_i lambda_i - sum_k beta_ik                               _|_ s_i
+// with nu+ = nu~ + M^-1 (sum_i G_p,i lambda_i + sum_ik D_ik beta_ik): after eliminating nu+, an
+// LCP(N, q) solved by the fallback chain (lcp_solver_chain.h). psi_p + sum_j c_ij is then
+// max(psi_p, psi_s1, ..., psi_sk) at the step end (the notes' slack chain), and beta picks the
+// cone edge most opposed to the sliding velocity, s its speed (Stewart & Trinkle 1996).
+#pragma once
+
+#include <Eigen/Core>
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/contact/complementarity/lcp_solver_chain.h"
+
+namespace contactsim::core {
+
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+
+struct SpatialLcpBody {                  // a dynamic body; static and kinematic ones are not listed
+  Mat6 inverse_mass = Mat6::Identity();  // blockdiag(I / m, I_W^-1)
+  Vec6 free_velocity = Vec6::Zero();     // nu + h M^-1 F
+};
+
+// One row G^T nu + bias: up to two body blocks; body = -1 for a side that is not an unknown
+// (static or kinematic: its known velocity is in the bias).
+struct SpatialLcpRow {
+  int body_a = -1;
+  Vec6 jacobian_a = Vec6::Zero();
+  int body_b = -1;
+  Vec6 jacobian_b = Vec6::Zero();
+  double bias = 0.0;
+};
+
+struct SpatialLcpConstraint {
+  SpatialLcpRow primary;                   // carries the normal impulse
+  std::vector<SpatialLcpRow> secondaries;  // in the primary's body order
+  double friction_coefficient = 0.0;       // mu >= 0; 0: no friction rows
+  std::vector<SpatialLcpRow> friction;     // cone edges D_ik (bias 0), used when mu > 0
+};
+
+struct SpatialLcpSolution {
+  std::vector<double> normal_impulse;                 // lambda_i [N s]
+  std::vector<std::vector<double>> friction_impulse;  // beta_ik [N s] (empty without friction)
+  std::vector<double> sliding_speed;                  // s_i [m/s] (0 without friction)
+  std::vector<Vec6> velocity;                         // nu+ per body
+  LcpSolverChainResult solver;
+  int lcp_size = 0;
+};
+
+// InvalidArgument for a body index out of range, mismatched friction rows or non-finite data; a
+// failed solve is in solution.solver (solved == false), with its best attempt's velocities.
+absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
+    std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
+    const LcpSolverChainOptions& options);
+
+// The number of LCP unknowns these constraints make (to refuse an oversized problem before
+// forming it).
+int SpatialContactLcpSize(std::span<const SpatialLcpConstraint> constraints);
+
+}  // namespace contactsim::core
