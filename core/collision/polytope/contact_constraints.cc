@@ -171,6 +171,23 @@ class PegBuilder {
     return std::max(best, 0);
   }
 
+  // With vertex_all_feasible_faces: the vertex's other feasible faces (its candidates), so that
+  // the constraint's max runs over every face near the vertex. A vertex inside the other body is
+  // below every face plane, so a max over any set of its faces still forbids that; more faces only
+  // admit more of the poses where it is outside (it is outside iff the max over all faces >= 0).
+  void AppendOtherFaces(int body1, int vertex, const std::vector<int32_t>& exclude,
+                        std::vector<PotentialContact>* secondaries) const {
+    if (!options_.vertex_all_feasible_faces) return;
+    const auto it = vertex_candidates_.find({body1, vertex});
+    if (it == vertex_candidates_.end()) return;
+    for (int i : it->second) {
+      const PotentialContact& c = candidates_[i];
+      if (std::find(exclude.begin(), exclude.end(), c.feature2) == exclude.end()) {
+        secondaries->push_back(c);
+      }
+    }
+  }
+
   // One side of a vertex–vertex configuration: `vertex` of body1 against the faces at `corner`
   // of the other body. Potentials: feasible with APPL >= vertex_vertex_applicability; the primary
   // is one of them. The other potentials are secondaries, and with vertex_vertex_all_corner_faces
@@ -194,6 +211,9 @@ class PegBuilder {
       if (i != p) secondaries.push_back(potentials[i]);
     }
     secondaries.insert(secondaries.end(), others.begin(), others.end());
+    std::vector<int32_t> corner_faces;
+    for (int32_t f : posed_[1 - body1]->shape().vertex_faces(corner)) corner_faces.push_back(f);
+    AppendOtherFaces(body1, vertex, corner_faces, &secondaries);
     const Rule rule =
         secondaries.empty() ? Rule::kVertexVertexUnilateral : Rule::kVertexVertexIntercontact;
     Add(rule, potentials[p], std::move(secondaries));
@@ -231,7 +251,9 @@ class PegBuilder {
       first_primary =
           (tol < c1.gap_m && c1.gap_m < c2.gap_m) || (!(c2.gap_m > tol) && c1.gap_m >= c2.gap_m);
     }
-    Add(Rule::kVertexEdgeIntercontact, first_primary ? c1 : c2, {first_primary ? c2 : c1});
+    std::vector<PotentialContact> secondaries = {first_primary ? c2 : c1};
+    AppendOtherFaces(body1, v, {edge.face1, edge.face2}, &secondaries);
+    Add(Rule::kVertexEdgeIntercontact, first_primary ? c1 : c2, std::move(secondaries));
 
     // Edges at v against e (eq 36): each guards the side of e it leaves v towards.
     const Vec3 orientation = edge_body.EdgeOrientation(e);

@@ -108,6 +108,10 @@ struct ContactConstraintOptions {
   // authors' code, which makes a U of a single potential and ignores the other faces: that U
   // forbids poses where the vertex is outside the body past another face; docs/rigid_lcp.md).
   bool vertex_vertex_all_corner_faces = true;
+  // Vertex–edge and vertex–vertex I-constraints also take the vertex's other feasible faces as
+  // secondaries (a departure: within max_gap_m of an edge a vertex may be outside the body past
+  // a third face, where max(psi_f1, psi_f2) < 0 would push it for nothing; docs/rigid_lcp.md).
+  bool vertex_all_feasible_faces = true;
   // Faces of a lone vertex (conf_vertex_faces.m, -0.3).
   double lone_vertex_applicability = -0.3;
   PegPrimaryRule primary_rule = PegPrimaryRule::kLargestGap;

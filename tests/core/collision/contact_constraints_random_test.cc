@@ -62,7 +62,7 @@ TEST(ContactConstraintsRandomTest, ApproachingBodiesAreStoppedBeforeTheyOverlap)
   //
   // And where they do not overlap, a constraint that is violated already (max psi < 0) pushes the
   // bodies apart for nothing, the standard-model trap: PEG must leave fewer of these than the
-  // standard model (docs/rigid_lcp.md has the counts: 2 against 29 here).
+  // standard model (docs/rigid_lcp.md has the counts: 0 against 29 here).
   std::mt19937_64 rng(42);
   std::normal_distribution<double> normal;
   constexpr double kStep_m = 0.001;
