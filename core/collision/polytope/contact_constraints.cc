@@ -64,6 +64,15 @@ class PegBuilder {
         Add(Rule::kEdgeEdgeUnilateral, c, {});
       }
     }
+    if (options_.crossing_edges_near_ends) {
+      for (int i : near_end_edge_edge_) {
+        const PotentialContact& c = candidates_[i];
+        if (c.applicability >= options_.edge_edge_applicability &&
+            !edge_pairs_in_i_.contains({c.feature1, c.feature2}) && CrossInside(c)) {
+          Add(Rule::kCrossingEdgeUnilateral, c, {});
+        }
+      }
+    }
     for (const auto& [vertex, indices] : vertex_candidates_) {
       if (vertices_used_.contains(vertex)) continue;
       std::vector<PotentialContact> faces;
@@ -100,6 +109,7 @@ class PegBuilder {
       } else {
         deferred_edge_edge_.push_back(i);
       }
+      if (near1 || near2) near_end_edge_edge_.push_back(i);
     }
   }
 
@@ -114,6 +124,17 @@ class PegBuilder {
     mark(primary);
     for (const PotentialContact& s : secondaries) mark(s);
     Emit(rule, primary, std::move(secondaries), out_);
+  }
+
+  // Do the lines of an edge–edge candidate's edges come closest inside both segments? Then its
+  // gap is the segments' own (no clamping to an end) and a U on it is exact where they cross.
+  bool CrossInside(const PotentialContact& c) const {
+    const PolytopeEdge& ea = posed_[0]->shape().edge(c.feature1);
+    const PolytopeEdge& eb = posed_[1]->shape().edge(c.feature2);
+    const SegmentClosestPoints closest =
+        ClosestPointsOfSegments(posed_[0]->vertex(ea.tail), posed_[0]->vertex(ea.head),
+                                posed_[1]->vertex(eb.tail), posed_[1]->vertex(eb.head));
+    return closest.s > 0.0 && closest.s < 1.0 && closest.t > 0.0 && closest.t < 1.0;
   }
 
   // The candidate (body1, vertex, face) when feasible, else nullptr.
@@ -171,6 +192,23 @@ class PegBuilder {
     return std::max(best, 0);
   }
 
+  // With vertex_all_feasible_faces: the vertex's other feasible faces (its candidates), so that
+  // the constraint's max runs over every face near the vertex. A vertex inside the other body is
+  // below every face plane, so a max over any set of its faces still forbids that; more faces only
+  // admit more of the poses where it is outside (it is outside iff the max over all faces >= 0).
+  void AppendOtherFaces(int body1, int vertex, const std::vector<int32_t>& exclude,
+                        std::vector<PotentialContact>* secondaries) const {
+    if (!options_.vertex_all_feasible_faces) return;
+    const auto it = vertex_candidates_.find({body1, vertex});
+    if (it == vertex_candidates_.end()) return;
+    for (int i : it->second) {
+      const PotentialContact& c = candidates_[i];
+      if (std::find(exclude.begin(), exclude.end(), c.feature2) == exclude.end()) {
+        secondaries->push_back(c);
+      }
+    }
+  }
+
   // One side of a vertex–vertex configuration: `vertex` of body1 against the faces at `corner`
   // of the other body. Potentials: feasible with APPL >= vertex_vertex_applicability; the primary
   // is one of them. The other potentials are secondaries, and with vertex_vertex_all_corner_faces
@@ -194,6 +232,9 @@ class PegBuilder {
       if (i != p) secondaries.push_back(potentials[i]);
     }
     secondaries.insert(secondaries.end(), others.begin(), others.end());
+    std::vector<int32_t> corner_faces;
+    for (int32_t f : posed_[1 - body1]->shape().vertex_faces(corner)) corner_faces.push_back(f);
+    AppendOtherFaces(body1, vertex, corner_faces, &secondaries);
     const Rule rule =
         secondaries.empty() ? Rule::kVertexVertexUnilateral : Rule::kVertexVertexIntercontact;
     Add(rule, potentials[p], std::move(secondaries));
@@ -212,9 +253,14 @@ class PegBuilder {
     const PotentialContact* feasible2 = FindVertexFace(body1, v, edge.face2);
     if (edge_body.face_normal(edge.face1).dot(edge_body.face_normal(edge.face2)) >
         options_.flat_edge_cosine) {
-      if (const PotentialContact* c = feasible1 != nullptr ? feasible1 : feasible2) {
-        Add(Rule::kFlatEdgeUnilateral, *c, {});
+      // The authors' code takes f1; the larger gap is the face the vertex is over (the planes
+      // differ by at most the 5.7 degrees, but beside f2 the plane of f1 can be mm off).
+      const PotentialContact* c = feasible1 != nullptr ? feasible1 : feasible2;
+      if (options_.primary_rule == PegPrimaryRule::kLargestGap && feasible1 != nullptr &&
+          feasible2 != nullptr && feasible2->gap_m > feasible1->gap_m) {
+        c = feasible2;
       }
+      if (c != nullptr) Add(Rule::kFlatEdgeUnilateral, *c, {});
       return;
     }
     if (feasible1 == nullptr && feasible2 == nullptr) {
@@ -231,7 +277,9 @@ class PegBuilder {
       first_primary =
           (tol < c1.gap_m && c1.gap_m < c2.gap_m) || (!(c2.gap_m > tol) && c1.gap_m >= c2.gap_m);
     }
-    Add(Rule::kVertexEdgeIntercontact, first_primary ? c1 : c2, {first_primary ? c2 : c1});
+    std::vector<PotentialContact> secondaries = {first_primary ? c2 : c1};
+    AppendOtherFaces(body1, v, {edge.face1, edge.face2}, &secondaries);
+    Add(Rule::kVertexEdgeIntercontact, first_primary ? c1 : c2, std::move(secondaries));
 
     // Edges at v against e (eq 36): each guards the side of e it leaves v towards.
     const Vec3 orientation = edge_body.EdgeOrientation(e);
@@ -267,6 +315,7 @@ class PegBuilder {
   std::set<std::pair<int, int>> vertex_vertex_;                        // (vertex of A, vertex of B)
   std::set<std::tuple<int, int, int>> vertex_edge_;  // (vertex's body, vertex, edge)
   std::vector<int> deferred_edge_edge_;
+  std::vector<int> near_end_edge_edge_;  // edge–edge candidates of vertex–vertex/–edge configs
   std::set<std::pair<int, int>> vertices_used_;    // (body, vertex) named by a constraint
   std::set<std::pair<int, int>> edge_pairs_in_i_;  // edge–edge pairs in an I
 };
@@ -350,7 +399,8 @@ PotentialContact FlipContact(const PotentialContact& contact) {
 int ContactConstraintStats::unilateral() const {
   return count(Rule::kStandardUnilateral) + count(Rule::kPlaneUnilateral) +
          count(Rule::kVertexVertexUnilateral) + count(Rule::kFlatEdgeUnilateral) +
-         count(Rule::kEdgeEdgeUnilateral) + count(Rule::kLoneVertexUnilateral);
+         count(Rule::kEdgeEdgeUnilateral) + count(Rule::kLoneVertexUnilateral) +
+         count(Rule::kCrossingEdgeUnilateral);
 }
 
 int ContactConstraintStats::intercontact() const {

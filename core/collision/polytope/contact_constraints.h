@@ -16,16 +16,21 @@
 // enforces the planes of both faces (the standard-model trap of Figs. 2–3).
 // PEG (notes §4.4, departures in docs/rigid_lcp.md): configurations from the candidates'
 // features, each processed once, in this order:
-//   vertex–vertex (v_a, v_b): per side, the faces at the other vertex that are feasible for this
-//     vertex with APPL >= vertex_vertex_applicability: one face -> U, several -> one I (primary by
-//     the primary rule, the others secondaries);
+//   vertex–vertex (v_a, v_b): per side, the potentials are the faces at the other vertex that are
+//     feasible for this vertex with APPL >= vertex_vertex_applicability; if there is one, a
+//     constraint with the primary rule's choice among them as the primary and as secondaries the
+//     other potentials, the other faces at the corner (vertex_vertex_all_corner_faces) and the
+//     vertex's other feasible faces (vertex_all_feasible_faces): an I, or a U if that is empty;
 //   vertex–edge (v, edge e with faces f1, f2): nearly flat edge -> one U on (v, f1); else, if v is
 //     feasible for f1 or f2, I(c1 = (v, f1), c2 = (v, f2)) (a face v is not feasible for still
-//     gives its plane contact: it is what lets v pass the edge), and for each edge e_v at v whose
+//     gives its plane contact: it is what lets v pass the edge; plus v's other feasible faces
+//     with vertex_all_feasible_faces), and for each edge e_v at v whose
 //     edge–edge pair with e has APPL >= pairing_edge_applicability, s = O_e . (e_v away from v):
 //     s > 0 pairs the edge–edge contact with c1, s < 0 with c2, as I(c_i; ee) if v is feasible for
 //     f_i, else I(ee; c_i) (the paper's eq 36 cross-contacts, written as I as the authors' code);
-//   edge–edge (no end near): U if APPL >= edge_edge_applicability and no I uses the pair;
+//   edge–edge (no end near): U if APPL >= edge_edge_applicability and no I uses the pair; with
+//     crossing_edges_near_ends also the edge–edge pairs of the configurations above that no I
+//     uses, where the edges' lines come closest inside both segments;
 //   vertices named by no constraint yet: one U on the primary rule's choice among their feasible
 //     faces with APPL >= lone_vertex_applicability.
 // Duplicates (same primary, same set of secondaries) are removed; output order is deterministic.
@@ -54,8 +59,9 @@ enum class ContactConstraintRule {
   kVertexEdgePairing,         // PEG vertex–edge, I(c_i; ee) or I(ee; c_i) (eq 36's X as I)
   kEdgeEdgeUnilateral,        // PEG edge–edge away from the edges' ends
   kLoneVertexUnilateral,      // PEG vertex in no configuration's constraint
+  kCrossingEdgeUnilateral,    // PEG edge–edge near an end, crossing inside both (departure)
 };
-inline constexpr int kContactConstraintRuleCount = 9;
+inline constexpr int kContactConstraintRuleCount = 10;
 std::string_view ContactConstraintRuleName(ContactConstraintRule rule);
 
 struct ContactConstraintGeometry {
@@ -108,6 +114,15 @@ struct ContactConstraintOptions {
   // authors' code, which makes a U of a single potential and ignores the other faces: that U
   // forbids poses where the vertex is outside the body past another face; docs/rigid_lcp.md).
   bool vertex_vertex_all_corner_faces = true;
+  // Vertex–edge and vertex–vertex I-constraints also take the vertex's other feasible faces as
+  // secondaries (a departure: within max_gap_m of an edge a vertex may be outside the body past
+  // a third face, where max(psi_f1, psi_f2) < 0 would push it for nothing; docs/rigid_lcp.md).
+  bool vertex_all_feasible_faces = true;
+  // An edge–edge candidate of a vertex–vertex or vertex–edge configuration that no I uses becomes
+  // a U when the edges' lines come closest inside both segments (a departure: the authors' code
+  // drops them, and two edges crossing within configuration_distance_m of an end then have no
+  // constraint at all; docs/rigid_lcp.md).
+  bool crossing_edges_near_ends = true;
   // Faces of a lone vertex (conf_vertex_faces.m, -0.3).
   double lone_vertex_applicability = -0.3;
   PegPrimaryRule primary_rule = PegPrimaryRule::kLargestGap;
