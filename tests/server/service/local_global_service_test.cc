@@ -182,7 +182,7 @@ TEST_F(LocalGlobalServiceTest, SnapshotRestoresAndReplaysTheSameBits) {
 TEST_F(LocalGlobalServiceTest, RefusalsNameTheField) {
   v1::CreateSessionResponse created;
   v1::CreateSessionRequest unknown = LocalGlobalRequest(true);
-  unknown.set_pipeline("rigid_lcp");
+  unknown.set_pipeline("mpm");
   grpc::Status status = stub_->CreateSession(Context().get(), unknown, &created);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(status.error_message().find("local_global"), std::string::npos);
