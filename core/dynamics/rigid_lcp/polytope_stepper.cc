@@ -198,6 +198,9 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
       if ((a.posed.center_m() - b.posed.center_m()).squaredNorm() > reach * reach) continue;
       ContactConstraintOptions options = settings.constraints;
       options.potential.max_gap_m = gap;
+      // A vertex inside a face deeper than the paper's delta (2.5 mm) would lose its contact and
+      // fall through (notes §7.6); one step's motion bounds how deep it can have got.
+      options.potential.max_penetration_m = std::max(options.potential.max_penetration_m, gap);
       geometries.clear();
       MakeContactConstraints(settings.model, a.posed, b.posed, options, &geometries,
                              &constraint_stats);

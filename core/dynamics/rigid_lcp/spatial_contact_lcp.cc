@@ -166,10 +166,20 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   if (n == 0) {
     out.solver.solved = true;
   } else {
+    // Symmetric diagonal scaling D N D, D q (z = D z'): the same complementarity, with the
+    // impulse rows of light, small bodies (1 / m and r^2 / I in the hundreds or thousands) and
+    // the unit slack and friction entries brought to one scale, which Lemke's pivot and tie
+    // tolerances assume.
+    Eigen::VectorXd scale = Eigen::VectorXd::Ones(n);
+    for (int i = 0; i < n; ++i) {
+      if (problem.m(i, i) > 0.0) scale(i) = 1.0 / std::sqrt(problem.m(i, i));
+    }
+    problem.m = scale.asDiagonal() * problem.m * scale.asDiagonal();
+    problem.q = scale.cwiseProduct(problem.q);
     absl::StatusOr<LcpSolverChainResult> result = SolveLcpWithFallback(problem, options);
     if (!result.ok()) return result.status();
     out.solver = *std::move(result);
-    if (out.solver.solution.z.size() == n) z = out.solver.solution.z;
+    if (out.solver.solution.z.size() == n) z = scale.cwiseProduct(out.solver.solution.z);
   }
   out.velocity.resize(nb);
   for (int b = 0; b < nb; ++b) out.velocity[b] = bodies[b].free_velocity;

@@ -189,6 +189,34 @@ TEST(RigidLcpWorldTest, DroppedBoxRestsOnAStaticBox) {
   }
 }
 
+// Two cubes stacked on the plane (both dynamic, so the upper cube's constraints have two body
+// blocks): at rest the records between them carry the upper cube's weight and the plane carries
+// both, each to 1e-10 relative, for both models.
+TEST(RigidLcpWorldTest, StackedCubesCarryTheirWeights) {
+  for (const RigidContactModel model : {RigidContactModel::kStandard, RigidContactModel::kPeg}) {
+    constexpr double kDt = 0.004;
+    absl::StatusOr<World> world = World::Create(RigidLcpSettingsFor(model, 0.5, kDt));
+    ASSERT_TRUE(world.ok()) << world.status();
+    ASSERT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), 0.0).ok());
+    absl::StatusOr<int32_t> lower = world->AddBody(Box(Vec3(0.05, 0.05, 0.05), Vec3(0, 0, 0.05)));
+    absl::StatusOr<int32_t> upper =
+        world->AddBody(Box(Vec3(0.04, 0.04, 0.04), Vec3(0.01, 0.005, 0.1 + 0.04 + 0.002)));
+    ASSERT_TRUE(lower.ok() && upper.ok());
+    const double m_upper = 0.512, m_lower = 1.0;
+    for (int step = 0; step < 300; ++step) {
+      absl::Status status = world->Step(1);
+      ASSERT_TRUE(status.ok()) << RigidContactModelName(model) << " step " << step << ": "
+                               << status;
+    }
+    EXPECT_NEAR(ImpulseOn(world->last_contact_report(), *upper).z(), m_upper * kG * kDt,
+                1e-10 * m_upper * kG * kDt);
+    EXPECT_NEAR(ImpulseOn(world->last_contact_report(), *lower).z(), m_lower * kG * kDt,
+                1e-10 * m_lower * kG * kDt);
+    const auto& top = static_cast<const RigidBody&>(*world->body(*upper));
+    EXPECT_NEAR(top.state().p_WB_m.z(), 0.14, 1e-9);
+  }
+}
+
 // A snapshot taken mid-fall replays bit-identically: the pipeline keeps no state between steps
 // and the hulls are rebuilt from the meshes the same way.
 TEST(RigidLcpWorldTest, SnapshotsReplayBitIdentically) {
