@@ -7,7 +7,10 @@
 //   PoseBaseline:   re-posing both bodies (PosedPolytope::SetPose), the per-step work every body
 //                   pays anyway; the ratio Near / PoseBaseline is the figure to compare;
 //   OverlapVolume:  IntersectionVolume of the pairs pushed 1 mm into each other (validation
-//                   metric, not on the step path).
+//                   metric, not on the step path);
+//   Constraints/0, /1: MakeContactConstraints on the Near pairs, standard model (0) and PEG (1)
+//                   (counters: constraints and secondaries per pair); each includes its own
+//                   FindPotentialContacts, so Constraints/0 / Near is the standard stage's cost.
 //
 //   polytope_contacts_bench --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
@@ -16,6 +19,7 @@
 #include <random>
 #include <vector>
 
+#include "core/collision/polytope/contact_constraints.h"
 #include "core/collision/polytope/posed_polytope.h"
 #include "core/collision/polytope/potential_contacts.h"
 #include "core/geometry/polytope_hull.h"
@@ -133,10 +137,38 @@ void BM_OverlapVolume(benchmark::State& state) {
   }
 }
 
+void BM_Constraints(benchmark::State& state) {
+  const auto& pairs = Pairs();
+  std::vector<core::PosedPolytope> a, b;
+  for (const Pair& p : pairs) {
+    a.emplace_back(p.a, p.R_a, p.p_a);
+    b.emplace_back(p.b, p.R_b, Vec3::Zero());
+  }
+  const auto model = state.range(0) == 0 ? core::PolytopeContactModel::kStandard
+                                         : core::PolytopeContactModel::kPeg;
+  core::ContactConstraintOptions options;
+  options.potential.max_gap_m = 0.004;
+  std::vector<core::ContactConstraintGeometry> out;
+  size_t i = 0;
+  int64_t constraints = 0, secondaries = 0, queries = 0;
+  for (auto _ : state) {
+    out.clear();
+    core::MakeContactConstraints(model, a[i], b[i], options, &out);
+    constraints += static_cast<int64_t>(out.size());
+    for (const auto& g : out) secondaries += static_cast<int64_t>(g.secondaries.size());
+    ++queries;
+    benchmark::DoNotOptimize(out.data());
+    i = (i + 1) % pairs.size();
+  }
+  state.counters["constraints"] = static_cast<double>(constraints) / static_cast<double>(queries);
+  state.counters["secondaries"] = static_cast<double>(secondaries) / static_cast<double>(queries);
+}
+
 BENCHMARK(BM_PoseBaseline);
 BENCHMARK(BM_Near);
 BENCHMARK(BM_Far);
 BENCHMARK(BM_OverlapVolume);
+BENCHMARK(BM_Constraints)->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace contactsim::bench
