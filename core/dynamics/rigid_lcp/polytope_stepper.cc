@@ -23,6 +23,9 @@ struct PosedPiece {
 struct BuiltConstraint {
   PolytopeContactResult result;
   SpatialLcpConstraint rows;
+  // The same rows without the correction of penetrations: psi / h replaced by max(psi, 0) / h
+  // (the fallback below).
+  SpatialLcpConstraint rows_without_correction;
   int island = -1;
 };
 
@@ -180,6 +183,12 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
         built.rows.friction.push_back(row(p, d, 0.0));
       }
     }
+    built.rows_without_correction = built.rows;
+    built.rows_without_correction.primary = row(p, p.normal_W, std::max(p.gap_m, 0.0) / h);
+    for (size_t j = 0; j < geometry.secondaries.size(); ++j) {
+      const PotentialContact& s = geometry.secondaries[j];
+      built.rows_without_correction.secondaries[j] = row(s, s.normal_W, std::max(s.gap_m, 0.0) / h);
+    }
     return built;
   };
 
@@ -260,6 +269,7 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
   stats.islands = static_cast<int>(island_bodies.size());
   stats.largest_lcp = stats.attempts = stats.pivots = stats.iterations = 0;
   stats.max_residual = 0.0;
+  stats.uncorrected_islands = 0;
   for (size_t island = 0; island < island_bodies.size(); ++island) {
     std::vector<int> local(nb, -1);
     std::vector<SpatialLcpBody> lcp_bodies;
@@ -272,14 +282,18 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
       if (row.body_b >= 0) row.body_b = local[row.body_b];
       return row;
     };
-    std::vector<SpatialLcpConstraint> lcp_constraints;
-    for (const int ci : island_constraints[island]) {
-      SpatialLcpConstraint c = built[ci].rows;
-      c.primary = localize(c.primary);
-      for (SpatialLcpRow& s : c.secondaries) s = localize(s);
-      for (SpatialLcpRow& f : c.friction) f = localize(f);
-      lcp_constraints.push_back(std::move(c));
-    }
+    auto island_rows = [&](bool corrected) {
+      std::vector<SpatialLcpConstraint> rows;
+      for (const int ci : island_constraints[island]) {
+        SpatialLcpConstraint c = corrected ? built[ci].rows : built[ci].rows_without_correction;
+        c.primary = localize(c.primary);
+        for (SpatialLcpRow& s : c.secondaries) s = localize(s);
+        for (SpatialLcpRow& f : c.friction) f = localize(f);
+        rows.push_back(std::move(c));
+      }
+      return rows;
+    };
+    std::vector<SpatialLcpConstraint> lcp_constraints = island_rows(true);
     const int size = SpatialContactLcpSize(lcp_constraints);
     if (size > settings.max_lcp_unknowns) {
       return absl::ResourceExhaustedError(
@@ -290,6 +304,20 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
     absl::StatusOr<SpatialLcpSolution> solution =
         SolveSpatialContactLcp(lcp_bodies, lcp_constraints, settings.solver);
     if (!solution.ok()) return solution.status();
+    if (!solution->solver.solved && settings.retry_without_correction) {
+      // Demanding that every penetration close within the step can ask for separations that no
+      // velocity meets at once (a body wedged between others): then the LCP has no solution.
+      // Without the correction, nu+ = the contact velocities of the start of the step is feasible
+      // (every row's constant is >= 0), and the Stewart–Trinkle LCP of a feasible problem is
+      // solvable (Anitescu & Potra 1997); the penetration is left to the next step's rows.
+      absl::StatusOr<SpatialLcpSolution> retry =
+          SolveSpatialContactLcp(lcp_bodies, island_rows(false), settings.solver);
+      if (!retry.ok()) return retry.status();
+      if (retry->solver.solved) {
+        ++stats.uncorrected_islands;
+        solution = std::move(retry);
+      }
+    }
     const LcpSolverChainResult& chain = solution->solver;
     if (!chain.solved) {
       std::string attempts;

@@ -61,6 +61,9 @@ struct PolytopeStepSettings {
   ContactConstraintOptions constraints;  // its potential.max_gap_m is set per pair
   LcpSolverChainOptions solver;
   int max_lcp_unknowns = 4000;  // per island; more is ResourceExhausted
+  // When an island's LCP is not solved, solve it again without the correction of penetrations
+  // (psi / h -> max(psi, 0) / h), counted in PolytopeStepStats::uncorrected_islands.
+  bool retry_without_correction = true;
 };
 
 // A constraint that was part of the step, with what it carried.
@@ -87,6 +90,7 @@ struct PolytopeStepStats {
   int pivots = 0;             // summed over the islands
   int iterations = 0;         // summed over the islands
   double max_residual = 0.0;  // over the islands
+  int uncorrected_islands = 0;  // solved by the retry without penetration correction
   ContactConstraintStats constraints;
 };
 
