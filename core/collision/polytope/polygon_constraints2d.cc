@@ -202,8 +202,26 @@ void MakePolygonConstraints(PolygonContactModel model, const Points2& a, const P
       const Points2& first = c.body1 == 0 ? *a_predicted : *b_predicted;
       const Points2& second = c.body1 == 0 ? *b_predicted : *a_predicted;
       const int n2 = static_cast<int>(second.rows());
-      ok = PointSegmentDistance(first.row(c.vertex1).transpose(), second.row(c.edge2).transpose(),
-                                second.row((c.edge2 + 1) % n2).transpose()) <= options.max_gap_m;
+      const Vec2 x1 = first.row(c.vertex1).transpose();
+      const Vec2 p0 = second.row(c.edge2).transpose();
+      const Vec2 p1 = second.row((c.edge2 + 1) % n2).transpose();
+      ok = PointSegmentDistance(x1, p0, p1) <= options.max_gap_m;
+      if (!ok && options.swept_feasibility && c.gap_m > 0.0) {
+        // The vertex crosses the edge's line within the step (predicted gap < 0): feasible if,
+        // moving both linearly, it is within max_gap_m of the segment where it crosses.
+        const Points2& first_now = c.body1 == 0 ? a : b;
+        const Points2& second_now = c.body1 == 0 ? b : a;
+        const Vec2 d = p1 - p0;
+        const double gap1 = Vec2(d.y(), -d.x()).normalized().dot(x1 - p0);
+        if (gap1 < 0.0) {
+          const double s = c.gap_m / (c.gap_m - gap1);
+          auto lerp = [s](const Vec2& from, const Vec2& to) { return from + s * (to - from); };
+          ok = PointSegmentDistance(lerp(first_now.row(c.vertex1).transpose(), x1),
+                                    lerp(second_now.row(c.edge2).transpose(), p0),
+                                    lerp(second_now.row((c.edge2 + 1) % n2).transpose(), p1)) <=
+               options.max_gap_m;
+        }
+      }
     }
     if (!ok) continue;
     c.applicable = c.applicability > options.applicability_threshold;

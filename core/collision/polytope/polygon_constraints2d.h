@@ -6,7 +6,9 @@
 // Candidates are the vertex–edge pairs of polygon_contacts2d.h in both directions, feasible when
 // the vertex's distance to the edge segment is <= max_gap_m at the current configuration or at the
 // predicted one (both polygons moved by h with their start-of-step velocities; the authors' test,
-// notes §3.3). Gaps, points and normals are those of the current configuration.
+// notes §3.3), or when it crosses the edge in between (swept_feasibility, our addition: without
+// it a falling polygon tunnels through the floor). Gaps, points and normals are those of the
+// current configuration.
 //
 //   kStandard  every feasible candidate with APPL > applicability_threshold is one unilateral (U)
 //              constraint psi >= 0 (the paper's eqs 8–9 with the same candidate set as PEG, so the
@@ -68,6 +70,10 @@ struct PolygonConstraintOptions {
   double max_gap_m = 8e-4;                // feasibility distance (the authors' max(0.5 h, 8e-4))
   double applicability_threshold = -0.2;  // eps_theta: applicable iff APPL > it
   double primary_swap_gap_m = 1e-3;       // step 4's heuristic
+  // Also feasible: a vertex that crosses the edge's line between the current and the predicted
+  // configuration within max_gap_m of the segment (both moved linearly). The authors' test alone
+  // lets a vertex moving more than 2 max_gap_m per step jump over the band and tunnel.
+  bool swept_feasibility = true;
 };
 
 struct PolygonConstraintStats {
