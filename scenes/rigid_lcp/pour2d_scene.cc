@@ -128,6 +128,9 @@ absl::StatusOr<Pour2dRun> RunPour2d(const std::vector<PlanarRigidBody>& set,
   settings.applicability_threshold = -0.2;
   settings.predicted_feasibility = true;
   settings.swept_feasibility = options.swept_feasibility;
+  settings.contact_set_passes = options.contact_set_passes;
+  settings.projection_iterations = options.projection_iterations;
+  settings.standard_requires_applicability = options.standard_requires_applicability;
   settings.solver = options.solver;
   settings.apply_unsolved = true;  // counted as a failure below, never silently
   std::vector<PlanarRigidBody> bodies = Pour2dContainer();
@@ -142,6 +145,8 @@ absl::StatusOr<Pour2dRun> RunPour2d(const std::vector<PlanarRigidBody>& set,
     absl::StatusOr<core::PlanarLcpStepReport> report = core::StepPlanarLcp(&bodies, h, settings);
     if (!report.ok()) return report.status();
     if (!report->solved) ++run.failed_steps;
+    run.projection_failures += report->projection_failures;
+    if (report->contact_set_passes > 1) ++run.contact_set_resolves;
     for (int p = 3; p >= 0; --p) {
       if (report->islands_by_path[p] > 0) {
         ++run.steps_by_path[p];

@@ -41,6 +41,9 @@ struct Pour2dOptions {
   // false: the authors' feasibility test alone (current or predicted configuration), with which
   // falling polygons tunnel through the floor (docs/rigid_lcp.md).
   bool swept_feasibility = true;
+  int contact_set_passes = 3;     // planar_lcp_stepper.h (1: the authors' single pass)
+  int projection_iterations = 0;  // planar_lcp_stepper.h (0: the paper's stepper)
+  bool standard_requires_applicability = false;
   core::LcpSolverChainOptions solver;
 };
 
@@ -55,7 +58,10 @@ struct Pour2dRun {
   int steps_with_intercontact = 0;  // steps with >= 1 I (from vertex–vertex or X)
   long unilateral = 0, intercontact = 0, cross_contact = 0;
   int largest_lcp = 0;
-  int escaped = 0;  // polygons whose centre is outside the container's interior at the end
+  int escaped = 0;
+  int projection_failures = 0;
+  int contact_set_resolves = 0;  // steps solved more than once (the contact set grew)  // polygons
+                                 // whose centre is outside the container's interior at the end
   double max_residual = 0.0;
   double wall_s = 0.0;
 };

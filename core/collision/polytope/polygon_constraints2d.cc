@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <utility>
 
 namespace contactsim::core {
@@ -179,8 +180,37 @@ PolygonContact FlipPolygonContact(const PolygonContact& contact) {
   return f;
 }
 
+namespace {
+
+bool FeasibleAt(const PolygonContact& c, const Points2& a, const Points2& b,
+                const PolygonPrediction& predicted, const PolygonConstraintOptions& options) {
+  const Points2& first = c.body1 == 0 ? *predicted.a : *predicted.b;
+  const Points2& second = c.body1 == 0 ? *predicted.b : *predicted.a;
+  const int n2 = static_cast<int>(second.rows());
+  const Vec2 x1 = first.row(c.vertex1).transpose();
+  const Vec2 p0 = second.row(c.edge2).transpose();
+  const Vec2 p1 = second.row((c.edge2 + 1) % n2).transpose();
+  if (PointSegmentDistance(x1, p0, p1) <= options.max_gap_m) return true;
+  if (!options.swept_feasibility || c.gap_m <= 0.0) return false;
+  // The vertex crosses the edge's line within the step (predicted gap < 0): feasible if, moving
+  // both linearly, it is within max_gap_m of the segment where it crosses.
+  const Points2& first_now = c.body1 == 0 ? a : b;
+  const Points2& second_now = c.body1 == 0 ? b : a;
+  const Vec2 d = p1 - p0;
+  const double gap1 = Vec2(d.y(), -d.x()).normalized().dot(x1 - p0);
+  if (gap1 >= 0.0) return false;
+  const double s = c.gap_m / (c.gap_m - gap1);
+  auto lerp = [s](const Vec2& from, const Vec2& to) { return from + s * (to - from); };
+  return PointSegmentDistance(lerp(first_now.row(c.vertex1).transpose(), x1),
+                              lerp(second_now.row(c.edge2).transpose(), p0),
+                              lerp(second_now.row((c.edge2 + 1) % n2).transpose(), p1)) <=
+         options.max_gap_m;
+}
+
+}  // namespace
+
 void MakePolygonConstraints(PolygonContactModel model, const Points2& a, const Points2& b,
-                            const Points2* a_predicted, const Points2* b_predicted,
+                            std::span<const PolygonPrediction> predicted,
                             const PolygonConstraintOptions& options,
                             std::vector<PolygonConstraint>* out, PolygonConstraintStats* stats) {
   PolygonConstraintStats local_stats;
@@ -194,34 +224,11 @@ void MakePolygonConstraints(PolygonContactModel model, const Points2& a, const P
   all.configuration_distance_m = options.max_gap_m;
   std::vector<PolygonContact> candidates;
   FindPolygonContacts(a, b, all, &candidates);
-  const bool predicted = a_predicted != nullptr && b_predicted != nullptr;
   std::vector<PolygonContact> feasible;
   for (PolygonContact& c : candidates) {
     bool ok = c.distance_m <= options.max_gap_m;
-    if (!ok && predicted) {
-      const Points2& first = c.body1 == 0 ? *a_predicted : *b_predicted;
-      const Points2& second = c.body1 == 0 ? *b_predicted : *a_predicted;
-      const int n2 = static_cast<int>(second.rows());
-      const Vec2 x1 = first.row(c.vertex1).transpose();
-      const Vec2 p0 = second.row(c.edge2).transpose();
-      const Vec2 p1 = second.row((c.edge2 + 1) % n2).transpose();
-      ok = PointSegmentDistance(x1, p0, p1) <= options.max_gap_m;
-      if (!ok && options.swept_feasibility && c.gap_m > 0.0) {
-        // The vertex crosses the edge's line within the step (predicted gap < 0): feasible if,
-        // moving both linearly, it is within max_gap_m of the segment where it crosses.
-        const Points2& first_now = c.body1 == 0 ? a : b;
-        const Points2& second_now = c.body1 == 0 ? b : a;
-        const Vec2 d = p1 - p0;
-        const double gap1 = Vec2(d.y(), -d.x()).normalized().dot(x1 - p0);
-        if (gap1 < 0.0) {
-          const double s = c.gap_m / (c.gap_m - gap1);
-          auto lerp = [s](const Vec2& from, const Vec2& to) { return from + s * (to - from); };
-          ok = PointSegmentDistance(lerp(first_now.row(c.vertex1).transpose(), x1),
-                                    lerp(second_now.row(c.edge2).transpose(), p0),
-                                    lerp(second_now.row((c.edge2 + 1) % n2).transpose(), p1)) <=
-               options.max_gap_m;
-        }
-      }
+    for (size_t k = 0; k < predicted.size() && !ok; ++k) {
+      ok = FeasibleAt(c, a, b, predicted[k], options);
     }
     if (!ok) continue;
     c.applicable = c.applicability > options.applicability_threshold;
@@ -230,7 +237,7 @@ void MakePolygonConstraints(PolygonContactModel model, const Points2& a, const P
   stats->feasible_candidates += static_cast<int>(feasible.size());
   if (model == PolygonContactModel::kStandard) {
     for (const PolygonContact& c : feasible) {
-      if (!c.applicable) continue;
+      if (options.standard_requires_applicability && !c.applicable) continue;
       PolygonConstraint u;
       u.primary = c;
       out->push_back(u);

@@ -10,10 +10,11 @@
 // it a falling polygon tunnels through the floor). Gaps, points and normals are those of the
 // current configuration.
 //
-//   kStandard  every feasible candidate with APPL > applicability_threshold is one unilateral (U)
-//              constraint psi >= 0 (the paper's eqs 8–9 with the same candidate set as PEG, so the
-//              two models differ only in how the candidates are combined). At a corner it
-//              over-constrains: the paper's standard-model traps (Figs. 2–3).
+//   kStandard  every feasible candidate is one unilateral (U) constraint psi >= 0 (the paper's
+//              eqs 8–9: the Stewart–Trinkle baseline with the same feasibility band as PEG, no
+//              applicability test, as the authors' 2D baseline; with
+//              standard_requires_applicability only those with APPL > applicability_threshold).
+//              At a corner it over-constrains: the paper's standard-model traps (Figs. 2–3).
 //   kPeg       the PEG2 rules (notes §4.3), each constraint one primary and at most one secondary:
 //     1. the feasible candidates of one vertex v of one body against the other form S(v);
 //     2. |S(v)| = 1: U if applicable, else nothing;
@@ -44,6 +45,7 @@
 // an I is empty only when c1 and c2 are both inapplicable).
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "core/collision/polytope/polygon_contacts2d.h"
@@ -74,6 +76,9 @@ struct PolygonConstraintOptions {
   // configuration within max_gap_m of the segment (both moved linearly). The authors' test alone
   // lets a vertex moving more than 2 max_gap_m per step jump over the band and tunnel.
   bool swept_feasibility = true;
+  // The standard model's U set: every feasible candidate (false, the authors' baseline: no
+  // applicability test, notes §2) or only the applicable ones (true).
+  bool standard_requires_applicability = false;
 };
 
 struct PolygonConstraintStats {
@@ -85,11 +90,17 @@ struct PolygonConstraintStats {
   int vertex_vertex = 0;          // configurations with all four contacts
 };
 
-// a, b: counter-clockwise convex polygons in world coordinates [m]; a_predicted, b_predicted: the
-// same vertices at the predicted configuration, or nullptr (current configuration only).
+// The two polygons' vertices at a configuration predicted for the end of the step.
+struct PolygonPrediction {
+  const Points2* a = nullptr;
+  const Points2* b = nullptr;
+};
+
+// a, b: counter-clockwise convex polygons in world coordinates [m]; predicted: configurations at
+// which a candidate is also feasible (empty: the current configuration only).
 // Appends the constraints to *out and adds the counts to *stats (if given).
 void MakePolygonConstraints(PolygonContactModel model, const Points2& a, const Points2& b,
-                            const Points2* a_predicted, const Points2* b_predicted,
+                            std::span<const PolygonPrediction> predicted,
                             const PolygonConstraintOptions& options,
                             std::vector<PolygonConstraint>* out,
                             PolygonConstraintStats* stats = nullptr);

@@ -22,12 +22,9 @@ struct Box {
   Vec2 lo, hi;
 };
 
-Box BoxOf(const Points2& p, const Points2& q, double margin) {
-  Box b{p.colwise().minCoeff().transpose().cwiseMin(q.colwise().minCoeff().transpose()),
-        p.colwise().maxCoeff().transpose().cwiseMax(q.colwise().maxCoeff().transpose())};
-  b.lo.array() -= margin;
-  b.hi.array() += margin;
-  return b;
+void Grow(const Points2& p, Box* b) {
+  b->lo = b->lo.cwiseMin(p.colwise().minCoeff().transpose());
+  b->hi = b->hi.cwiseMax(p.colwise().maxCoeff().transpose());
 }
 
 bool Overlap(const Box& a, const Box& b) {
@@ -57,11 +54,136 @@ int Root(std::vector<int>& parent, int i) {
   return i;
 }
 
-// One constraint between bodies i (polygon a) and j (polygon b), with its bodies.
+// One constraint with the indices of its bodies (the primary's body1, body2).
 struct PairConstraint {
-  int body1 = -1, body2 = -1;  // indices into bodies: the primary's body1, body2
+  int body1 = -1, body2 = -1;
   PolygonConstraint constraint;
 };
+
+double CombinedGap(const PolygonConstraint& c) {
+  double g = c.primary.gap_m;
+  for (const PolygonContact& s : c.secondaries) g = std::max(g, s.gap_m);
+  return g;
+}
+
+// The constraints of every pair (not both static) whose boxes over the current and the
+// predicted configurations, widened by max_gap_m, overlap.
+void Gather(const std::vector<PlanarRigidBody>& bs, const std::vector<Points2>& now,
+            const std::vector<std::vector<Points2>>& predictions,
+            const PolygonConstraintOptions& options, PolygonContactModel model,
+            std::vector<PairConstraint>* all, PolygonConstraintStats* stats) {
+  const int n = static_cast<int>(bs.size());
+  std::vector<Box> boxes(n);
+  for (int i = 0; i < n; ++i) {
+    boxes[i] = {now[i].colwise().minCoeff().transpose(), now[i].colwise().maxCoeff().transpose()};
+    for (const std::vector<Points2>& p : predictions) Grow(p[i], &boxes[i]);
+    boxes[i].lo.array() -= options.max_gap_m;
+    boxes[i].hi.array() += options.max_gap_m;
+  }
+  all->clear();
+  *stats = {};
+  std::vector<PolygonConstraint> made;
+  std::vector<PolygonPrediction> at_end(predictions.size());
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) {
+      if ((bs[i].is_static && bs[j].is_static) || !Overlap(boxes[i], boxes[j])) continue;
+      for (size_t k = 0; k < predictions.size(); ++k) {
+        at_end[k] = {&predictions[k][i], &predictions[k][j]};
+      }
+      made.clear();
+      MakePolygonConstraints(model, now[i], now[j], at_end, options, &made, stats);
+      for (PolygonConstraint& c : made) {
+        const bool a_first = c.primary.body1 == 0;
+        all->push_back({a_first ? i : j, a_first ? j : i, std::move(c)});
+      }
+    }
+  }
+}
+
+struct IslandSolve {
+  bool solved = true;
+  std::vector<int> by_path = std::vector<int>(4, 0);
+  int unsolved = 0, islands = 0, lcp_size = 0, largest_lcp = 0;
+  double max_residual = 0.0;
+};
+
+// Solves the LCP of each island (dynamic bodies joined by constraints) with rows
+// G^T nu+ + bias_scale psi; *velocity holds the free velocities on entry and nu+ on return.
+absl::StatusOr<IslandSolve> SolveIslands(const std::vector<PlanarRigidBody>& bs,
+                                         const std::vector<PairConstraint>& all, double bias_scale,
+                                         const LcpSolverChainOptions& solver,
+                                         std::vector<Eigen::Vector3d>* velocity) {
+  const int n = static_cast<int>(bs.size());
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  for (const PairConstraint& pc : all) {
+    if (!bs[pc.body1].is_static && !bs[pc.body2].is_static) {
+      parent[Root(parent, pc.body1)] = Root(parent, pc.body2);
+    }
+  }
+  std::vector<std::vector<int>> by_island(n);
+  for (int k = 0; k < static_cast<int>(all.size()); ++k) {
+    const PairConstraint& pc = all[k];
+    by_island[Root(parent, bs[pc.body1].is_static ? pc.body2 : pc.body1)].push_back(k);
+  }
+  IslandSolve out;
+  std::vector<int> local(n, -1);
+  for (int root = 0; root < n; ++root) {
+    if (by_island[root].empty()) continue;
+    std::vector<int> members;
+    auto local_index = [&](int body) {
+      if (bs[body].is_static) return -1;
+      if (local[body] < 0) {
+        local[body] = static_cast<int>(members.size());
+        members.push_back(body);
+      }
+      return local[body];
+    };
+    std::vector<PlanarLcpConstraint> constraints;
+    for (int k : by_island[root]) {
+      const PairConstraint& pc = all[k];
+      auto row = [&](const PolygonContact& c) {
+        PlanarLcpRow r;
+        r.body_a = local_index(pc.body1);
+        r.body_b = local_index(pc.body2);
+        const Vec2& nrm = c.normal_W;
+        const Vec2 r1 = c.point1_W - bs[pc.body1].position_m;
+        const Vec2 r2 = c.point1_W + c.gap_m * nrm - bs[pc.body2].position_m;
+        r.jacobian_a << -nrm, -Cross(r1, nrm);
+        r.jacobian_b << nrm, Cross(r2, nrm);
+        r.bias = bias_scale * c.gap_m;
+        return r;
+      };
+      PlanarLcpConstraint lc;
+      lc.primary = row(pc.constraint.primary);
+      for (const PolygonContact& s : pc.constraint.secondaries) lc.secondaries.push_back(row(s));
+      constraints.push_back(std::move(lc));
+    }
+    std::vector<PlanarLcpBody> lcp_bodies(members.size());
+    for (size_t m = 0; m < members.size(); ++m) {
+      const PlanarRigidBody& b = bs[members[m]];
+      lcp_bodies[m] = {1.0 / b.mass_kg, 1.0 / b.inertia_kg_m2, (*velocity)[members[m]]};
+    }
+    absl::StatusOr<PlanarLcpSolution> solution =
+        SolvePlanarContactLcp(lcp_bodies, constraints, solver);
+    if (!solution.ok()) return solution.status();
+    ++out.islands;
+    out.lcp_size += solution->lcp_size;
+    out.largest_lcp = std::max(out.largest_lcp, solution->lcp_size);
+    out.max_residual = std::max(out.max_residual, solution->solver.solution.residual);
+    if (solution->solver.solved) {
+      ++out.by_path[static_cast<int>(solution->solver.path)];
+    } else {
+      ++out.unsolved;
+      out.solved = false;
+    }
+    for (size_t m = 0; m < members.size(); ++m) {
+      (*velocity)[members[m]] = solution->velocity[m];
+      local[members[m]] = -1;
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -75,119 +197,73 @@ absl::StatusOr<PlanarLcpStepReport> StepPlanarLcp(std::vector<PlanarRigidBody>* 
   if (!(settings.max_gap_m > 0.0)) {
     return absl::InvalidArgumentError("settings.max_gap_m: must be > 0");
   }
+  if (settings.contact_set_passes < 1 || settings.projection_iterations < 0) {
+    return absl::InvalidArgumentError(
+        "settings: contact_set_passes must be >= 1, projection_iterations >= 0");
+  }
   std::vector<PlanarRigidBody>& bs = *bodies;
   const int n = static_cast<int>(bs.size());
   for (int i = 0; i < n; ++i) {
     if (auto s = CheckBody(bs[i], i); !s.ok()) return s;
   }
-  std::vector<Points2> now(n), predicted(n);
-  std::vector<Box> boxes(n);
-  for (int i = 0; i < n; ++i) {
-    now[i] = PlanarWorldVertices(bs[i]);
-    predicted[i] = bs[i].is_static
-                       ? now[i]
-                       : Posed(bs[i].vertices_body, bs[i].position_m + h * bs[i].velocity_m_s,
-                               bs[i].angle_rad + h * bs[i].angular_velocity_rad_s);
-    boxes[i] = BoxOf(now[i], predicted[i], settings.max_gap_m);
-  }
   PolygonConstraintOptions options;
   options.max_gap_m = settings.max_gap_m;
   options.applicability_threshold = settings.applicability_threshold;
-  options.swept_feasibility = settings.predicted_feasibility && settings.swept_feasibility;
-  PlanarLcpStepReport report;
-  std::vector<PairConstraint> all;
-  std::vector<PolygonConstraint> made;
-  for (int i = 0; i < n; ++i) {
-    for (int j = i + 1; j < n; ++j) {
-      if ((bs[i].is_static && bs[j].is_static) || !Overlap(boxes[i], boxes[j])) continue;
-      made.clear();
-      MakePolygonConstraints(
-          settings.model, now[i], now[j], settings.predicted_feasibility ? &predicted[i] : nullptr,
-          settings.predicted_feasibility ? &predicted[j] : nullptr, options, &made, &report.stats);
-      for (PolygonConstraint& c : made) {
-        const bool a_first = c.primary.body1 == 0;
-        all.push_back({a_first ? i : j, a_first ? j : i, std::move(c)});
-      }
-    }
-  }
-  report.constraints = static_cast<int>(all.size());
-  // Islands: dynamic bodies joined by a constraint.
-  std::vector<int> parent(n);
-  std::iota(parent.begin(), parent.end(), 0);
-  for (const PairConstraint& pc : all) {
-    if (!bs[pc.body1].is_static && !bs[pc.body2].is_static) {
-      parent[Root(parent, pc.body1)] = Root(parent, pc.body2);
-    }
-  }
-  auto island_of = [&](const PairConstraint& pc) {
-    return Root(parent, bs[pc.body1].is_static ? pc.body2 : pc.body1);
-  };
-  std::vector<std::vector<int>> by_island(n);
-  for (int k = 0; k < static_cast<int>(all.size()); ++k) by_island[island_of(all[k])].push_back(k);
+  options.swept_feasibility = settings.swept_feasibility;
+  options.standard_requires_applicability = settings.standard_requires_applicability;
 
-  std::vector<Eigen::Vector3d> velocity(n, Eigen::Vector3d::Zero());
+  std::vector<Points2> now(n);
+  for (int i = 0; i < n; ++i) now[i] = PlanarWorldVertices(bs[i]);
+  auto predict = [&](const std::vector<Eigen::Vector3d>& nu) {
+    std::vector<Points2> p(n);
+    for (int i = 0; i < n; ++i) {
+      p[i] = bs[i].is_static ? now[i]
+                             : Posed(bs[i].vertices_body, bs[i].position_m + h * nu[i].head<2>(),
+                                     bs[i].angle_rad + h * nu[i](2));
+    }
+    return p;
+  };
+  std::vector<Eigen::Vector3d> start(n, Eigen::Vector3d::Zero()), free(n, Eigen::Vector3d::Zero());
   for (int i = 0; i < n; ++i) {
     if (bs[i].is_static) continue;
-    velocity[i] << bs[i].velocity_m_s + h * bs[i].applied_force_n / bs[i].mass_kg,
-        bs[i].angular_velocity_rad_s;
+    start[i] << bs[i].velocity_m_s, bs[i].angular_velocity_rad_s;
+    free[i] = start[i];
+    free[i].head<2>() += h * bs[i].applied_force_n / bs[i].mass_kg;
   }
-  std::vector<int> local(n, -1);
-  for (int root = 0; root < n; ++root) {
-    const std::vector<int>& ks = by_island[root];
-    if (ks.empty()) continue;
-    std::vector<int> members;
-    auto local_index = [&](int body) {
-      if (bs[body].is_static) return -1;
-      if (local[body] < 0) {
-        local[body] = static_cast<int>(members.size());
-        members.push_back(body);
-      }
-      return local[body];
-    };
-    std::vector<PlanarLcpConstraint> lcp_constraints;
-    lcp_constraints.reserve(ks.size());
-    for (int k : ks) {
-      const PairConstraint& pc = all[k];
-      auto row = [&](const PolygonContact& c) {
-        PlanarLcpRow r;
-        r.body_a = local_index(pc.body1);
-        r.body_b = local_index(pc.body2);
-        const Vec2& n = c.normal_W;
-        const Vec2 r1 = c.point1_W - bs[pc.body1].position_m;
-        const Vec2 r2 = c.point1_W + c.gap_m * n - bs[pc.body2].position_m;
-        r.jacobian_a << -n, -Cross(r1, n);
-        r.jacobian_b << n, Cross(r2, n);
-        r.bias = c.gap_m / h;
-        return r;
-      };
-      PlanarLcpConstraint lc;
-      lc.primary = row(pc.constraint.primary);
-      for (const PolygonContact& s : pc.constraint.secondaries) lc.secondaries.push_back(row(s));
-      lcp_constraints.push_back(std::move(lc));
-    }
-    std::vector<PlanarLcpBody> lcp_bodies(members.size());
-    for (size_t m = 0; m < members.size(); ++m) {
-      const PlanarRigidBody& b = bs[members[m]];
-      lcp_bodies[m] = {1.0 / b.mass_kg, 1.0 / b.inertia_kg_m2, velocity[members[m]]};
-    }
-    absl::StatusOr<PlanarLcpSolution> solution =
-        SolvePlanarContactLcp(lcp_bodies, lcp_constraints, settings.solver);
-    if (!solution.ok()) return solution.status();
-    ++report.islands;
-    report.lcp_size += solution->lcp_size;
-    report.largest_lcp = std::max(report.largest_lcp, solution->lcp_size);
-    report.max_residual = std::max(report.max_residual, solution->solver.solution.residual);
-    if (solution->solver.solved) {
-      ++report.islands_by_path[static_cast<int>(solution->solver.path)];
-    } else {
-      ++report.unsolved_islands;
-      report.solved = false;
-    }
-    for (size_t m = 0; m < members.size(); ++m) {
-      velocity[members[m]] = solution->velocity[m];
-      local[members[m]] = -1;
-    }
+  std::vector<std::vector<Points2>> predictions;
+  if (settings.predicted_feasibility) predictions.push_back(predict(start));
+
+  PlanarLcpStepReport report;
+  std::vector<PairConstraint> all;
+  PolygonConstraintStats stats;
+  Gather(bs, now, predictions, options, settings.model, &all, &stats);
+  std::vector<Eigen::Vector3d> velocity;
+  IslandSolve solve;
+  for (int pass = 1;; ++pass) {
+    velocity = free;
+    absl::StatusOr<IslandSolve> s = SolveIslands(bs, all, 1.0 / h, settings.solver, &velocity);
+    if (!s.ok()) return s.status();
+    solve = *s;
+    report.stats = stats;
+    report.constraints = static_cast<int>(all.size());
+    report.contact_set_passes = pass;
+    if (!settings.predicted_feasibility || pass >= settings.contact_set_passes) break;
+    // The candidates of the solved motion: if the set grows, solve again with it.
+    predictions.push_back(predict(velocity));
+    std::vector<PairConstraint> grown;
+    PolygonConstraintStats grown_stats;
+    Gather(bs, now, predictions, options, settings.model, &grown, &grown_stats);
+    if (grown_stats.feasible_candidates == stats.feasible_candidates) break;
+    all = std::move(grown);
+    stats = grown_stats;
   }
+  report.solved = solve.solved;
+  report.islands = solve.islands;
+  report.lcp_size = solve.lcp_size;
+  report.largest_lcp = solve.largest_lcp;
+  report.islands_by_path = solve.by_path;
+  report.unsolved_islands = solve.unsolved;
+  report.max_residual = solve.max_residual;
   if (!report.solved && !settings.apply_unsolved) {
     report.applied = false;
     return report;
@@ -198,6 +274,34 @@ absl::StatusOr<PlanarLcpStepReport> StepPlanarLcp(std::vector<PlanarRigidBody>* 
     bs[i].angular_velocity_rad_s = velocity[i](2);
     bs[i].position_m += h * bs[i].velocity_m_s;
     bs[i].angle_rad += h * bs[i].angular_velocity_rad_s;
+  }
+  // Position projection at the new configuration (no predicted motion: the step is done).
+  PolygonConstraintOptions at_rest = options;
+  at_rest.swept_feasibility = false;
+  for (int it = 0;; ++it) {
+    for (int i = 0; i < n; ++i) now[i] = PlanarWorldVertices(bs[i]);
+    Gather(bs, now, {}, at_rest, settings.model, &all, &stats);
+    report.deepest_gap_m = 0.0;
+    for (const PairConstraint& pc : all) {
+      report.deepest_gap_m = std::min(report.deepest_gap_m, CombinedGap(pc.constraint));
+    }
+    if (it >= settings.projection_iterations ||
+        report.deepest_gap_m >= -settings.projection_tolerance_m) {
+      break;
+    }
+    std::vector<Eigen::Vector3d> shift(n, Eigen::Vector3d::Zero());
+    absl::StatusOr<IslandSolve> s = SolveIslands(bs, all, 1.0, settings.solver, &shift);
+    if (!s.ok()) return s.status();
+    if (!s->solved) {
+      ++report.projection_failures;
+      break;
+    }
+    ++report.projection_iterations;
+    for (int i = 0; i < n; ++i) {
+      if (bs[i].is_static) continue;
+      bs[i].position_m += shift[i].head<2>();
+      bs[i].angle_rad += shift[i](2);
+    }
   }
   return report;
 }

@@ -13,6 +13,11 @@
 // r2 = p1 + psi n - x2. The LCP is split into islands (dynamic bodies joined by constraints;
 // static bodies join nothing) and each island is solved alone.
 //
+// The candidate set depends on the predicted motion, and a contact can change that motion within
+// the step (a polygon kicked into a neighbour it was not near): contact_set_passes re-solves with
+// the candidates of the solved motion added. An optional position projection removes the
+// linearization error of psi+ ~ psi + h G^T nu+ (rotation) left at the end of the step.
+//
 // A failed solve (the chain's solved == false) is reported; the step is then not applied unless
 // apply_unsolved is set, in which case the chain's best attempt is applied and the report says so.
 #pragma once
@@ -47,6 +52,17 @@ struct PlanarLcpSettings {
   double applicability_threshold = -0.2;
   bool predicted_feasibility = true;  // also test the configuration predicted from nu
   bool swept_feasibility = true;      // and the crossing in between (polygon_constraints2d.h)
+  bool standard_requires_applicability = false;  // polygon_constraints2d.h
+  // Contact-set passes: after a solve, the candidates feasible at the configuration predicted
+  // from the solved velocities (x + h v+) join the set and the step is solved again, until the
+  // set no longer grows or this many passes were made (1: the authors' single pass).
+  int contact_set_passes = 3;
+  // Position projection after the step (post-stabilization; 0: the paper's stepper): at the new
+  // configuration, while some constraint's gap max(psi_p, psi_s...) < -projection_tolerance_m,
+  // solve the same LCP with zero free velocity and bias psi for a displacement
+  // dq = M^-1 G lambda (0 <= lambda _|_ psi + G^T dq >= 0) and apply it; velocities are kept.
+  int projection_iterations = 0;
+  double projection_tolerance_m = 1e-13;
   LcpSolverChainOptions solver;
   bool apply_unsolved = false;
 };
@@ -63,6 +79,10 @@ struct PlanarLcpStepReport {
   std::vector<int> islands_by_path = std::vector<int>(4, 0);
   int unsolved_islands = 0;
   double max_residual = 0.0;
+  int contact_set_passes = 0;     // LCP solves of the velocity step (islands solved together)
+  int projection_iterations = 0;  // projections applied
+  int projection_failures = 0;    // projection LCPs not solved (the projection stops there)
+  double deepest_gap_m = 0.0;     // min over constraints of max(psi_p, psi_s...) at the end
 };
 
 // InvalidArgument for h <= 0, a bad body (index named) or settings; solver failures in the report.

@@ -31,7 +31,7 @@ std::vector<PolygonConstraint> Make(PolygonContactModel model, const Points2& a,
                                     const PolygonConstraintOptions& options,
                                     PolygonConstraintStats* stats = nullptr) {
   std::vector<PolygonConstraint> out;
-  MakePolygonConstraints(model, a, b, nullptr, nullptr, options, &out, stats);
+  MakePolygonConstraints(model, a, b, {}, options, &out, stats);
   return out;
 }
 
@@ -149,7 +149,8 @@ TEST(PolygonConstraints2dTest, InapplicableContactOfACornerBecomesTheSecondary) 
   // A triangle whose tip v sits 1 mm straight above B's corner w = (0.5, 0.5), its sides going
   // up-left: against B's top edge (eta = +y) APPL = min(0.6, 0.8) > 0, against B's right edge
   // (eta = +x) APPL = min(-0.8, -0.6) < -0.2. So I(c1, c2) has the top edge (c2) as primary and
-  // the right edge (c1) as secondary; the standard model keeps c2 alone among v's contacts.
+  // the right edge (c1) as secondary; the standard model with the applicability test keeps c2
+  // alone among v's contacts, without it both.
   Points2 tri(3, 2);
   const Vec2 v(0.5, 0.501);
   tri.row(0) = v.transpose();
@@ -169,11 +170,18 @@ TEST(PolygonConstraints2dTest, InapplicableContactOfACornerBecomesTheSecondary) 
     EXPECT_LT(c.secondaries[0].applicability, -0.2);
   }
   EXPECT_TRUE(found);
-  for (const PolygonConstraint& c : Make(PolygonContactModel::kStandard, tri, b, Options(0.004))) {
+  PolygonConstraintOptions applicable_only = Options(0.004);
+  applicable_only.standard_requires_applicability = true;
+  for (const PolygonConstraint& c : Make(PolygonContactModel::kStandard, tri, b, applicable_only)) {
     if (c.primary.body1 == 0) {
       EXPECT_EQ(c.primary.edge2, 2);
     }
   }
+  int v_contacts = 0;
+  for (const PolygonConstraint& c : Make(PolygonContactModel::kStandard, tri, b, Options(0.004))) {
+    v_contacts += c.primary.body1 == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(v_contacts, 2);
 }
 
 TEST(PolygonConstraints2dTest, PredictedConfigurationMakesAFarVertexFeasible) {
@@ -185,9 +193,10 @@ TEST(PolygonConstraints2dTest, PredictedConfigurationMakesAFarVertexFeasible) {
   predicted.col(1).array() -= 0.0045;
   const Points2 b = Square(0.5, {0, 0});
   std::vector<PolygonConstraint> out;
-  MakePolygonConstraints(PolygonContactModel::kPeg, tri, b, nullptr, nullptr, Options(0.002), &out);
+  MakePolygonConstraints(PolygonContactModel::kPeg, tri, b, {}, Options(0.002), &out);
   EXPECT_TRUE(out.empty());
-  MakePolygonConstraints(PolygonContactModel::kPeg, tri, b, &predicted, &b, Options(0.002), &out);
+  const PolygonPrediction at_end[] = {{&predicted, &b}};
+  MakePolygonConstraints(PolygonContactModel::kPeg, tri, b, at_end, Options(0.002), &out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_NEAR(out[0].primary.gap_m, 0.005, kTol);
 }
