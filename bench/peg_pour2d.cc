@@ -157,8 +157,9 @@ int main(int argc, char** argv) {
   for (const Job& job : jobs) {
     const auto s = contactsim::scenes::SummarizeOverlap(job.run.overlap_m2);
     const Pour2dRun& r = job.run;
-    runs << absl::StrFormat("%s,%.3f,%s,%d,%d,%d", job.variant.name.c_str(), job.h, job.set,
-                            r.steps, r.bodies_spawned, r.failed_steps);
+    runs << absl::StrFormat("%s,%.3f,%s,%d,%d,%d,%d,%d,%d", job.variant.name, job.h, job.set,
+                            r.steps, r.bodies_spawned, r.escaped, r.failed_steps,
+                            r.projection_failures, r.contact_set_resolves);
     for (int p = 0; p < 4; ++p) runs << "," << r.steps_by_path[p];
     runs << absl::StrFormat(",%d,%d,%d,%d,%d,%.3e,%.6e,%.6e,%.6e,%.6e,%.2f\n",
                             r.steps_with_intercontact, r.unilateral, r.intercontact,

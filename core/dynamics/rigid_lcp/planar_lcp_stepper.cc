@@ -66,12 +66,23 @@ double CombinedGap(const PolygonConstraint& c) {
   return g;
 }
 
+// The deepest any vertex of a or b lies inside the other [m].
+double DeepestVertex(const Points2& a, const Points2& b) {
+  double d = 0.0;
+  for (int v = 0; v < a.rows(); ++v) d = std::max(d, PolygonPenetrationDepth(a.row(v), b));
+  for (int v = 0; v < b.rows(); ++v) d = std::max(d, PolygonPenetrationDepth(b.row(v), a));
+  return d;
+}
+
 // The constraints of every pair (not both static) whose boxes over the current and the
-// predicted configurations, widened by max_gap_m, overlap.
+// predicted configurations, widened by max_gap_m, overlap. widen_by_penetration: a pair's
+// feasibility distance grows by the deepest vertex penetration between them, so that a vertex
+// deeper than max_gap_m still has its constraints (the projection's case).
 void Gather(const std::vector<PlanarRigidBody>& bs, const std::vector<Points2>& now,
             const std::vector<std::vector<Points2>>& predictions,
             const PolygonConstraintOptions& options, PolygonContactModel model,
-            std::vector<PairConstraint>* all, PolygonConstraintStats* stats) {
+            bool widen_by_penetration, std::vector<PairConstraint>* all,
+            PolygonConstraintStats* stats) {
   const int n = static_cast<int>(bs.size());
   std::vector<Box> boxes(n);
   for (int i = 0; i < n; ++i) {
@@ -91,7 +102,9 @@ void Gather(const std::vector<PlanarRigidBody>& bs, const std::vector<Points2>& 
         at_end[k] = {&predictions[k][i], &predictions[k][j]};
       }
       made.clear();
-      MakePolygonConstraints(model, now[i], now[j], at_end, options, &made, stats);
+      PolygonConstraintOptions pair_options = options;
+      if (widen_by_penetration) pair_options.max_gap_m += DeepestVertex(now[i], now[j]);
+      MakePolygonConstraints(model, now[i], now[j], at_end, pair_options, &made, stats);
       for (PolygonConstraint& c : made) {
         const bool a_first = c.primary.body1 == 0;
         all->push_back({a_first ? i : j, a_first ? j : i, std::move(c)});
@@ -236,7 +249,7 @@ absl::StatusOr<PlanarLcpStepReport> StepPlanarLcp(std::vector<PlanarRigidBody>* 
   PlanarLcpStepReport report;
   std::vector<PairConstraint> all;
   PolygonConstraintStats stats;
-  Gather(bs, now, predictions, options, settings.model, &all, &stats);
+  Gather(bs, now, predictions, options, settings.model, false, &all, &stats);
   std::vector<Eigen::Vector3d> velocity;
   IslandSolve solve;
   for (int pass = 1;; ++pass) {
@@ -252,7 +265,7 @@ absl::StatusOr<PlanarLcpStepReport> StepPlanarLcp(std::vector<PlanarRigidBody>* 
     predictions.push_back(predict(velocity));
     std::vector<PairConstraint> grown;
     PolygonConstraintStats grown_stats;
-    Gather(bs, now, predictions, options, settings.model, &grown, &grown_stats);
+    Gather(bs, now, predictions, options, settings.model, false, &grown, &grown_stats);
     if (grown_stats.feasible_candidates == stats.feasible_candidates) break;
     all = std::move(grown);
     stats = grown_stats;
@@ -280,7 +293,7 @@ absl::StatusOr<PlanarLcpStepReport> StepPlanarLcp(std::vector<PlanarRigidBody>* 
   at_rest.swept_feasibility = false;
   for (int it = 0;; ++it) {
     for (int i = 0; i < n; ++i) now[i] = PlanarWorldVertices(bs[i]);
-    Gather(bs, now, {}, at_rest, settings.model, &all, &stats);
+    Gather(bs, now, {}, at_rest, settings.model, true, &all, &stats);
     report.deepest_gap_m = 0.0;
     for (const PairConstraint& pc : all) {
       report.deepest_gap_m = std::min(report.deepest_gap_m, CombinedGap(pc.constraint));

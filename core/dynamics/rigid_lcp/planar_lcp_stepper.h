@@ -61,6 +61,8 @@ struct PlanarLcpSettings {
   // configuration, while some constraint's gap max(psi_p, psi_s...) < -projection_tolerance_m,
   // solve the same LCP with zero free velocity and bias psi for a displacement
   // dq = M^-1 G lambda (0 <= lambda _|_ psi + G^T dq >= 0) and apply it; velocities are kept.
+  // Its candidates are those within max_gap_m plus the pair's deepest vertex penetration (a
+  // fast-turning polygon can end a step deeper than max_gap_m).
   int projection_iterations = 0;
   double projection_tolerance_m = 1e-13;
   LcpSolverChainOptions solver;
