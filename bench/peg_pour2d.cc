@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   }
   std::ofstream summary(summary_csv);
   summary << "model,h,sets,samples,median_m2,q3_m2,p75_m2,max_m2,failed_steps,steps,"
-             "steps_lemke,steps_other_paths,I_step_fraction\n";
+             "steps_lemke,steps_other_paths,I_step_fraction,escaped\n";
   std::printf(
       "| model | h | median m^2 | Q3 m^2 | max m^2 | failed steps | steps not by Lemke "
       "| steps with I | escaped |\n|---|---|---|---|---|---|---|---|---|\n");
