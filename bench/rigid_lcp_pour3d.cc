@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   double duration_s = 5.0;
   uint64_t seed = 1;
   double friction = 1.0;
+  int projection_passes = 0;
   app.add_option("--bodies", bodies, "N values (comma separated)")->delimiter(',');
   app.add_option("--steps-ms", steps_ms, "time steps h [ms] (comma separated)")->delimiter(',');
   app.add_option("--models", models, "peg and/or standard")
@@ -26,6 +27,9 @@ int main(int argc, char** argv) {
   app.add_option("--duration-s", duration_s, "simulated time [s]")->check(CLI::PositiveNumber);
   app.add_option("--seed", seed, "random bodies' seed");
   app.add_option("--friction", friction, "Coulomb coefficient (the issue's scene: 1)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--projection-passes", projection_passes,
+                 "position projection passes after each step (0: the paper's stepper)")
       ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
 
@@ -41,6 +45,7 @@ int main(int argc, char** argv) {
         options.duration_s = duration_s;
         options.seed = seed;
         options.friction_coefficient = friction;
+        options.projection_passes = projection_passes;
         options.model = model == "peg" ? contactsim::core::PolytopeContactModel::kPeg
                                        : contactsim::core::PolytopeContactModel::kStandard;
         const auto report = contactsim::scenes::RunPour3d(options, [&](int step, int total) {

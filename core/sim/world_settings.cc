@@ -126,6 +126,10 @@ absl::Status ValidateRigidLcpSettings(const RigidLcpSettings& rl) {
     return absl::InvalidArgumentError(
         absl::StrCat("rigid_lcp.lcp_tolerance: must be in (0, 1e-3], got ", rl.lcp_tolerance));
   }
+  if (rl.projection_passes < 0 || rl.projection_passes > 10) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rigid_lcp.projection_passes: must be in [0, 10], got ", rl.projection_passes));
+  }
   return Positive("rigid_lcp.contact_distance_floor_m", rl.contact_distance_floor_m);
 }
 

@@ -91,6 +91,7 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
   settings.dt_s = options.step_s;
   settings.model = options.model;
   settings.friction_coefficient = options.friction_coefficient;
+  settings.projection_passes = options.projection_passes;
   settings.max_lcp_unknowns = 1 << 20;  // the bench reports sizes; the service has its limit
 
   std::vector<core::PolytopeBodyInput> inputs(1);

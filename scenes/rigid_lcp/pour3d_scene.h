@@ -25,6 +25,7 @@ struct Pour3dOptions {
   core::PolytopeContactModel model = core::PolytopeContactModel::kPeg;
   double friction_coefficient = 1.0;
   uint64_t seed = 1;
+  int projection_passes = 0;  // PolytopeStepSettings::projection_passes (0: the paper's stepper)
 };
 
 struct Pour3dReport {

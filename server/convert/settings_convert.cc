@@ -187,6 +187,7 @@ absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettin
   if (rl.has_friction_directions())
     settings.rigid_lcp.friction_directions = rl.friction_directions();
   if (rl.has_lcp_tolerance()) settings.rigid_lcp.lcp_tolerance = rl.lcp_tolerance();
+  if (rl.has_projection_passes()) settings.rigid_lcp.projection_passes = rl.projection_passes();
   if (rl.has_contact_distance_floor_m()) {
     settings.rigid_lcp.contact_distance_floor_m = rl.contact_distance_floor_m();
   }
@@ -238,6 +239,7 @@ v1::WorldSettings ToProto(const core::WorldSettings& settings) {
   rl->set_friction_directions(settings.rigid_lcp.friction_directions);
   rl->set_lcp_tolerance(settings.rigid_lcp.lcp_tolerance);
   rl->set_contact_distance_floor_m(settings.rigid_lcp.contact_distance_floor_m);
+  rl->set_projection_passes(settings.rigid_lcp.projection_passes);
   return message;
 }
 

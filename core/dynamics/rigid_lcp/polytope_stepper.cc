@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/collision/polytope/posed_polytope.h"
+#include "core/common/status_macros.h"
 #include "core/dynamics/rigid_lcp/spatial_contact_lcp.h"
 
 namespace contactsim::core {
@@ -81,9 +82,12 @@ std::vector<Vec3> FrictionConeDirections(const Vec3& normal, int count) {
   return out;
 }
 
-absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
-                           std::span<const PolytopePlaneInput> planes,
-                           const PolytopeStepSettings& settings, PolytopeStepResult* result) {
+namespace {
+
+// The velocity-level step (the top of polytope_stepper.h, without the projection).
+absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
+                            std::span<const PolytopePlaneInput> planes,
+                            const PolytopeStepSettings& settings, PolytopeStepResult* result) {
   if (absl::Status s = CheckSettings(settings); !s.ok()) return s;
   const double h = settings.dt_s;
   const int nb = static_cast<int>(bodies.size());
@@ -394,6 +398,62 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
           (r.point_W - bodies[b].state.p_WB_m).cross(signs[side] * on_body2);
     }
     result->contacts.push_back(std::move(r));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
+                           std::span<const PolytopePlaneInput> planes,
+                           const PolytopeStepSettings& settings, PolytopeStepResult* result) {
+  RETURN_IF_ERROR(StepVelocities(bodies, planes, settings, result));
+  result->stats.projection_passes = 0;
+  result->stats.projection_failures = 0;
+  if (settings.projection_passes <= 0) return absl::OkStatus();
+  // Post-stabilization: the same constraints at the new poses, solved as a velocity step of
+  // length 1 s from rest with no forces and no friction, give the displacement
+  // dq = M^-1 G lambda with 0 <= lambda _|_ psi + G^T dq >= 0 (x += dx, q = exp(d theta) q);
+  // the step's velocities are kept. Static and kinematic bodies stay where they are.
+  double motion_m = 0.0;
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    motion_m = std::max(motion_m, (result->next[b].p_WB_m - bodies[b].state.p_WB_m).norm());
+  }
+  PolytopeStepSettings projection = settings;
+  projection.dt_s = 1.0;
+  projection.gravity_m_per_s2.setZero();
+  projection.friction_coefficient = 0.0;
+  projection.projection_passes = 0;
+  projection.retry_without_correction = false;
+  // Candidates within the floor plus what the step moved: a vertex that ended deeper than the
+  // step's band still has its constraints.
+  projection.contact_distance_floor_m = settings.contact_distance_floor_m + motion_m;
+  std::vector<PolytopeBodyInput> at_rest(bodies.begin(), bodies.end());
+  for (int pass = 0; pass < settings.projection_passes; ++pass) {
+    for (size_t b = 0; b < at_rest.size(); ++b) {
+      at_rest[b].state = result->next[b];
+      at_rest[b].state.v_WB_m_per_s.setZero();
+      at_rest[b].state.w_WB_rad_per_s.setZero();
+      at_rest[b].force_n.setZero();
+      at_rest[b].torque_n_m.setZero();
+      if (at_rest[b].kind == RigidBodyKind::kKinematic) at_rest[b].kind = RigidBodyKind::kStatic;
+    }
+    PolytopeStepResult displaced;
+    const absl::Status status = StepVelocities(at_rest, planes, projection, &displaced);
+    if (!status.ok()) {
+      ++result->stats.projection_failures;
+      break;
+    }
+    bool moved = false;
+    for (size_t b = 0; b < at_rest.size(); ++b) {
+      if (bodies[b].kind != RigidBodyKind::kDynamic) continue;
+      moved |= displaced.next[b].p_WB_m != result->next[b].p_WB_m ||
+               displaced.next[b].q_WB.coeffs() != result->next[b].q_WB.coeffs();
+      result->next[b].p_WB_m = displaced.next[b].p_WB_m;
+      result->next[b].q_WB = displaced.next[b].q_WB;
+    }
+    ++result->stats.projection_passes;
+    if (!moved) break;
   }
   return absl::OkStatus();
 }

@@ -64,6 +64,12 @@ struct PolytopeStepSettings {
   // When an island's LCP is not solved, solve it again without the correction of penetrations
   // (psi / h -> max(psi, 0) / h), counted in PolytopeStepStats::uncorrected_islands.
   bool retry_without_correction = true;
+  // Position projection after the step (post-stabilization; 0: the paper's stepper): up to this
+  // many passes of the same constraints at the new poses, solved for the displacement
+  // dq = M^-1 G lambda, 0 <= lambda _|_ psi + G^T dq >= 0, without friction; velocities kept.
+  // It removes what the velocity-level step's linearization leaves (a vertex turning with the
+  // body ends up to ~h^2 |omega|^2 r / 2 inside). A pass whose LCP fails ends the projection.
+  int projection_passes = 0;
 };
 
 // A constraint that was part of the step, with what it carried.
@@ -86,11 +92,13 @@ struct PolytopeStepStats {
   int islands = 0;
   int largest_lcp = 0;                                 // unknowns of the largest island's LCP
   LcpSolverPath largest_path = LcpSolverPath::kLemke;  // the path that solved it
-  int attempts = 0;           // largest number of attempts over the islands
-  int pivots = 0;             // summed over the islands
-  int iterations = 0;         // summed over the islands
-  double max_residual = 0.0;  // over the islands
+  int attempts = 0;             // largest number of attempts over the islands
+  int pivots = 0;               // summed over the islands
+  int iterations = 0;           // summed over the islands
+  double max_residual = 0.0;    // over the islands
   int uncorrected_islands = 0;  // solved by the retry without penetration correction
+  int projection_passes = 0;    // position projections applied
+  int projection_failures = 0;  // projection LCPs not solved (the projection stopped there)
   ContactConstraintStats constraints;
 };
 

@@ -83,6 +83,7 @@ PolytopeStepSettings StepSettingsOf(const WorldSettings& world) {
   settings.solver.acceptance_tolerance = world.rigid_lcp.lcp_tolerance;
   settings.solver.lemke.residual_tolerance = world.rigid_lcp.lcp_tolerance;
   settings.max_lcp_unknowns = RigidLcpPipeline::kMaxLcpUnknowns;
+  settings.projection_passes = world.rigid_lcp.projection_passes;
   return settings;
 }
 

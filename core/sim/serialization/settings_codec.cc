@@ -101,6 +101,7 @@ void WriteRigidLcpSettings(const RigidLcpSettings& settings, ByteWriter* out) {
   out->I32(settings.friction_directions);
   out->F64(settings.lcp_tolerance);
   out->F64(settings.contact_distance_floor_m);
+  out->I32(settings.projection_passes);
 }
 
 absl::Status ReadRigidLcpSettings(ByteReader* in, RigidLcpSettings* settings) {
@@ -114,6 +115,7 @@ absl::Status ReadRigidLcpSettings(ByteReader* in, RigidLcpSettings* settings) {
   settings->friction_directions = in->I32("rigid_lcp.friction_directions");
   settings->lcp_tolerance = in->FiniteF64("rigid_lcp.lcp_tolerance");
   settings->contact_distance_floor_m = in->FiniteF64("rigid_lcp.contact_distance_floor_m");
+  settings->projection_passes = in->I32("rigid_lcp.projection_passes");
   if (!in->ok()) return in->status();
   return ValidateRigidLcpSettings(*settings);
 }
