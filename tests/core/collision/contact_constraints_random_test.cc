@@ -219,7 +219,7 @@ TEST(ContactConstraintsRandomTest, SlackChainEncodesTheMaxOfTheGaps) {
   //   falling straight down at 1 m/s, v passes beside the side face: no impulse, nu+ = v~;
   //   moving into the corner along the bisector at 1 m/s: stopped, max(psi+) = 0, lambda > 0;
   // and 200 random free velocities (|v~| <= 2 m/s): every solved chain means the max.
-  constexpr double h = 0.01;
+  constexpr double kStep_s = 0.01;
   const scenes::TrapScene scene = scenes::VertexEnteringCornerScene(0.002);
   const PosedPolytope a(scene.bodies[1].shape, scene.bodies[1].R_WB, scene.bodies[1].p_WB);
   const PosedPolytope b(scene.bodies[0].shape, scene.bodies[0].R_WB, scene.bodies[0].p_WB);
@@ -228,11 +228,11 @@ TEST(ContactConstraintsRandomTest, SlackChainEncodesTheMaxOfTheGaps) {
   const ContactConstraintGeometry& corner =
       FirstOfRule(peg, ContactConstraintRule::kVertexEdgeIntercontact);
 
-  const ChainAnswer fall = SolveChain(corner, Vec3(0, 0, -1), 1.0, h);
-  ExpectChainMeansMax(fall, h);
+  const ChainAnswer fall = SolveChain(corner, Vec3(0, 0, -1), 1.0, kStep_s);
+  ExpectChainMeansMax(fall, kStep_s);
   EXPECT_NEAR(fall.lambda, 0.0, 1e-12);
-  const ChainAnswer into = SolveChain(corner, Vec3(-1, 0, -1).normalized(), 1.0, h);
-  ExpectChainMeansMax(into, h);
+  const ChainAnswer into = SolveChain(corner, Vec3(-1, 0, -1).normalized(), 1.0, kStep_s);
+  ExpectChainMeansMax(into, kStep_s);
   EXPECT_GT(into.lambda, 0.0);
   EXPECT_NEAR(*std::max_element(into.gaps_after.begin(), into.gaps_after.end()), 0.0, 1e-9);
 
@@ -256,11 +256,11 @@ TEST(ContactConstraintsRandomTest, SlackChainEncodesTheMaxOfTheGaps) {
        std::vector<const ContactConstraintGeometry*>{&corner, &corners[0], &corners[1]}) {
     for (int i = 0; i < 200; ++i) {
       const Vec3 v(speed(rng), speed(rng), speed(rng));
-      const ChainAnswer answer = SolveChain(*g, v, 1.0, h);
+      const ChainAnswer answer = SolveChain(*g, v, 1.0, kStep_s);
       ++tried;
       if (!answer.solved) continue;
       ++solved;
-      ExpectChainMeansMax(answer, h);
+      ExpectChainMeansMax(answer, kStep_s);
     }
   }
   EXPECT_EQ(solved, tried);
