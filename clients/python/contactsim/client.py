@@ -475,6 +475,72 @@ class Session:
                                                                        snapshot=blob))
         return response.step_count, response.time_s
 
+    def set_body_state(self, body_id, state=None, *, position_m=None, orientation=None,
+                       linear_velocity_m_per_s=None, angular_velocity_rad_per_s=None,
+                       vertex_positions_m=None, vertex_velocities_m_per_s=None):
+        """Replaces one body's state between steps (SetBodyState; controller token); its contact
+        history is dropped (docs/service.md, "Reset and set-state").
+
+        Rigid bodies: position_m of frame B (a dynamic body's centre of mass) [m], orientation
+        (w, x, y, z) (identity when None), velocities [m/s], [rad/s] (zero when None).
+        Deformables: vertex_positions_m, one (x, y, z) per vertex [m] (or a flat sequence, or a
+        numpy array), and vertex_velocities_m_per_s (zero when None).
+        `state`: a BodyState from a step result, whose values are used for everything not given
+        (a state read back sets exactly that state). Returns (step_count, time_s)."""
+        request = simulation_pb2.SetBodyStateRequest(session_id=self.id, body_id=int(body_id))
+        if state is not None:
+            rigid = state.kind in ("RIGID", "STATIC", "KINEMATIC")
+            if rigid:
+                position_m = state.position_m if position_m is None else position_m
+                orientation = state.orientation if orientation is None else orientation
+                if linear_velocity_m_per_s is None:
+                    linear_velocity_m_per_s = state.linear_velocity_m_per_s
+                if angular_velocity_rad_per_s is None:
+                    angular_velocity_rad_per_s = state.angular_velocity_rad_per_s
+            else:
+                if vertex_positions_m is None:
+                    vertex_positions_m = state.vertex_positions_m
+                if vertex_velocities_m_per_s is None:
+                    vertex_velocities_m_per_s = state.vertex_velocities_m_per_s
+        if position_m is not None:
+            rigid = request.rigid
+            convert.to_vec3(position_m, rigid.pose.position_m)
+            convert.to_quat((1.0, 0.0, 0.0, 0.0) if orientation is None else orientation,
+                            rigid.pose.orientation)
+            if linear_velocity_m_per_s is not None:
+                convert.to_vec3(linear_velocity_m_per_s, rigid.linear_velocity_m_per_s)
+            if angular_velocity_rad_per_s is not None:
+                convert.to_vec3(angular_velocity_rad_per_s, rigid.angular_velocity_rad_per_s)
+        elif vertex_positions_m is not None:
+            request.vertices.positions_m.extend(convert.packed_xyz(vertex_positions_m))
+            if vertex_velocities_m_per_s is not None:
+                request.vertices.velocities_m_per_s.extend(
+                    convert.packed_xyz(vertex_velocities_m_per_s))
+        else:
+            raise ValueError("set_body_state: give position_m (rigid) or vertex_positions_m "
+                             "(deformable), or a BodyState")
+        response = self._call("SetBodyState", request)
+        return response.step_count, response.time_s
+
+    def reset(self, snapshot=None):
+        """Back to the session's initial state: the one kept when its first step began, or at
+        mark_initial_state(); or to `snapshot` (a Snapshot or its blob) when given
+        (ResetSession; controller token). Returns (step_count, time_s) after the reset."""
+        blob = b""
+        if snapshot is not None:
+            blob = snapshot.blob if isinstance(snapshot, Snapshot) else bytes(snapshot)
+        response = self._call("ResetSession",
+                              simulation_pb2.ResetSessionRequest(session_id=self.id,
+                                                                 snapshot=blob))
+        return response.step_count, response.time_s
+
+    def mark_initial_state(self):
+        """Keeps the current state as the one reset() goes back to (MarkInitialState; controller
+        token). Returns (step_count, time_s) of the state kept."""
+        response = self._call("MarkInitialState",
+                              simulation_pb2.MarkInitialStateRequest(session_id=self.id))
+        return response.step_count, response.time_s
+
     def close(self):
         """Closes the session on the server (controller token) and ends its streams."""
         self._call("CloseSession", simulation_pb2.CloseSessionRequest(session_id=self.id))
