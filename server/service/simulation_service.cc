@@ -361,7 +361,8 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
     SessionStepResult result = session.Step(request->n_steps(), *controls, checks);
     const size_t steps_taken = result.outcome.diagnostics.size();
     if (steps_taken > 0) {
-      FillStepResponse(*result.state, *result.contacts, result.outcome, response);
+      FillStepResponse(*result.state, *result.contacts, result.outcome, response,
+                       StepReplyPartsFromProto(*request));
       FitStepResponse(reply_limit, response);
     }
     const absl::Status& status = result.status;
@@ -374,8 +375,8 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
     metrics_->steps.Increment(steps_taken);
     metrics_->step_call_duration_s.Observe(
         std::chrono::duration<double>(finished - arrived).count());
-    if (absl::IsFailedPrecondition(status) && response->diagnostics_size() > 0 &&
-        response->diagnostics(response->diagnostics_size() - 1).diverged()) {
+    if (absl::IsFailedPrecondition(status) && steps_taken > 0 &&
+        result.outcome.diagnostics.back().divergence != core::DivergenceKind::kNone) {
       spdlog::warn("session {} failed: {}", session.id(), std::string(status.message()));
     }
     return status;
