@@ -122,5 +122,27 @@ class EpisodeTest(unittest.TestCase):
         self.assertEqual(self.session.reset(snapshot)[0], 350)
 
 
+    def test_step_returns_only_the_parts_asked(self):
+        twin = self.client.create_session(
+            "episodes-twin", ground_planes=[contactsim.ground_plane()], dt_s=DT_S,
+            stiffness_n_per_m=1e4)
+        self.addCleanup(twin.close)
+        twin.add_box(HALF_M, position_m=(0.0, 0.0, 0.2), density_kg_per_m3=1000.0, name="box")
+        full = self.session.step(300)
+        masked = twin.step(300, parts=("body_poses", "contact_totals"))
+        box = self.box.body_id
+        self.assertEqual(masked.bodies[box].position_m, full.bodies[box].position_m)
+        self.assertEqual(masked.bodies[box].orientation, full.bodies[box].orientation)
+        self.assertEqual(masked.bodies[box].linear_velocity_m_per_s, (0.0, 0.0, 0.0))
+        self.assertEqual(masked.totals, full.totals)
+        self.assertGreater(full.totals[box].contact_count, 0)  # it landed during the call
+        self.assertEqual(masked.contacts, [])
+        self.assertEqual(masked.diagnostics, [])
+        nothing = twin.step(1, parts=())
+        self.assertEqual((nothing.bodies, nothing.totals), ({}, {}))
+        with self.assertRaises(ValueError):
+            twin.step(1, parts=("poses",))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -19,6 +19,9 @@ from .results import AddedBody, Snapshot, StepResult, UploadedMesh
 from .scene import box_mesh
 
 _MIB = 1 << 20
+# The parts a Step reply can be limited to (StepRequest.reply_parts).
+STEP_REPLY_PARTS = ("body_poses", "body_velocities", "vertex_positions", "contact_pairs",
+                    "contact_totals", "diagnostics")
 # The metadata key that carries a call's session id; the gateway maps it to the session's replica.
 SESSION_HEADER = "x-contactsim-session"
 
@@ -396,15 +399,28 @@ class Session:
             session_id=self.id, constraint_id=int(constraint_id)))
 
     def step(self, n=1, *, forces=None, torques=None, kinematic=None, vertex_forces=None,
-             constraint_targets=None):
+             constraint_targets=None, parts=None):
         """Advances n steps holding the controls, and returns a StepResult.
 
         forces, torques: {body_id: (x, y, z)} at the centre of mass of dynamic rigid bodies [N],
         [N*m]; kinematic: {body_id: KinematicControl}; vertex_forces: {body_id: (vertices,
         forces)} with one (x, y, z) [N] per listed vertex of a deformable; constraint_targets:
         {constraint_id: targets} with one (x, y, z) [m] per vertex of a position target, set
-        before the first step and kept until moved again."""
+        before the first step and kept until moved again.
+        parts: None for the whole reply, or the parts to return (STEP_REPLY_PARTS: "body_poses",
+        "body_velocities", "vertex_positions", "contact_pairs", "contact_totals",
+        "diagnostics"); the others come back empty (docs/service.md, "Replies the caller asked
+        for"), which saves the server and this process the copies."""
         request = simulation_pb2.StepRequest(session_id=self.id, n_steps=int(n))
+        if parts is not None:
+            if isinstance(parts, str):
+                parts = (parts,)
+            for part in parts:
+                if part not in STEP_REPLY_PARTS:
+                    raise ValueError(f"parts: unknown part {part!r}; expected some of "
+                                     f"{', '.join(STEP_REPLY_PARTS)}")
+                setattr(request.reply_parts, part, True)
+            request.reply_parts.SetInParent()  # asked, even when no part is
         controls = {}
 
         def control(body_id):
