@@ -36,7 +36,8 @@ from .scene import (Friction, GroundPlane, KinematicControl, TetMesh, TriangleMe
                     ground_plane)
 
 __all__ = [
-    "STEP_REPLY_PARTS", "AddedBody", "BodyState", "BodyTopology", "BodyTotals", "Client", "ContactPair",
+    "STEP_REPLY_PARTS", "AddedBody", "BodyState", "BodyTopology", "BodyTotals", "Client",
+    "ContactPair",
     "ContactSimError", "Diagnostics", "Frame", "FrameStream", "Friction", "GroundPlane",
     "KinematicControl", "Quat", "Session", "SessionInfo", "Snapshot", "StepResult", "TetMesh",
     "TriangleMesh", "UploadedMesh", "Vec3", "box_mesh", "ground_plane",
