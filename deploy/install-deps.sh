@@ -17,6 +17,7 @@ packages=(
   clang libclang-rt-14-dev  # the fuzz preset: libFuzzer, ASan and UBSan (docs/fuzzing.md)
   openssl  # the TLS tests make throwaway certificates with it
   python3-grpcio python3-protobuf python3-matplotlib
+  python3-numpy  # the Python client takes numpy arrays (set_body_state; tests/python)
   # Deployment tests (tests/deploy): the gateway (nginx grpc_pass), the manifests' structure.
   nginx python3-yaml
   # The headless browser of tests/web and bench/viewer_bench.mjs (browser viewer, docs/viewer.md).

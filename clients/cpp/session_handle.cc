@@ -170,6 +170,44 @@ absl::StatusOr<v1::RestoreResponse> SessionHandle::Restore(const std::string& sn
   return response;
 }
 
+absl::StatusOr<v1::SetBodyStateResponse> SessionHandle::SetBodyState(
+    v1::SetBodyStateRequest request) const {
+  grpc::ClientContext context;
+  connection_.PrepareSessionContext(context, session_id_, token_);
+  request.set_session_id(session_id_);
+  v1::SetBodyStateResponse response;
+  absl::Status status =
+      FromGrpcStatus(connection_.stub().SetBodyState(&context, request, &response));
+  if (!status.ok()) return status;
+  return response;
+}
+
+absl::StatusOr<v1::ResetSessionResponse> SessionHandle::ResetSession(
+    const std::string& snapshot) const {
+  grpc::ClientContext context;
+  connection_.PrepareSessionContext(context, session_id_, token_);
+  v1::ResetSessionRequest request;
+  request.set_session_id(session_id_);
+  request.set_snapshot(snapshot);
+  v1::ResetSessionResponse response;
+  absl::Status status =
+      FromGrpcStatus(connection_.stub().ResetSession(&context, request, &response));
+  if (!status.ok()) return status;
+  return response;
+}
+
+absl::StatusOr<v1::MarkInitialStateResponse> SessionHandle::MarkInitialState() const {
+  grpc::ClientContext context;
+  connection_.PrepareSessionContext(context, session_id_, token_);
+  v1::MarkInitialStateRequest request;
+  request.set_session_id(session_id_);
+  v1::MarkInitialStateResponse response;
+  absl::Status status =
+      FromGrpcStatus(connection_.stub().MarkInitialState(&context, request, &response));
+  if (!status.ok()) return status;
+  return response;
+}
+
 absl::Status SessionHandle::StreamState(v1::StreamStateRequest request,
                                         const FrameCallback& on_frame, StreamStop* stop) const {
   grpc::ClientContext context;

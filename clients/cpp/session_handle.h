@@ -74,6 +74,14 @@ class SessionHandle {
   absl::StatusOr<v1::SnapshotResponse> Snapshot() const;
   absl::StatusOr<v1::RestoreResponse> Restore(const std::string& snapshot) const;
 
+  // Episodes (docs/service.md, "Reset and set-state"). SetBodyState replaces one body's state
+  // (`request.session_id` is set by the handle): a rigid body's pose and velocities or a
+  // deformable's vertex positions and velocities. ResetSession goes back to the state the
+  // session kept at its first Step (or at MarkInitialState), or to `snapshot` when not empty.
+  absl::StatusOr<v1::SetBodyStateResponse> SetBodyState(v1::SetBodyStateRequest request) const;
+  absl::StatusOr<v1::ResetSessionResponse> ResetSession(const std::string& snapshot = "") const;
+  absl::StatusOr<v1::MarkInitialStateResponse> MarkInitialState() const;
+
   // Returns false to end the stream.
   using FrameCallback = std::function<bool(const v1::StateFrame& frame)>;
   // `request` says what to receive (from_seq, fields, rate, precision); its session_id is set by

@@ -57,6 +57,7 @@
 #include "core/contact/contact_report.h"
 #include "core/dynamics/body.h"
 #include "core/linalg/backend.h"
+#include "core/sim/body_state_update.h"
 #include "core/sim/constraints.h"
 #include "core/sim/pipeline.h"
 #include "core/sim/sim_body.h"
@@ -176,6 +177,16 @@ class World {
                     const std::function<absl::Status()>& interrupt = nullptr);
   // The checks of Step(n, controls, ...) alone.
   absl::Status ValidateControls(const StepControls& controls) const;
+
+  // Replaces one body's state between steps (body_state_update.h): everything is checked before
+  // anything changes (NotFound naming `body_id`, InvalidArgument naming the member: "rigid.q_WB:
+  // ...", "positions_m: has 3 rows, the body has 8 vertices", "positions_m: row 2 ... nan").
+  // A body moved by hand has no contact history: the pipeline's memory of contacts involving it
+  // (tracked pairs, friction anchors, warm starts) is dropped, as for a body just added, and the
+  // energy reference is renewed. So a step after SetBodyState(S) gives the same bits as a step of
+  // a World whose body was added in state S (a deformable's rest shape is fixed by its AddBody:
+  // the same body, added alike).
+  absl::Status SetBodyState(int32_t id, const BodyStateUpdate& update);
 
   // Copies for reporting (world_state.h): every body's state, and the bodies' topology.
   WorldState CopyState() const;

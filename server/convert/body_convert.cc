@@ -414,19 +414,28 @@ v1::BodyKind BodyKindOf(const core::Body& body) {
 }
 
 void FillBodyState(const core::BodyStateCopy& body, v1::BodyState* out) {
+  FillBodyState(body, /*poses=*/true, /*velocities=*/true, /*vertex_positions=*/true, out);
+}
+
+void FillBodyState(const core::BodyStateCopy& body, bool poses, bool velocities,
+                   bool vertex_positions, v1::BodyState* out) {
   out->set_body_id(body.body_id);
   out->set_kind(BodyKindOf(body.type, body.rigid_kind));
   if (body.rigid) {
-    FillProto(body.rigid->p_WB_m, out->mutable_p_wb_m());
-    FillProto(body.rigid->q_WB, out->mutable_q_wb());
-    FillProto(body.rigid->v_WB_m_per_s, out->mutable_v_wb_m_per_s());
-    FillProto(body.rigid->w_WB_rad_per_s, out->mutable_w_wb_rad_per_s());
+    if (poses) {
+      FillProto(body.rigid->p_WB_m, out->mutable_p_wb_m());
+      FillProto(body.rigid->q_WB, out->mutable_q_wb());
+    }
+    if (velocities) {
+      FillProto(body.rigid->v_WB_m_per_s, out->mutable_v_wb_m_per_s());
+      FillProto(body.rigid->w_WB_rad_per_s, out->mutable_w_wb_rad_per_s());
+    }
     return;
   }
   const core::Points3& x = body.positions_m;
   const core::Points3& v = body.velocities_m_per_s;
-  out->mutable_positions_m()->Add(x.data(), x.data() + x.size());
-  out->mutable_velocities_m_per_s()->Add(v.data(), v.data() + v.size());
+  if (vertex_positions) out->mutable_positions_m()->Add(x.data(), x.data() + x.size());
+  if (velocities) out->mutable_velocities_m_per_s()->Add(v.data(), v.data() + v.size());
 }
 
 }  // namespace contactsim::server

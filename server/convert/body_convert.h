@@ -46,5 +46,9 @@ v1::BodyKind BodyKindOf(core::BodyType type, core::RigidBodyKind rigid_kind);
 v1::BodyKind BodyKindOf(const core::Body& body);
 // A body's state copy written into `out` in place.
 void FillBodyState(const core::BodyStateCopy& body, v1::BodyState* out);
+// The same with only the parts asked (StepReplyParts): poses and velocities of rigid bodies,
+// positions and velocities of deformables' vertices.
+void FillBodyState(const core::BodyStateCopy& body, bool poses, bool velocities,
+                   bool vertex_positions, v1::BodyState* out);
 
 }  // namespace contactsim::server

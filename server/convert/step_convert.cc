@@ -143,22 +143,41 @@ void FillProto(const core::BodyContactTotals& totals, v1::BodyContactTotals* out
   out->set_contact_count(totals.contact_count);
 }
 
+StepReplyParts StepReplyPartsFromProto(const v1::StepRequest& request) {
+  if (!request.has_reply_parts()) return {};
+  const v1::StepReplyParts& asked = request.reply_parts();
+  return {asked.body_poses(),    asked.body_velocities(), asked.vertex_positions(),
+          asked.contact_pairs(), asked.contact_totals(),  asked.diagnostics()};
+}
+
 void FillStepResponse(const core::WorldState& state, const core::ContactReport& contacts,
-                      const core::StepOutcome& outcome, v1::StepResponse* response) {
+                      const core::StepOutcome& outcome, v1::StepResponse* response,
+                      const StepReplyParts& parts) {
   response->set_step_count(state.step_count);
   response->set_time_s(state.time_s);
-  response->mutable_bodies()->Reserve(static_cast<int>(state.bodies.size()));
-  for (const core::BodyStateCopy& body : state.bodies) FillBodyState(body, response->add_bodies());
+  if (parts.body_poses || parts.body_velocities || parts.vertex_positions) {
+    response->mutable_bodies()->Reserve(static_cast<int>(state.bodies.size()));
+    for (const core::BodyStateCopy& body : state.bodies) {
+      FillBodyState(body, parts.body_poses, parts.body_velocities, parts.vertex_positions,
+                    response->add_bodies());
+    }
+  }
   v1::ContactReport* out = response->mutable_contacts();
-  out->mutable_contacts()->Reserve(static_cast<int>(contacts.contacts.size()));
-  for (const core::ContactRecord& record : contacts.contacts) {
-    FillProto(record, out->add_contacts());
+  if (parts.contact_pairs) {
+    out->mutable_contacts()->Reserve(static_cast<int>(contacts.contacts.size()));
+    for (const core::ContactRecord& record : contacts.contacts) {
+      FillProto(record, out->add_contacts());
+    }
   }
-  for (const core::BodyContactTotals& totals : outcome.summed_totals) {
-    FillProto(totals, out->add_body_totals());
+  if (parts.contact_totals) {
+    for (const core::BodyContactTotals& totals : outcome.summed_totals) {
+      FillProto(totals, out->add_body_totals());
+    }
   }
-  for (const core::StepDiagnostics& diagnostics : outcome.diagnostics) {
-    FillProto(diagnostics, response->add_diagnostics());
+  if (parts.diagnostics) {
+    for (const core::StepDiagnostics& diagnostics : outcome.diagnostics) {
+      FillProto(diagnostics, response->add_diagnostics());
+    }
   }
 }
 

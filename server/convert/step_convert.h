@@ -21,10 +21,23 @@ void FillProto(const core::StepDiagnostics& diagnostics, v1::StepDiagnostics* ou
 void FillProto(const core::ContactRecord& record, v1::ContactRecord* out);
 void FillProto(const core::BodyContactTotals& totals, v1::BodyContactTotals* out);
 
+// The parts of a reply a StepRequest asks for (StepRequest.reply_parts; unset: all).
+struct StepReplyParts {
+  bool body_poses = true;
+  bool body_velocities = true;
+  bool vertex_positions = true;
+  bool contact_pairs = true;
+  bool contact_totals = true;
+  bool diagnostics = true;
+};
+StepReplyParts StepReplyPartsFromProto(const v1::StepRequest& request);
+
 // Fills step_count, time, bodies (ascending id) from `state`, the last step's contact pairs from
-// `contacts`, the totals summed over the call and the diagnostics from `outcome`.
+// `contacts`, the totals summed over the call and the diagnostics from `outcome`: the parts
+// asked, the others left empty.
 void FillStepResponse(const core::WorldState& state, const core::ContactReport& contacts,
-                      const core::StepOutcome& outcome, v1::StepResponse* response);
+                      const core::StepOutcome& outcome, v1::StepResponse* response,
+                      const StepReplyParts& parts = {});
 
 // An upper bound of a StepResponse's bytes for n_steps on `world`, contact records not counted
 // (their number is known only after the step): bodies, totals, one diagnostics entry per step.

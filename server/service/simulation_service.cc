@@ -12,6 +12,7 @@
 #include "server/auth/creator_access.h"
 #include "server/auth/snapshot_seal.h"
 #include "server/convert/body_convert.h"
+#include "server/convert/body_state_convert.h"
 #include "server/convert/constraint_convert.h"
 #include "server/convert/mesh_upload.h"
 #include "server/convert/settings_convert.h"
@@ -360,7 +361,8 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
     SessionStepResult result = session.Step(request->n_steps(), *controls, checks);
     const size_t steps_taken = result.outcome.diagnostics.size();
     if (steps_taken > 0) {
-      FillStepResponse(*result.state, *result.contacts, result.outcome, response);
+      FillStepResponse(*result.state, *result.contacts, result.outcome, response,
+                       StepReplyPartsFromProto(*request));
       FitStepResponse(reply_limit, response);
     }
     const absl::Status& status = result.status;
@@ -373,8 +375,8 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
     metrics_->steps.Increment(steps_taken);
     metrics_->step_call_duration_s.Observe(
         std::chrono::duration<double>(finished - arrived).count());
-    if (absl::IsFailedPrecondition(status) && response->diagnostics_size() > 0 &&
-        response->diagnostics(response->diagnostics_size() - 1).diverged()) {
+    if (absl::IsFailedPrecondition(status) && steps_taken > 0 &&
+        result.outcome.diagnostics.back().divergence != core::DivergenceKind::kNone) {
       spdlog::warn("session {} failed: {}", session.id(), std::string(status.message()));
     }
     return status;
@@ -444,6 +446,58 @@ grpc::ServerUnaryReactor* SimulationService::Restore(grpc::CallbackServerContext
     response->set_step_count(summary.step_count);
     response->set_time_s(summary.time_s);
     metrics_->restores.Increment();
+    return absl::OkStatus();
+  };
+  return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/false,
+                   run);
+}
+
+grpc::ServerUnaryReactor* SimulationService::SetBodyState(grpc::CallbackServerContext* context,
+                                                          const v1::SetBodyStateRequest* request,
+                                                          v1::SetBodyStateResponse* response) {
+  auto run = [request, response](Session& session) -> absl::Status {
+    ASSIGN_OR_RETURN(const core::BodyStateUpdate update, BodyStateUpdateFromProto(*request));
+    RETURN_IF_ERROR(WithRequestFieldNames(session.SetBodyState(request->body_id(), update)));
+    const SessionSummary summary = session.Summary();
+    response->set_step_count(summary.step_count);
+    response->set_time_s(summary.time_s);
+    return absl::OkStatus();
+  };
+  // Small unless a deformable is large: on the pool, off the callback thread.
+  return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/false,
+                   run);
+}
+
+grpc::ServerUnaryReactor* SimulationService::ResetSession(grpc::CallbackServerContext* context,
+                                                          const v1::ResetSessionRequest* request,
+                                                          v1::ResetSessionResponse* response) {
+  auto run = [this, request, response](Session& session) -> absl::Status {
+    if (request->snapshot().empty()) {
+      RETURN_IF_ERROR(session.ResetToInitialState());
+    } else {
+      ASSIGN_OR_RETURN(const std::string_view blob,
+                       UnsealSnapshot(request->snapshot(), snapshot_key_));
+      RETURN_IF_ERROR(session.Restore(blob));
+    }
+    session.strand()->ForgetStepCost();
+    const SessionSummary summary = session.Summary();
+    response->set_step_count(summary.step_count);
+    response->set_time_s(summary.time_s);
+    metrics_->restores.Increment();
+    return absl::OkStatus();
+  };
+  return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/false,
+                   run);
+}
+
+grpc::ServerUnaryReactor* SimulationService::MarkInitialState(
+    grpc::CallbackServerContext* context, const v1::MarkInitialStateRequest* request,
+    v1::MarkInitialStateResponse* response) {
+  auto run = [response](Session& session) -> absl::Status {
+    RETURN_IF_ERROR(session.MarkInitialState());
+    const SessionSummary summary = session.Summary();
+    response->set_step_count(summary.step_count);
+    response->set_time_s(summary.time_s);
     return absl::OkStatus();
   };
   return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/false,

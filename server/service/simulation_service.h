@@ -91,6 +91,15 @@ class SimulationService final : public v1::Simulation::CallbackService {
   grpc::ServerUnaryReactor* Restore(grpc::CallbackServerContext* context,
                                     const v1::RestoreRequest* request,
                                     v1::RestoreResponse* response) override;
+  grpc::ServerUnaryReactor* SetBodyState(grpc::CallbackServerContext* context,
+                                         const v1::SetBodyStateRequest* request,
+                                         v1::SetBodyStateResponse* response) override;
+  grpc::ServerUnaryReactor* ResetSession(grpc::CallbackServerContext* context,
+                                         const v1::ResetSessionRequest* request,
+                                         v1::ResetSessionResponse* response) override;
+  grpc::ServerUnaryReactor* MarkInitialState(grpc::CallbackServerContext* context,
+                                             const v1::MarkInitialStateRequest* request,
+                                             v1::MarkInitialStateResponse* response) override;
 
   // A drain has begun: Steps still running at `stop_at` stop before their next step
   // (UNAVAILABLE saying how many steps were taken), so the drain ends within one step of it.

@@ -70,7 +70,11 @@ Session::Session(std::string id, std::string name, core::World world, const Serv
 Session::Session(std::string id, std::string name, core::World world, const ServerLimits& limits,
                  TokenHashes restored_tokens)
     : Session(std::move(id), std::move(name), std::move(world), limits, "", "",
-              std::move(restored_tokens)) {}
+              std::move(restored_tokens)) {
+  // Its initial state was not written to the state directory; the next Step is not its first.
+  std::lock_guard lock(mu_);
+  take_initial_at_first_step_ = false;
+}
 
 Session::Session(std::string id, std::string name, core::World world, const ServerLimits& limits,
                  std::string controller_token, std::string viewer_token, TokenHashes hashes)
@@ -279,6 +283,12 @@ SessionStepResult Session::Step(int n_steps, const core::StepControls& controls,
     result.status = checks.preflight(world_);
     if (!result.status.ok()) return result;
   }
+  if (take_initial_at_first_step_) {
+    // Not fatal: a world whose bodies cannot be copied steps on without a reset point.
+    absl::StatusOr<core::WorldSnapshot> initial = world_.Snapshot();
+    if (initial.ok()) initial_ = std::make_unique<core::WorldSnapshot>(*std::move(initial));
+    take_initial_at_first_step_ = false;
+  }
   bool interrupted = false;
   std::function<absl::Status()> interrupt;
   if (checks.interrupt) {
@@ -308,6 +318,42 @@ SessionStepResult Session::Step(int n_steps, const core::StepControls& controls,
                   &result.outcome.diagnostics.back());
   }
   return result;
+}
+
+absl::Status Session::SetBodyState(int32_t body_id, const core::BodyStateUpdate& update) {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(CheckActive());
+  RETURN_IF_ERROR(world_.SetBodyState(body_id, update));
+  // The same bodies (no new topology), but a state the state directory has not written.
+  content_version_.fetch_add(1, std::memory_order_release);
+  PublishLocked(/*content_changed=*/false);
+  return absl::OkStatus();
+}
+
+absl::Status Session::MarkInitialState() {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(CheckActive());
+  ASSIGN_OR_RETURN(core::WorldSnapshot snapshot, world_.Snapshot());
+  initial_ = std::make_unique<core::WorldSnapshot>(std::move(snapshot));
+  take_initial_at_first_step_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status Session::ResetToInitialState() {
+  std::lock_guard lock(mu_);
+  if (initial_ == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "snapshot: session ", id_,
+        " keeps no initial state yet (it is taken when the first Step call begins, or by "
+        "MarkInitialState; a session brought back from a state directory has none); send a "
+        "snapshot instead"));
+  }
+  // World::Restore copies the bodies first: an error leaves the World as it was.
+  RETURN_IF_ERROR(world_.Restore(*initial_));
+  state_ = SessionState::kActive;
+  failure_message_.clear();
+  PublishLocked(/*content_changed=*/true);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<SessionSnapshot> Session::Snapshot() {

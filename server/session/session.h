@@ -227,6 +227,21 @@ class Session {
   // server's limits or the device memory budget; either leaves the session as it was.
   absl::Status Restore(std::string_view blob);
 
+  // World::SetBodyState under the lock (errors as there, naming the member), then publishes a
+  // frame. FailedPrecondition while failed.
+  absl::Status SetBodyState(int32_t body_id, const core::BodyStateUpdate& update);
+
+  // The initial state (what ResetSession returns to): a copy of the World kept in memory, taken
+  // when the first Step call begins unless MarkInitialState kept one before; MarkInitialState
+  // replaces it. A session brought back from a state directory keeps none (it is not written
+  // there) until MarkInitialState.
+  // Keeps the current state; FailedPrecondition while failed.
+  absl::Status MarkInitialState();
+  // Restores the kept initial state (clearing kFailed) and publishes a frame; FailedPrecondition
+  // naming `snapshot` when none is kept. ResourceExhausted when the backend cannot hold it (the
+  // session is then as it was).
+  absl::Status ResetToInitialState();
+
   // The whole state as a snapshot blob with the change marks it corresponds to, for the state
   // directory: no message size limit. FailedPrecondition while the session is failed (a diverged
   // World is not serialized; the last good state stays on disk).
@@ -273,6 +288,8 @@ class Session {
   std::map<std::string, std::shared_ptr<const UploadedMesh>, std::less<>> meshes_;
   int64_t mesh_bytes_ = 0;
   std::shared_ptr<const Topology> topology_;
+  std::unique_ptr<core::WorldSnapshot> initial_;  // see MarkInitialState
+  bool take_initial_at_first_step_ = true;        // false once kept, or for a restored session
   std::shared_ptr<FrameBus> frames_;
   const std::shared_ptr<Strand> strand_ = std::make_shared<Strand>();
 };

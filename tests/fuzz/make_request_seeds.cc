@@ -79,6 +79,19 @@ int main(int argc, char** argv) {
   Write(requests / "remove_body0", Seed(3, remove));
   Write(requests / "snapshot", Seed(7, v1::SnapshotRequest()));
   Write(requests / "get_session", Seed(1, v1::GetSessionRequest()));
+  // Episodes: a rigid state for body 0, a vertex state, a reset to the kept state, a mark.
+  v1::SetBodyStateRequest rigid_state;
+  rigid_state.mutable_rigid()->mutable_pose()->mutable_position_m()->set_z(0.5);
+  rigid_state.mutable_rigid()->mutable_pose()->mutable_orientation()->set_w(1.0);
+  rigid_state.mutable_rigid()->mutable_linear_velocity_m_per_s()->set_x(0.1);
+  Write(requests / "set_rigid_state", Seed(11, rigid_state));
+  v1::SetBodyStateRequest vertex_state;
+  for (double c : {0.0, 0.0, 1.0, 0.1, 0.0, 1.0, 0.0, 0.1, 1.0}) {
+    vertex_state.mutable_vertices()->add_positions_m(c);
+  }
+  Write(requests / "set_vertex_state", Seed(11, vertex_state));
+  Write(requests / "reset_session", Seed(12, v1::ResetSessionRequest()));
+  Write(requests / "mark_initial_state", Seed(13, v1::MarkInitialStateRequest()));
   // Mesh files through UploadMesh (one chunk): an OBJ tetrahedron in millimetres, a Gmsh tet.
   v1::UploadMeshChunk obj;
   obj.set_format(v1::MESH_FILE_FORMAT_OBJ);

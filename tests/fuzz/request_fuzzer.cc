@@ -104,6 +104,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 10:
       UploadOneChunk(data, size, with_token);
       break;
+    case 11:
+      CallWithSession(data, size, with_token, &S::SetBodyState, "SetBodyState");
+      break;
+    case 12:
+      CallWithSession(data, size, with_token, &S::ResetSession, "ResetSession");
+      break;
+    case 13:
+      CallWithSession(data, size, with_token, &S::MarkInitialState, "MarkInitialState");
+      break;
     default:
       CallWithSession(data, size, with_token, &S::Step, "Step");
       break;

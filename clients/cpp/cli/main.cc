@@ -1,5 +1,6 @@
 // contactsim: the command-line client of a ContactSim server. Subcommands: ping, health, sessions,
-// create, step, watch, snapshot, restore, close, load, record, upload-mesh, add-body, remove-body.
+// create, step, watch, snapshot, restore, close, load, record, upload-mesh, add-body, remove-body,
+// set-state, reset, mark-initial.
 // Exit codes: 0 ok, 2 usage error (also an unreadable or unparseable scene file), 3 server
 // unreachable, 4 server refused (the gRPC code name and message are printed). The connection flags
 // (--server, --timeout-s,
@@ -12,6 +13,7 @@
 #include "clients/cpp/cli/body_commands.h"
 #include "clients/cpp/cli/commands.h"
 #include "clients/cpp/cli/connection_flags.h"
+#include "clients/cpp/cli/episode_commands.h"
 #include "clients/cpp/cli/exit_codes.h"
 #include "clients/cpp/cli/scene_commands.h"
 
@@ -262,6 +264,52 @@ int main(int argc, char** argv) {
   AddSessionOptions(remove_body, remove_body_args.session, kControllerToken);
   remove_body->add_option("body_id", remove_body_args.body_id, "the body's id")->required();
 
+  cli::SetStateArgs set_state_args;
+  CLI::App* set_state = app.add_subcommand(
+      "set-state",
+      "replace one body's state between steps: a rigid body's pose and velocities (--pose, "
+      "--velocity, --angular-velocity) or a deformable's vertex positions and velocities "
+      "(--positions, --velocities files); its contact history is dropped. Needs the controller "
+      "token");
+  AddSessionOptions(set_state, set_state_args.session, kControllerToken);
+  set_state->add_option("body_id", set_state_args.body_id, "the body's id")->required();
+  set_state
+      ->add_option("--pose", set_state_args.pose,
+                   "x,y,z[,qw,qx,qy,qz]: frame B (a dynamic body's centre of mass) [m] and its "
+                   "unit orientation, w first (identity when omitted)")
+      ->delimiter(',');
+  set_state->add_option("--velocity", set_state_args.velocity, "vx,vy,vz [m/s] (default 0)")
+      ->delimiter(',')
+      ->expected(3);
+  set_state
+      ->add_option("--angular-velocity", set_state_args.angular_velocity,
+                   "wx,wy,wz in the world frame [rad/s] (default 0)")
+      ->delimiter(',')
+      ->expected(3);
+  set_state->add_option("--positions", set_state_args.positions_file,
+                        "text file: x y z [m] of every vertex, in order");
+  set_state->add_option("--velocities", set_state_args.velocities_file,
+                        "text file: vx vy vz [m/s] of every vertex (default 0)");
+
+  cli::ResetArgs reset_args;
+  CLI::App* reset = app.add_subcommand(
+      "reset",
+      "go back to the session's initial state (kept at its first step, or by mark-initial), or "
+      "to a snapshot (--in, --snapshot); prints the step count and time reset to. Needs the "
+      "controller token");
+  AddSessionOptions(reset, reset_args.session, kControllerToken);
+  CLI::Option* reset_in =
+      reset->add_option("--in", reset_args.in_file, "file with a snapshot blob (snapshot --out)");
+  CLI::Option* reset_hex = reset->add_option("--snapshot", reset_args.hex, "a blob as hex");
+  reset_in->excludes(reset_hex);
+
+  cli::SessionArgs mark_args;
+  CLI::App* mark = app.add_subcommand(
+      "mark-initial",
+      "keep the session's current state as the one `reset` goes back to. Needs the controller "
+      "token");
+  AddSessionOptions(mark, mark_args, kControllerToken);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -293,5 +341,8 @@ int main(int argc, char** argv) {
   if (*upload) return cli::RunUploadMesh(context, upload_args);
   if (*add_body) return cli::RunAddBody(context, body_args);
   if (*remove_body) return cli::RunRemoveBody(context, remove_body_args);
+  if (*set_state) return cli::RunSetState(context, set_state_args);
+  if (*reset) return cli::RunReset(context, reset_args);
+  if (*mark) return cli::RunMarkInitial(context, mark_args);
   return cli::kExitUsage;  // unreachable: require_subcommand(1)
 }

@@ -28,7 +28,7 @@ except ImportError as error:
         "(cmake --build build --target contactsim_python) and put build/clients/python, not "
         "clients/python, on PYTHONPATH") from error
 
-from .client import Client, FrameStream, Session
+from .client import STEP_REPLY_PARTS, Client, FrameStream, Session
 from .errors import ContactSimError
 from .results import (AddedBody, BodyState, BodyTopology, BodyTotals, ContactPair, Diagnostics,
                       Frame, Quat, SessionInfo, Snapshot, StepResult, UploadedMesh, Vec3)
@@ -36,7 +36,8 @@ from .scene import (Friction, GroundPlane, KinematicControl, TetMesh, TriangleMe
                     ground_plane)
 
 __all__ = [
-    "AddedBody", "BodyState", "BodyTopology", "BodyTotals", "Client", "ContactPair",
+    "STEP_REPLY_PARTS", "AddedBody", "BodyState", "BodyTopology", "BodyTotals", "Client",
+    "ContactPair",
     "ContactSimError", "Diagnostics", "Frame", "FrameStream", "Friction", "GroundPlane",
     "KinematicControl", "Quat", "Session", "SessionInfo", "Snapshot", "StepResult", "TetMesh",
     "TriangleMesh", "UploadedMesh", "Vec3", "box_mesh", "ground_plane",

@@ -19,6 +19,9 @@ from .results import AddedBody, Snapshot, StepResult, UploadedMesh
 from .scene import box_mesh
 
 _MIB = 1 << 20
+# The parts a Step reply can be limited to (StepRequest.reply_parts).
+STEP_REPLY_PARTS = ("body_poses", "body_velocities", "vertex_positions", "contact_pairs",
+                    "contact_totals", "diagnostics")
 # The metadata key that carries a call's session id; the gateway maps it to the session's replica.
 SESSION_HEADER = "x-contactsim-session"
 
@@ -396,15 +399,28 @@ class Session:
             session_id=self.id, constraint_id=int(constraint_id)))
 
     def step(self, n=1, *, forces=None, torques=None, kinematic=None, vertex_forces=None,
-             constraint_targets=None):
+             constraint_targets=None, parts=None):
         """Advances n steps holding the controls, and returns a StepResult.
 
         forces, torques: {body_id: (x, y, z)} at the centre of mass of dynamic rigid bodies [N],
         [N*m]; kinematic: {body_id: KinematicControl}; vertex_forces: {body_id: (vertices,
         forces)} with one (x, y, z) [N] per listed vertex of a deformable; constraint_targets:
         {constraint_id: targets} with one (x, y, z) [m] per vertex of a position target, set
-        before the first step and kept until moved again."""
+        before the first step and kept until moved again.
+        parts: None for the whole reply, or the parts to return (STEP_REPLY_PARTS: "body_poses",
+        "body_velocities", "vertex_positions", "contact_pairs", "contact_totals",
+        "diagnostics"); the others come back empty (docs/service.md, "Replies the caller asked
+        for"), which saves the server and this process the copies."""
         request = simulation_pb2.StepRequest(session_id=self.id, n_steps=int(n))
+        if parts is not None:
+            if isinstance(parts, str):
+                parts = (parts,)
+            for part in parts:
+                if part not in STEP_REPLY_PARTS:
+                    raise ValueError(f"parts: unknown part {part!r}; expected some of "
+                                     f"{', '.join(STEP_REPLY_PARTS)}")
+                setattr(request.reply_parts, part, True)
+            request.reply_parts.SetInParent()  # asked, even when no part is
         controls = {}
 
         def control(body_id):
@@ -473,6 +489,72 @@ class Session:
         blob = snapshot.blob if isinstance(snapshot, Snapshot) else bytes(snapshot)
         response = self._call("Restore", simulation_pb2.RestoreRequest(session_id=self.id,
                                                                        snapshot=blob))
+        return response.step_count, response.time_s
+
+    def set_body_state(self, body_id, state=None, *, position_m=None, orientation=None,
+                       linear_velocity_m_per_s=None, angular_velocity_rad_per_s=None,
+                       vertex_positions_m=None, vertex_velocities_m_per_s=None):
+        """Replaces one body's state between steps (SetBodyState; controller token); its contact
+        history is dropped (docs/service.md, "Reset and set-state").
+
+        Rigid bodies: position_m of frame B (a dynamic body's centre of mass) [m], orientation
+        (w, x, y, z) (identity when None), velocities [m/s], [rad/s] (zero when None).
+        Deformables: vertex_positions_m, one (x, y, z) per vertex [m] (or a flat sequence, or a
+        numpy array), and vertex_velocities_m_per_s (zero when None).
+        `state`: a BodyState from a step result, whose values are used for everything not given
+        (a state read back sets exactly that state). Returns (step_count, time_s)."""
+        request = simulation_pb2.SetBodyStateRequest(session_id=self.id, body_id=int(body_id))
+        if state is not None:
+            rigid = state.kind in ("RIGID", "STATIC", "KINEMATIC")
+            if rigid:
+                position_m = state.position_m if position_m is None else position_m
+                orientation = state.orientation if orientation is None else orientation
+                if linear_velocity_m_per_s is None:
+                    linear_velocity_m_per_s = state.linear_velocity_m_per_s
+                if angular_velocity_rad_per_s is None:
+                    angular_velocity_rad_per_s = state.angular_velocity_rad_per_s
+            else:
+                if vertex_positions_m is None:
+                    vertex_positions_m = state.vertex_positions_m
+                if vertex_velocities_m_per_s is None:
+                    vertex_velocities_m_per_s = state.vertex_velocities_m_per_s
+        if position_m is not None:
+            rigid = request.rigid
+            convert.to_vec3(position_m, rigid.pose.position_m)
+            convert.to_quat((1.0, 0.0, 0.0, 0.0) if orientation is None else orientation,
+                            rigid.pose.orientation)
+            if linear_velocity_m_per_s is not None:
+                convert.to_vec3(linear_velocity_m_per_s, rigid.linear_velocity_m_per_s)
+            if angular_velocity_rad_per_s is not None:
+                convert.to_vec3(angular_velocity_rad_per_s, rigid.angular_velocity_rad_per_s)
+        elif vertex_positions_m is not None:
+            request.vertices.positions_m.extend(convert.packed_xyz(vertex_positions_m))
+            if vertex_velocities_m_per_s is not None:
+                request.vertices.velocities_m_per_s.extend(
+                    convert.packed_xyz(vertex_velocities_m_per_s))
+        else:
+            raise ValueError("set_body_state: give position_m (rigid) or vertex_positions_m "
+                             "(deformable), or a BodyState")
+        response = self._call("SetBodyState", request)
+        return response.step_count, response.time_s
+
+    def reset(self, snapshot=None):
+        """Back to the session's initial state: the one kept when its first step began, or at
+        mark_initial_state(); or to `snapshot` (a Snapshot or its blob) when given
+        (ResetSession; controller token). Returns (step_count, time_s) after the reset."""
+        blob = b""
+        if snapshot is not None:
+            blob = snapshot.blob if isinstance(snapshot, Snapshot) else bytes(snapshot)
+        response = self._call("ResetSession",
+                              simulation_pb2.ResetSessionRequest(session_id=self.id,
+                                                                 snapshot=blob))
+        return response.step_count, response.time_s
+
+    def mark_initial_state(self):
+        """Keeps the current state as the one reset() goes back to (MarkInitialState; controller
+        token). Returns (step_count, time_s) of the state kept."""
+        response = self._call("MarkInitialState",
+                              simulation_pb2.MarkInitialStateRequest(session_id=self.id))
         return response.step_count, response.time_s
 
     def close(self):

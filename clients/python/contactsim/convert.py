@@ -65,6 +65,20 @@ def to_quat(values, message):
     message.w, message.x, message.y, message.z = float(w), float(x), float(y), float(z)
 
 
+def packed_xyz(points):
+    """Packed x y z floats from a sequence of (x, y, z) points, a flat sequence of 3 n numbers or
+    anything with .ravel() (a numpy array of shape (n, 3))."""
+    if hasattr(points, "ravel"):
+        return [float(v) for v in points.ravel()]
+    values = []
+    for point in points:
+        if isinstance(point, (int, float)):
+            values.append(float(point))
+        else:
+            values.extend(float(v) for v in point)
+    return values
+
+
 def _triples(packed):
     return [Vec3(packed[i], packed[i + 1], packed[i + 2]) for i in range(0, len(packed) - 2, 3)]
 
