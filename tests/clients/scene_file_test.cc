@@ -196,8 +196,9 @@ TEST_F(ClientTest, EverySceneFileParsesAndLoads) {
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     EXPECT_EQ(static_cast<int>(loaded->bodies.size()), scene->bodies_size());
   }
-  // blob, box, bucket, chain, push_box, rings, soft_lift, soft_rollers, stick, tori_cloth
-  EXPECT_EQ(files, 10);
+  // blob, box, bucket, chain, push_box, rigid_pour, rings, soft_lift, soft_rollers, stick,
+  // tori_cloth
+  EXPECT_EQ(files, 11);
 }
 
 // The local_global scene through the service: the rollers' friction draws the soft ball through a
