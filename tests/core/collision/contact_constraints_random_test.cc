@@ -18,29 +18,13 @@
 #include "core/geometry/polytope_primitives.h"
 #include "gtest/gtest.h"
 #include "scenes/rigid_lcp/trap_scenes.h"
+#include "tests/core/collision/random_polytopes.h"
 
 namespace contactsim::core {
 namespace {
 
-ConvexPolytope RandomBody(std::mt19937_64& rng) {
-  std::normal_distribution<double> normal;
-  std::uniform_real_distribution<double> radius(0.035, 0.050);
-  Points3 points(10, 3);
-  for (int i = 0; i < 10; ++i) {
-    points.row(i) =
-        radius(rng) * Vec3(normal(rng), normal(rng), normal(rng)).normalized().transpose();
-  }
-  auto hull = ConvexHull(points);
-  EXPECT_TRUE(hull.ok()) << hull.status();
-  return *hull;
-}
-
-Mat3 RandomRotation(std::mt19937_64& rng) {
-  std::normal_distribution<double> normal;
-  return Eigen::Quaterniond(normal(rng), normal(rng), normal(rng), normal(rng))
-      .normalized()
-      .toRotationMatrix();
-}
+using testing_polytopes::RandomBody;
+using testing_polytopes::RandomRotation;
 
 // The gap of c after body A (index 0) translates by d_a: plane and line gaps are linear in a
 // translation, psi' = psi + n . (D2 - D1).

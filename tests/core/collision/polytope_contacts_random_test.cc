@@ -14,29 +14,13 @@
 #include "core/geometry/polytope_hull.h"
 #include "core/geometry/polytope_intersection.h"
 #include "gtest/gtest.h"
+#include "tests/core/collision/random_polytopes.h"
 
 namespace contactsim::core {
 namespace {
 
-ConvexPolytope RandomBody(std::mt19937_64& rng) {
-  std::normal_distribution<double> normal;
-  std::uniform_real_distribution<double> radius(0.035, 0.050);
-  Points3 points(10, 3);
-  for (int i = 0; i < 10; ++i) {
-    points.row(i) =
-        radius(rng) * Vec3(normal(rng), normal(rng), normal(rng)).normalized().transpose();
-  }
-  auto hull = ConvexHull(points);
-  EXPECT_TRUE(hull.ok()) << hull.status();
-  return *hull;
-}
-
-Mat3 RandomRotation(std::mt19937_64& rng) {
-  std::normal_distribution<double> normal;
-  return Eigen::Quaterniond(normal(rng), normal(rng), normal(rng), normal(rng))
-      .normalized()
-      .toRotationMatrix();
-}
+using testing_polytopes::RandomBody;
+using testing_polytopes::RandomRotation;
 
 TEST(PotentialContactsRandomTest, ApproachingBodiesAreFoundBeforeTheyOverlap) {
   std::mt19937_64 rng(42);
