@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   double friction = 1.0;
   int projection_passes = 0;
+  int direct_max_unknowns = -1;
   app.add_option("--bodies", bodies, "N values (comma separated)")->delimiter(',');
   app.add_option("--steps-ms", steps_ms, "time steps h [ms] (comma separated)")->delimiter(',');
   app.add_option("--models", models, "peg and/or standard")
@@ -31,11 +32,15 @@ int main(int argc, char** argv) {
   app.add_option("--projection-passes", projection_passes,
                  "position projection passes after each step (0: the paper's stepper)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--direct-max-unknowns", direct_max_unknowns,
+                 "islands up to this LCP size pivot, larger ones use PGS (0: pivot always; "
+                 "default: the stepper's)");
   CLI11_PARSE(app, argc, argv);
 
   std::printf(
       "| model | N | h [ms] | steps | steps/s | max depth in container [m] | max overlap "
-      "[m^3] | escaped | failures | largest LCP |\n|---|---|---|---|---|---|---|---|---|---|\n");
+      "[m^3] | escaped | failures | largest LCP | PGS islands | PGS fallbacks | sweeps | pivots "
+      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const std::string& model : models) {
     for (const int n : bodies) {
       for (const double h_ms : steps_ms) {
@@ -46,6 +51,7 @@ int main(int argc, char** argv) {
         options.seed = seed;
         options.friction_coefficient = friction;
         options.projection_passes = projection_passes;
+        options.direct_max_unknowns = direct_max_unknowns;
         options.model = model == "peg" ? contactsim::core::PolytopeContactModel::kPeg
                                        : contactsim::core::PolytopeContactModel::kStandard;
         const auto report = contactsim::scenes::RunPour3d(options, [&](int step, int total) {
@@ -53,10 +59,13 @@ int main(int argc, char** argv) {
                        total);
         });
         std::fprintf(stderr, "\n");
-        std::printf("| %s | %d | %g | %d | %.0f | %.3g | %.3g | %d | %d | %d |\n", model.c_str(), n,
-                    h_ms, report.steps, report.steps / report.stepper_seconds,
-                    report.max_container_depth_m, report.max_overlap_volume_m3, report.escaped,
-                    report.solver_failures, report.largest_lcp);
+        std::printf(
+            "| %s | %d | %g | %d | %.0f | %.3g | %.3g | %d | %d | %d | %d | %d | %lld | %lld |\n",
+            model.c_str(), n, h_ms, report.steps, report.steps / report.stepper_seconds,
+            report.max_container_depth_m, report.max_overlap_volume_m3, report.escaped,
+            report.solver_failures, report.largest_lcp, report.iterative_islands,
+            report.iterative_fallbacks, static_cast<long long>(report.sweeps),
+            static_cast<long long>(report.pivots));
         if (!report.failure.empty()) std::printf("  failure: %s\n", report.failure.c_str());
         std::fflush(stdout);
       }

@@ -93,6 +93,7 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
   settings.friction_coefficient = options.friction_coefficient;
   settings.projection_passes = options.projection_passes;
   settings.max_lcp_unknowns = 1 << 20;  // the bench reports sizes; the service has its limit
+  if (options.direct_max_unknowns >= 0) settings.direct_max_unknowns = options.direct_max_unknowns;
 
   std::vector<core::PolytopeBodyInput> inputs(1);
   inputs[0].shape = &*container;
@@ -101,6 +102,7 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
   Pour3dReport report;
   const int total = static_cast<int>(std::floor(options.duration_s / options.step_s + 1e-9));
   size_t released = 0;
+  core::PolytopeStepResult result, previous;  // previous: warm starts (same body indices)
   for (int step = 0; step < total; ++step) {
     while (released < bodies.size() && bodies[released].release_step <= step) {
       core::PolytopeBodyInput input;
@@ -112,9 +114,9 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
       inputs.push_back(input);
       ++released;
     }
-    core::PolytopeStepResult result;
     const auto start = std::chrono::steady_clock::now();
-    const absl::Status status = core::StepPolytopes(inputs, {}, settings, &result);
+    const absl::Status status =
+        core::StepPolytopes(inputs, {}, settings, &result, previous.contacts);
     report.stepper_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!status.ok()) {
@@ -124,6 +126,11 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
     }
     for (size_t b = 0; b < inputs.size(); ++b) inputs[b].state = result.next[b];
     report.largest_lcp = std::max(report.largest_lcp, result.stats.largest_lcp);
+    report.iterative_islands += result.stats.iterative_islands;
+    report.iterative_fallbacks += result.stats.iterative_fallbacks;
+    report.sweeps += result.stats.iterations;
+    report.pivots += result.stats.pivots;
+    std::swap(previous, result);
     ++report.steps;
 
     // Exact measures at the end of the step.

@@ -26,6 +26,8 @@ struct Pour3dOptions {
   double friction_coefficient = 1.0;
   uint64_t seed = 1;
   int projection_passes = 0;  // PolytopeStepSettings::projection_passes (0: the paper's stepper)
+  // PolytopeStepSettings::direct_max_unknowns (< 0: the stepper's default; 0: pivoting only).
+  int direct_max_unknowns = -1;
 };
 
 struct Pour3dReport {
@@ -37,6 +39,10 @@ struct Pour3dReport {
   std::string failure;                 // its message
   int largest_lcp = 0;                 // unknowns of the largest island's LCP over the run
   double stepper_seconds = 0.0;        // wall time inside StepPolytopes
+  int iterative_islands = 0;           // islands solved by PGS, summed over the steps
+  int iterative_fallbacks = 0;         // PGS runs that did not converge (pivoting solved them)
+  int64_t sweeps = 0;                  // PGS sweeps and Lemke pivots, summed over the steps
+  int64_t pivots = 0;
 };
 
 // progress(step, total_steps) is called every 100 steps when given.

@@ -3,7 +3,9 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -29,6 +31,16 @@ struct BuiltConstraint {
   SpatialLcpConstraint rows_without_correction;
   int island = -1;
 };
+
+// A contact is "the same" one step later when it joins the same pieces (or plane) through the
+// same primary features.
+using ContactKey = std::tuple<int, int, int, int, int32_t, int, int, int, int>;
+
+ContactKey KeyOf(const PolytopeContactResult& c) {
+  const PotentialContact& p = c.geometry.primary;
+  return {c.body1, c.body2,    c.piece1,  c.piece2, c.plane_id, static_cast<int>(p.kind),
+          p.body1, p.feature1, p.feature2};
+}
 
 int FindRoot(std::vector<int>& parent, int i) {
   while (parent[i] != i) i = parent[i] = parent[parent[i]];
@@ -87,7 +99,8 @@ namespace {
 // The velocity-level step (the top of polytope_stepper.h, without the projection).
 absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
                             std::span<const PolytopePlaneInput> planes,
-                            const PolytopeStepSettings& settings, PolytopeStepResult* result) {
+                            const PolytopeStepSettings& settings, PolytopeStepResult* result,
+                            std::span<const PolytopeContactResult> previous_contacts) {
   if (absl::Status s = CheckSettings(settings); !s.ok()) return s;
   const double h = settings.dt_s;
   const int nb = static_cast<int>(bodies.size());
@@ -272,8 +285,11 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
   stats.unilateral = stats.intercontact = 0;
   stats.islands = static_cast<int>(island_bodies.size());
   stats.largest_lcp = stats.attempts = stats.pivots = stats.iterations = 0;
-  stats.max_residual = 0.0;
+  stats.max_residual = stats.max_velocity_residual_m_per_s = 0.0;
   stats.uncorrected_islands = 0;
+  stats.iterative_islands = stats.iterative_fallbacks = stats.warm_started = 0;
+  std::map<ContactKey, const PolytopeContactResult*> previous;
+  for (const PolytopeContactResult& c : previous_contacts) previous.emplace(KeyOf(c), &c);
   for (size_t island = 0; island < island_bodies.size(); ++island) {
     std::vector<int> local(nb, -1);
     std::vector<SpatialLcpBody> lcp_bodies;
@@ -297,17 +313,58 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       }
       return rows;
     };
-    std::vector<SpatialLcpConstraint> lcp_constraints = island_rows(true);
-    const int size = SpatialContactLcpSize(lcp_constraints);
-    if (size > settings.max_lcp_unknowns) {
+    // PGS visits the constraints from the bottom up (against gravity): a pile's weight then
+    // reaches its base within a sweep.
+    std::vector<int>& order = island_constraints[island];
+    const Vec3 up =
+        settings.gravity_m_per_s2.norm() > 0.0 ? Vec3(-settings.gravity_m_per_s2) : Vec3::UnitZ();
+    int size = 0;
+    for (const int ci : order) size += SpatialContactLcpSize({&built[ci].rows, 1});
+    const bool iterative = settings.direct_max_unknowns > 0 && size > settings.direct_max_unknowns;
+    if (!iterative && size > settings.max_lcp_unknowns) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("rigid_lcp: an island of ", lcp_bodies.size(), " bodies and ",
-                       lcp_constraints.size(), " constraints makes an LCP of ", size,
-                       " unknowns, over the limit of ", settings.max_lcp_unknowns));
+          absl::StrCat("rigid_lcp: an island of ", lcp_bodies.size(), " bodies and ", order.size(),
+                       " constraints makes an LCP of ", size, " unknowns, over the limit of ",
+                       settings.max_lcp_unknowns));
     }
-    absl::StatusOr<SpatialLcpSolution> solution =
-        SolveSpatialContactLcp(lcp_bodies, lcp_constraints, settings.solver);
-    if (!solution.ok()) return solution.status();
+    if (iterative) {
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return built[a].result.point_W.dot(up) < built[b].result.point_W.dot(up);
+      });
+    }
+    const std::vector<SpatialLcpConstraint> lcp_constraints = island_rows(true);
+    SpatialContactPgsOptions pgs = settings.iterative;
+    pgs.residual_tolerance_m_per_s = settings.iterative_tolerance_m / h;
+    absl::StatusOr<SpatialLcpSolution> solution;
+    bool by_sweeps = false;  // the answer is SolveSpatialContactPgs's (residual in m/s)
+    if (iterative) {
+      SpatialContactWarmStart warm;
+      for (const int ci : order) {
+        const auto found = previous.find(KeyOf(built[ci].result));
+        const bool hit = found != previous.end();
+        stats.warm_started += hit ? 1 : 0;
+        warm.normal_impulse.push_back(hit ? found->second->normal_impulse_n_s : 0.0);
+        warm.friction_impulse.push_back(hit ? found->second->friction_impulse_n_s : Vec3::Zero());
+      }
+      solution = SolveSpatialContactPgs(lcp_bodies, lcp_constraints, pgs, &warm);
+      if (!solution.ok()) return solution.status();
+      if (solution->solver.solved) {
+        ++stats.iterative_islands;
+        by_sweeps = true;
+      } else if (size <= settings.max_lcp_unknowns) {
+        absl::StatusOr<SpatialLcpSolution> direct =
+            SolveSpatialContactLcp(lcp_bodies, lcp_constraints, settings.solver);
+        if (!direct.ok()) return direct.status();
+        if (direct->solver.solved) ++stats.iterative_fallbacks;
+        direct->solver.attempts.insert(direct->solver.attempts.begin(),
+                                       solution->solver.attempts.begin(),
+                                       solution->solver.attempts.end());
+        solution = std::move(direct);
+      }
+    } else {
+      solution = SolveSpatialContactLcp(lcp_bodies, lcp_constraints, settings.solver);
+      if (!solution.ok()) return solution.status();
+    }
     if (!solution->solver.solved && settings.retry_without_correction) {
       // Demanding that every penetration close within the step can ask for separations that no
       // velocity meets at once (a body wedged between others): then the LCP has no solution.
@@ -315,10 +372,13 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       // (every row's constant is >= 0), and the Stewart–Trinkle LCP of a feasible problem is
       // solvable (Anitescu & Potra 1997); the penetration is left to the next step's rows.
       absl::StatusOr<SpatialLcpSolution> retry =
-          SolveSpatialContactLcp(lcp_bodies, island_rows(false), settings.solver);
+          size <= settings.max_lcp_unknowns
+              ? SolveSpatialContactLcp(lcp_bodies, island_rows(false), settings.solver)
+              : SolveSpatialContactPgs(lcp_bodies, island_rows(false), pgs);
       if (!retry.ok()) return retry.status();
       if (retry->solver.solved) {
         ++stats.uncorrected_islands;
+        by_sweeps = size > settings.max_lcp_unknowns;
         solution = std::move(retry);
       }
     }
@@ -341,7 +401,12 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     stats.attempts = std::max(stats.attempts, static_cast<int>(chain.attempts.size()));
     stats.pivots += chain.solution.pivots;
     stats.iterations += chain.solution.iterations;
-    stats.max_residual = std::max(stats.max_residual, chain.solution.residual);
+    if (by_sweeps) {
+      stats.max_velocity_residual_m_per_s =
+          std::max(stats.max_velocity_residual_m_per_s, chain.solution.residual);
+    } else {
+      stats.max_residual = std::max(stats.max_residual, chain.solution.residual);
+    }
     for (const int b : island_bodies[island]) next_nu[b] = solution->velocity[local[b]];
     for (size_t k = 0; k < island_constraints[island].size(); ++k) {
       PolytopeContactResult& r = built[island_constraints[island][k]].result;
@@ -406,8 +471,9 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
 
 absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
-                           const PolytopeStepSettings& settings, PolytopeStepResult* result) {
-  RETURN_IF_ERROR(StepVelocities(bodies, planes, settings, result));
+                           const PolytopeStepSettings& settings, PolytopeStepResult* result,
+                           std::span<const PolytopeContactResult> previous_contacts) {
+  RETURN_IF_ERROR(StepVelocities(bodies, planes, settings, result, previous_contacts));
   result->stats.projection_passes = 0;
   result->stats.projection_failures = 0;
   if (settings.projection_passes <= 0) return absl::OkStatus();
@@ -425,6 +491,9 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
   projection.friction_coefficient = 0.0;
   projection.projection_passes = 0;
   projection.retry_without_correction = false;
+  // The projection decides how deep a vertex stays, so it pivots (exact) while the LCP is within
+  // the pivoting limit; without friction its LCP is a fraction of the velocity step's.
+  projection.direct_max_unknowns = settings.max_lcp_unknowns;
   // Candidates within the floor plus what the step moved: a vertex that ended deeper than the
   // step's band still has its constraints.
   projection.contact_distance_floor_m = settings.contact_distance_floor_m + motion_m;
@@ -439,7 +508,7 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
       if (at_rest[b].kind == RigidBodyKind::kKinematic) at_rest[b].kind = RigidBodyKind::kStatic;
     }
     PolytopeStepResult displaced;
-    const absl::Status status = StepVelocities(at_rest, planes, projection, &displaced);
+    const absl::Status status = StepVelocities(at_rest, planes, projection, &displaced, {});
     if (!status.ok()) {
       ++result->stats.projection_failures;
       break;

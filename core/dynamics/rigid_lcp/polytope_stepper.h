@@ -30,6 +30,7 @@
 #include "core/common/eigen_types.h"
 #include "core/contact/complementarity/lcp_solver_chain.h"
 #include "core/dynamics/rigid_body.h"
+#include "core/dynamics/rigid_lcp/spatial_contact_pgs.h"
 #include "core/geometry/polytope_union.h"
 
 namespace contactsim::core {
@@ -60,7 +61,19 @@ struct PolytopeStepSettings {
   double contact_distance_floor_m = 1e-3;
   ContactConstraintOptions constraints;  // its potential.max_gap_m is set per pair
   LcpSolverChainOptions solver;
-  int max_lcp_unknowns = 4000;  // per island; more is ResourceExhausted
+  // Islands whose LCP has up to this many unknowns are solved by pivoting (the fallback chain,
+  // exact); larger ones by projected Gauss–Seidel on the velocity form (spatial_contact_pgs.h),
+  // warm-started from the previous step's impulses, with the chain as the fallback of a run that
+  // does not converge while the LCP has at most max_lcp_unknowns. 0 or less: every island pivots.
+  // The default pivots wherever pivoting is allowed (exact answers) and sweeps only the islands
+  // that would otherwise be refused; 300 trades exactness for speed in piles (docs/rigid_lcp.md).
+  int direct_max_unknowns = 4000;
+  SpatialContactPgsOptions iterative;  // its tolerance is set per step (iterative_tolerance_m)
+  // PGS convergence as a distance: the velocity residual times the step, so the projection
+  // (a "step" of 1 s) and the velocity step share one bound [m]. 1e-7 m: a tenth of the
+  // micrometre that the issue allows a vertex inside another body.
+  double iterative_tolerance_m = 1e-7;
+  int max_lcp_unknowns = 4000;  // per island for pivoting; more without PGS is ResourceExhausted
   // When an island's LCP is not solved, solve it again without the correction of penetrations
   // (psi / h -> max(psi, 0) / h), counted in PolytopeStepStats::uncorrected_islands.
   bool retry_without_correction = true;
@@ -92,11 +105,15 @@ struct PolytopeStepStats {
   int islands = 0;
   int largest_lcp = 0;                                 // unknowns of the largest island's LCP
   LcpSolverPath largest_path = LcpSolverPath::kLemke;  // the path that solved it
-  int attempts = 0;             // largest number of attempts over the islands
-  int pivots = 0;               // summed over the islands
-  int iterations = 0;           // summed over the islands
-  double max_residual = 0.0;    // over the islands
-  int uncorrected_islands = 0;  // solved by the retry without penetration correction
+  int attempts = 0;           // largest number of attempts over the islands
+  int pivots = 0;             // summed over the islands
+  int iterations = 0;         // summed over the islands
+  double max_residual = 0.0;  // over the islands solved by pivoting (relative natural map)
+  double max_velocity_residual_m_per_s = 0.0;  // over the islands solved by PGS
+  int uncorrected_islands = 0;                 // solved by the retry without penetration correction
+  int iterative_islands = 0;                   // solved by projected Gauss–Seidel
+  int iterative_fallbacks = 0;  // PGS did not converge; the pivoting chain solved the island
+  int warm_started = 0;         // constraints whose impulses started from the previous step's
   int projection_passes = 0;    // position projections applied
   int projection_failures = 0;  // projection LCPs not solved (the projection stopped there)
   ContactConstraintStats constraints;
@@ -114,9 +131,12 @@ struct PolytopeStepResult {
 // InvalidArgument for bad input (null shape, non-positive mass of a dynamic body, bad settings);
 // ResourceExhausted for an island over max_lcp_unknowns; FailedPrecondition when an island's LCP
 // is not solved. *result is complete only on OK.
+// previous_contacts: the last step's result->contacts (same body indices), whose impulses start
+// PGS on the same contacts (matched by bodies, pieces, plane and primary features); may be empty.
 absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
-                           const PolytopeStepSettings& settings, PolytopeStepResult* result);
+                           const PolytopeStepSettings& settings, PolytopeStepResult* result,
+                           std::span<const PolytopeContactResult> previous_contacts = {});
 
 // Unit directions d_k = cos(2 pi k / n) t1 + sin(2 pi k / n) t2 around the unit normal, t1 the
 // unit projection of the world axis least aligned with the normal (deterministic).

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/common/status_macros.h"
 
 namespace contactsim::core {
 namespace {
@@ -33,30 +34,16 @@ bool HasFriction(const SpatialLcpConstraint& c) { return c.friction_coefficient 
 
 }  // namespace
 
-int SpatialContactLcpSize(std::span<const SpatialLcpConstraint> constraints) {
-  int n = 0;
-  for (const SpatialLcpConstraint& c : constraints) {
-    n += 1 + static_cast<int>(c.secondaries.size());
-    if (HasFriction(c)) n += static_cast<int>(c.friction.size()) + 1;
-  }
-  return n;
-}
-
-absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
-    std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
-    const LcpSolverChainOptions& options) {
+absl::Status CheckSpatialContactProblem(std::span<const SpatialLcpBody> bodies,
+                                        std::span<const SpatialLcpConstraint> constraints) {
   const int nb = static_cast<int>(bodies.size());
-  const int nc = static_cast<int>(constraints.size());
   for (int b = 0; b < nb; ++b) {
     if (!bodies[b].inverse_mass.allFinite() || !bodies[b].free_velocity.allFinite()) {
       return absl::InvalidArgumentError(
           absl::StrCat("bodies[", b, "]: non-finite mass or velocity"));
     }
   }
-  // Layout of the unknowns.
-  std::vector<int> first_slack(nc), first_beta(nc), sliding(nc, -1);
-  int ns = 0, nbeta = 0;
-  for (int i = 0; i < nc; ++i) {
+  for (size_t i = 0; i < constraints.size(); ++i) {
     const SpatialLcpConstraint& c = constraints[i];
     const std::string name = absl::StrCat("constraints[", i, "]");
     if (absl::Status s = CheckRow(c.primary, nb, name + ".primary"); !s.ok()) return s;
@@ -82,6 +69,30 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
         }
       }
     }
+  }
+  return absl::OkStatus();
+}
+
+int SpatialContactLcpSize(std::span<const SpatialLcpConstraint> constraints) {
+  int n = 0;
+  for (const SpatialLcpConstraint& c : constraints) {
+    n += 1 + static_cast<int>(c.secondaries.size());
+    if (HasFriction(c)) n += static_cast<int>(c.friction.size()) + 1;
+  }
+  return n;
+}
+
+absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
+    std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
+    const LcpSolverChainOptions& options) {
+  RETURN_IF_ERROR(CheckSpatialContactProblem(bodies, constraints));
+  const int nb = static_cast<int>(bodies.size());
+  const int nc = static_cast<int>(constraints.size());
+  // Layout of the unknowns.
+  std::vector<int> first_slack(nc), first_beta(nc), sliding(nc, -1);
+  int ns = 0, nbeta = 0;
+  for (int i = 0; i < nc; ++i) {
+    const SpatialLcpConstraint& c = constraints[i];
     first_slack[i] = ns;
     ns += static_cast<int>(c.secondaries.size());
     first_beta[i] = nbeta;

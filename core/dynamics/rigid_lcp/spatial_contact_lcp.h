@@ -65,6 +65,11 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
     const LcpSolverChainOptions& options);
 
+// InvalidArgument naming the first malformed entry: a body index out of range, rows of a
+// constraint on different bodies, no cone edges for mu > 0, non-finite data.
+absl::Status CheckSpatialContactProblem(std::span<const SpatialLcpBody> bodies,
+                                        std::span<const SpatialLcpConstraint> constraints);
+
 // The number of LCP unknowns these constraints make (to refuse an oversized problem before
 // forming it).
 int SpatialContactLcpSize(std::span<const SpatialLcpConstraint> constraints);
