@@ -74,6 +74,7 @@ ConstraintSet ConstraintSet::FromParts(std::vector<Constraint> constraints, int3
   ConstraintSet set;
   set.constraints_ = std::move(constraints);
   set.next_id_ = next_id;
+  set.ClearStepReactions();
   return set;
 }
 
@@ -184,6 +185,7 @@ absl::StatusOr<int32_t> ConstraintSet::Add(ConstraintSpec spec, std::span<SimBod
   constraint.spec = std::move(spec);
   SetHolds(constraint, bodies, /*held=*/true);
   constraints_.push_back(std::move(constraint));
+  ClearStepReactions();
   return constraints_.back().id;
 }
 
@@ -195,6 +197,7 @@ absl::Status ConstraintSet::Remove(int32_t id, std::span<SimBody> bodies) {
   }
   SetHolds(*it, bodies, /*held=*/false);
   constraints_.erase(it);
+  ClearStepReactions();
   return absl::OkStatus();
 }
 
@@ -222,10 +225,13 @@ void ConstraintSet::ForgetBody(int32_t body_id, std::span<SimBody> bodies) {
     if (involved && c.spec.body_id != body_id) SetHolds(c, bodies, /*held=*/false);
     return involved;
   });
+  ClearStepReactions();
 }
 
-absl::Status ConstraintSet::ApplyTargetForces(std::span<SimBody> bodies) const {
-  for (const Constraint& c : constraints_) {
+absl::Status ConstraintSet::ApplyTargetForces(std::span<SimBody> bodies) {
+  step_reactions_n_.resize(constraints_.size(), Vec3::Zero());
+  for (size_t index = 0; index < constraints_.size(); ++index) {
+    const Constraint& c = constraints_[index];
     if (c.spec.kind != ConstraintKind::kPositionTarget) continue;
     SimBody* sim_body = FindSimBody(bodies, c.spec.body_id);
     if (sim_body == nullptr) continue;
@@ -238,6 +244,7 @@ absl::Status ConstraintSet::ApplyTargetForces(std::span<SimBody> bodies) const {
       const Vec3 y = c.spec.targets_m.row(static_cast<Eigen::Index>(j)).transpose();
       const Vec3 force = k * (y - x) - damping * particles.VertexVelocity(v);
       RETURN_IF_ERROR(particles.AddVertexForce(v, force));
+      step_reactions_n_[index] += force;
     }
   }
   return absl::OkStatus();
@@ -283,6 +290,40 @@ absl::Status ConstraintSet::DriveAttachedVertices(std::span<SimBody> bodies) {
     }
   }
   return absl::OkStatus();
+}
+
+void ConstraintSet::ClearStepReactions() {
+  step_reactions_n_.assign(constraints_.size(), Vec3::Zero());
+}
+
+void ConstraintSet::RecordHoldReactions(
+    std::span<const SimBody> bodies,
+    const std::function<Vec3(const SimBody&, int32_t)>& held_force) {
+  step_reactions_n_.resize(constraints_.size(), Vec3::Zero());
+  for (size_t index = 0; index < constraints_.size(); ++index) {
+    const Constraint& c = constraints_[index];
+    if (!Holds(c.spec.kind)) continue;
+    const SimBody* sim_body = FindSimBody(bodies, c.spec.body_id);
+    if (sim_body == nullptr) continue;
+    for (int32_t v : c.spec.vertices) step_reactions_n_[index] -= held_force(*sim_body, v);
+  }
+}
+
+void ConstraintSet::RecordImplicitTargetReactions(std::span<const SimBody> bodies) {
+  step_reactions_n_.resize(constraints_.size(), Vec3::Zero());
+  for (size_t index = 0; index < constraints_.size(); ++index) {
+    const Constraint& c = constraints_[index];
+    if (c.spec.kind != ConstraintKind::kPositionTarget) continue;
+    const SimBody* sim_body = FindSimBody(bodies, c.spec.body_id);
+    if (sim_body == nullptr) continue;
+    const Points3& x = sim_body->body->positions_t0();
+    for (size_t j = 0; j < c.spec.vertices.size(); ++j) {
+      step_reactions_n_[index] +=
+          c.spec.stiffness_n_per_m *
+          (c.spec.targets_m.row(static_cast<Eigen::Index>(j)) - x.row(c.spec.vertices[j]))
+              .transpose();
+    }
+  }
 }
 
 double ConstraintSet::TargetSpringEnergy(std::span<const SimBody> bodies) const {

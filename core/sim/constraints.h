@@ -40,9 +40,21 @@
 //
 // A vertex may be held by one pin or attachment at a time; targets may be added on any vertex.
 // Constraints have World-assigned ids (0, 1, ... never reused) and are applied in id order.
+//
+// Reactions: each step records, per constraint, the force [N] it exerted on its deformable,
+// summed over its vertices (the World sums force x dt over a Step call into an impulse,
+// world_state.h). Held vertices are massless handles (above): a pin or attachment takes up the
+// force the rest of the body and the external loads exert on its vertices, f_i = f_ext,i +
+// f_int,i, and its reaction is -sum f_i (explicit pipeline: f_int at the start state, as Predict
+// evaluates it; implicit pipeline: the elastic force at the end state, as backward Euler
+// evaluates it, plus the targets' implicit forces on the held vertex); a position target's is its
+// spring force sum k (y_i - x_i) - c_i v_i (explicit) or sum k (y_i - x_i(t1)) (implicit). For a
+// body at rest held by constraints alone, the reactions sum to minus the weight of its free
+// vertices, -g sum_free m_i. An attachment's holder takes the opposite reaction.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -112,7 +124,8 @@ class ConstraintSet {
   //   ApplyAttachmentReactions after the deformables' Predict, before the rigid bodies': the
   //                           held vertices' forces onto dynamic rigid bodies;
   //   DriveAttachedVertices   after every Predict: attached vertices to the predicted poses.
-  absl::Status ApplyTargetForces(std::span<SimBody> bodies) const;
+  // Also records the target forces as the targets' reactions of this step.
+  absl::Status ApplyTargetForces(std::span<SimBody> bodies);
   absl::Status ApplyAttachmentReactions(std::span<SimBody> bodies) const;
   // Also adds up the work that attachments to kinematic and static bodies do on the deformables
   // this step, W = -sum_i f_i . (x_t1,i - x_t0,i) with f_i the force Predict evaluated on the
@@ -122,6 +135,20 @@ class ConstraintSet {
   // so that the divergence check does not take a driven motion for a blow-up.
   double TakeDrivenWork() { return std::exchange(driven_work_j_, 0.0); }
 
+  // Reactions (see the top of this file). The World clears them before each step; the pipeline
+  // records them during it.
+  void ClearStepReactions();
+  // Pins and attachments: adds -held_force(body, vertex) for each of their vertices, with
+  // held_force the force the rest of the body and the external loads exert on the held vertex.
+  void RecordHoldReactions(std::span<const SimBody> bodies,
+                           const std::function<Vec3(const SimBody&, int32_t)>& held_force);
+  // Position targets of an implicit pipeline: adds k (y_i - x_i) at the end-of-step positions
+  // (the bodies' positions_t0() after the step).
+  void RecordImplicitTargetReactions(std::span<const SimBody> bodies);
+  // The force [N] each constraint exerted on its deformable during the last step, one per entry
+  // of constraints() (same order); all zeros after a constraint was added or removed.
+  const std::vector<Vec3>& step_reaction_forces_n() const { return step_reactions_n_; }
+
   // sum over targets of k |y_i - x_i|^2 / 2 at the start-of-step positions [J].
   double TargetSpringEnergy(std::span<const SimBody> bodies) const;
 
@@ -129,6 +156,7 @@ class ConstraintSet {
   std::vector<Constraint> constraints_;  // ascending id
   int32_t next_id_ = 0;
   double driven_work_j_ = 0.0;
+  std::vector<Vec3> step_reactions_n_;  // parallel to constraints_ (ClearStepReactions sizes it)
 };
 
 }  // namespace contactsim::core

@@ -224,6 +224,7 @@ absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
   }
 
   StepDiagnostics step;
+  constraints_.ClearStepReactions();
   const absl::Status status =
       pipeline_->Step(StepInput{bodies_, planes_, constraints_.empty() ? nullptr : &constraints_},
                       &step, &last_report_);

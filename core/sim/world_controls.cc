@@ -1,11 +1,13 @@
 // World::Step(n, controls, &outcome) and the copies for reporting: the controller's path through
 // the World (step_controls.h, world_state.h).
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/common/check.h"
 #include "core/common/status_macros.h"
+#include "core/dynamics/particle_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/sim/world.h"
 
@@ -53,6 +55,22 @@ absl::Status ValidateBodyControl(const BodyControlInput& control, const Body* bo
                      ": give either a target pose or velocities, not both"));
   }
   return absl::OkStatus();
+}
+
+// The per-body sums of the constraint reactions: +J on the constrained deformable, -J on an
+// attachment's rigid body (ascending body id).
+void SumBodyReactions(StepOutcome* outcome) {
+  std::map<int32_t, Vec3> sums;
+  auto add = [&](int32_t id, const Vec3& impulse) {
+    auto [it, inserted] = sums.try_emplace(id, Vec3::Zero());
+    it->second += impulse;
+  };
+  for (const ConstraintReactionTotal& reaction : outcome->reactions.constraints) {
+    add(reaction.body_id, reaction.impulse_n_s);
+    if (reaction.target_body_id >= 0) add(reaction.target_body_id, -reaction.impulse_n_s);
+  }
+  outcome->reactions.bodies.clear();
+  for (const auto& [id, impulse] : sums) outcome->reactions.bodies.push_back({id, impulse});
 }
 
 }  // namespace
@@ -157,22 +175,46 @@ absl::Status World::Step(int num_steps, const StepControls& controls, StepOutcom
     totals.body_id = sim_body.id;
     outcome->summed_totals.push_back(totals);
   }
-  for (int step = 0; step < num_steps; ++step) {
-    if (interrupt) RETURN_IF_ERROR(interrupt());
-    RETURN_IF_ERROR(PrepareStep());  // before the controls: a refusal leaves the World as it was
-    RETURN_IF_ERROR(ApplyControls(controls, step == 0, num_steps));
-    RETURN_IF_ERROR(StepOnce(&outcome->diagnostics));
-    // The body set cannot change within a call, so the totals line up with summed_totals.
-    const std::vector<BodyContactTotals>& totals = last_report_.body_totals;
-    for (size_t i = 0; i < totals.size() && i < outcome->summed_totals.size(); ++i) {
-      BodyContactTotals& sum = outcome->summed_totals[i];
-      if (totals[i].body_id != sum.body_id) continue;
-      sum.impulse_n_s += totals[i].impulse_n_s;
-      sum.angular_impulse_n_m_s += totals[i].angular_impulse_n_m_s;
-      sum.contact_count += totals[i].contact_count;
-    }
+  outcome->reactions.constraints.clear();
+  outcome->reactions.bodies.clear();
+  for (const Constraint& c : constraints_.constraints()) {
+    outcome->reactions.constraints.push_back(
+        {.constraint_id = c.id,
+         .kind = c.spec.kind,
+         .body_id = c.spec.body_id,
+         .target_body_id =
+             c.spec.kind == ConstraintKind::kAttachment ? c.spec.target_body_id : -1});
   }
-  return absl::OkStatus();
+  // The constraint set cannot change within a call either; the sums are kept when a step fails
+  // part-way, as the contact totals are (a failed step's reactions are not added).
+  auto sum_reactions = [&] {
+    const std::vector<Vec3>& forces = constraints_.step_reaction_forces_n();
+    for (size_t i = 0; i < forces.size() && i < outcome->reactions.constraints.size(); ++i) {
+      outcome->reactions.constraints[i].impulse_n_s += settings_.dt_s * forces[i];
+    }
+  };
+  auto step_all = [&]() -> absl::Status {
+    for (int step = 0; step < num_steps; ++step) {
+      if (interrupt) RETURN_IF_ERROR(interrupt());
+      RETURN_IF_ERROR(PrepareStep());  // before the controls: a refusal leaves the World as it was
+      RETURN_IF_ERROR(ApplyControls(controls, step == 0, num_steps));
+      RETURN_IF_ERROR(StepOnce(&outcome->diagnostics));
+      sum_reactions();
+      // The body set cannot change within a call, so the totals line up with summed_totals.
+      const std::vector<BodyContactTotals>& totals = last_report_.body_totals;
+      for (size_t i = 0; i < totals.size() && i < outcome->summed_totals.size(); ++i) {
+        BodyContactTotals& sum = outcome->summed_totals[i];
+        if (totals[i].body_id != sum.body_id) continue;
+        sum.impulse_n_s += totals[i].impulse_n_s;
+        sum.angular_impulse_n_m_s += totals[i].angular_impulse_n_m_s;
+        sum.contact_count += totals[i].contact_count;
+      }
+    }
+    return absl::OkStatus();
+  };
+  const absl::Status status = step_all();
+  SumBodyReactions(outcome);
+  return status;
 }
 
 WorldState World::CopyState() const {
@@ -190,6 +232,10 @@ WorldState World::CopyState() const {
       copy.rigid = rigid->state();
     }
     copy.positions_m = source.positions_t0();
+    if (const auto* particles = dynamic_cast<const ParticleBody*>(&source)) {
+      copy.centre_of_mass_m = (particles->masses().transpose() * copy.positions_m).transpose() /
+                              particles->masses().sum();
+    }
     copy.velocities_m_per_s.resize(source.num_vertices(), 3);
     for (int i = 0; i < source.num_vertices(); ++i) {
       copy.velocities_m_per_s.row(i) = source.VertexVelocity(i).transpose();

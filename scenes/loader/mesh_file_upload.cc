@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "scenes/loader/gltf_buffers.h"
 #include "scenes/loader/grpc_status.h"
 
 namespace contactsim::scenes {
@@ -96,6 +97,11 @@ absl::StatusOr<v1::UploadMeshResponse> UploadMeshFile(v1::Simulation::StubInterf
   }
   absl::StatusOr<std::string> bytes = ReadWholeFile(main_path);
   if (!bytes.ok()) return bytes.status();
+  if (format == v1::MESH_FILE_FORMAT_GLTF) {
+    // Its separate buffers (.bin) and images go inline: the server reads only what it is sent.
+    bytes = EmbedGltfExternalUris(*bytes, main_path);
+    if (!bytes.ok()) return bytes.status();
+  }
   std::string ele_bytes;
   if (!ele_path.empty()) {
     absl::StatusOr<std::string> read = ReadWholeFile(ele_path);

@@ -434,6 +434,11 @@ void FillBodyState(const core::BodyStateCopy& body, bool poses, bool velocities,
   }
   const core::Points3& x = body.positions_m;
   const core::Points3& v = body.velocities_m_per_s;
+  if (poses && x.rows() > 0) {
+    FillProto(body.centre_of_mass_m, out->mutable_centre_of_mass_m());
+    FillProto(core::Vec3(x.colwise().minCoeff().transpose()), out->mutable_bounds_min_m());
+    FillProto(core::Vec3(x.colwise().maxCoeff().transpose()), out->mutable_bounds_max_m());
+  }
   if (vertex_positions) out->mutable_positions_m()->Add(x.data(), x.data() + x.size());
   if (velocities) out->mutable_velocities_m_per_s()->Add(v.data(), v.data() + v.size());
 }

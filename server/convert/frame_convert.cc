@@ -57,6 +57,9 @@ void FrameToProto(const FrameContent& content, const FrameDelivery& delivery,
     }
   }
   FillProto(*content.diagnostics, message->mutable_diagnostics());
+  if (content.reactions != nullptr && !content.reactions->constraints.empty()) {
+    FillProto(*content.reactions, message->mutable_reactions());
+  }
 }
 
 }  // namespace contactsim::server

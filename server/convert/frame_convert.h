@@ -31,6 +31,7 @@ struct FrameContent {
   const core::StepDiagnostics* diagnostics = nullptr;  // required (default after an edit)
   const core::ContactReport* contacts = nullptr;
   const core::WorldTopology* topology = nullptr;
+  const core::ConstraintReactions* reactions = nullptr;  // of the Step call; null after an edit
 };
 
 void FrameToProto(const FrameContent& content, const FrameDelivery& delivery,

@@ -53,6 +53,25 @@ absl::StatusOr<UploadedMesh> Scaled(const core::TetMesh& mesh, double scale_to_m
   return Packed(*scaled);
 }
 
+// The first "uri" value of a .gltf's JSON that is not a data: URI (a separate .bin or image the
+// server was not sent); empty when every buffer is embedded.
+std::string FirstExternalUri(std::string_view json) {
+  for (size_t key = json.find("\"uri\""); key != std::string_view::npos;
+       key = json.find("\"uri\"", key + 5)) {
+    size_t i = key + 5;
+    while (i < json.size() && (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' ||
+                               json[i] == '\r' || json[i] == ':')) {
+      ++i;
+    }
+    if (i >= json.size() || json[i] != '"') continue;
+    const size_t end = json.find('"', i + 1);
+    if (end == std::string_view::npos) break;
+    const std::string_view value = json.substr(i + 1, end - i - 1);
+    if (value.substr(0, 5) != "data:") return std::string(value);
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string_view MeshFileExtension(v1::MeshFileFormat format) {
@@ -93,6 +112,14 @@ absl::StatusOr<UploadedMesh> ImportMeshFile(v1::MeshFileFormat format, std::stri
     case v1::MESH_FILE_FORMAT_PLY:
     case v1::MESH_FILE_FORMAT_GLTF:
     case v1::MESH_FILE_FORMAT_GLB: {
+      if (format == v1::MESH_FILE_FORMAT_GLTF) {
+        if (const std::string uri = FirstExternalUri(file_bytes); !uri.empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "file_bytes: the glTF names the separate file '", uri,
+              "' (a \"uri\"), which the server was not sent: embed it as a data: URI (the C++ "
+              "client and the CLI do, from the .gltf's directory) or convert the file to .glb"));
+        }
+      }
       // In a child process: assimp may crash or hang on a hostile file (isolated_mesh_import.h).
       absl::StatusOr<core::TriangleMesh> mesh =
           ImportTriangleMeshIsolated(file_bytes, MeshFileExtension(format), options, scale_to_m);

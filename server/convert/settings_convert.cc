@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
+#include "server/convert/settings_scope.h"
 #include "server/convert/value_convert.h"
 
 namespace contactsim::server {
@@ -240,6 +241,15 @@ v1::WorldSettings ToProto(const core::WorldSettings& settings) {
   rl->set_lcp_tolerance(settings.rigid_lcp.lcp_tolerance);
   rl->set_contact_distance_floor_m(settings.rigid_lcp.contact_distance_floor_m);
   rl->set_projection_passes(settings.rigid_lcp.projection_passes);
+  // Only what the session's pipeline reads (settings_scope.h), so that the settings a session
+  // reports create a twin session as they are.
+  const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* f = descriptor->field(i);
+    if (!SettingAppliesTo(f->name(), settings.pipeline)) {
+      message.GetReflection()->ClearField(&message, f);
+    }
+  }
   return message;
 }
 

@@ -18,7 +18,8 @@ namespace contactsim::server {
 absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettings& message,
                                                            std::string_view field,
                                                            const ServerLimits& limits);
-// Every field set, defaults filled in.
+// Every field the settings' pipeline reads (settings_scope.h), defaults filled in; the others
+// left unset.
 v1::WorldSettings ToProto(const core::WorldSettings& settings);
 
 // A plane to add (its id is the World's to assign; 0 here).

@@ -143,11 +143,38 @@ void FillProto(const core::BodyContactTotals& totals, v1::BodyContactTotals* out
   out->set_contact_count(totals.contact_count);
 }
 
+void FillProto(const core::ConstraintReactions& reactions, v1::ConstraintReactions* out) {
+  for (const core::ConstraintReactionTotal& reaction : reactions.constraints) {
+    v1::ConstraintReaction* message = out->add_constraints();
+    message->set_constraint_id(reaction.constraint_id);
+    switch (reaction.kind) {
+      case core::ConstraintKind::kPin:
+        message->set_kind(v1::CONSTRAINT_KIND_PIN);
+        break;
+      case core::ConstraintKind::kAttachment:
+        message->set_kind(v1::CONSTRAINT_KIND_ATTACHMENT);
+        break;
+      case core::ConstraintKind::kPositionTarget:
+        message->set_kind(v1::CONSTRAINT_KIND_POSITION_TARGET);
+        break;
+    }
+    message->set_body_id(reaction.body_id);
+    message->set_target_body_id(reaction.target_body_id);
+    FillProto(reaction.impulse_n_s, message->mutable_impulse_ns());
+  }
+  for (const core::BodyReactionTotal& body : reactions.bodies) {
+    v1::BodyConstraintReaction* message = out->add_body_totals();
+    message->set_body_id(body.body_id);
+    FillProto(body.impulse_n_s, message->mutable_impulse_ns());
+  }
+}
+
 StepReplyParts StepReplyPartsFromProto(const v1::StepRequest& request) {
   if (!request.has_reply_parts()) return {};
   const v1::StepReplyParts& asked = request.reply_parts();
-  return {asked.body_poses(),    asked.body_velocities(), asked.vertex_positions(),
-          asked.contact_pairs(), asked.contact_totals(),  asked.diagnostics()};
+  return {asked.body_poses(),          asked.body_velocities(), asked.vertex_positions(),
+          asked.contact_pairs(),       asked.contact_totals(),  asked.diagnostics(),
+          asked.constraint_reactions()};
 }
 
 void FillStepResponse(const core::WorldState& state, const core::ContactReport& contacts,
@@ -179,6 +206,9 @@ void FillStepResponse(const core::WorldState& state, const core::ContactReport& 
       FillProto(diagnostics, response->add_diagnostics());
     }
   }
+  if (parts.constraint_reactions && !outcome.reactions.constraints.empty()) {
+    FillProto(outcome.reactions, response->mutable_reactions());
+  }
 }
 
 namespace {
@@ -186,9 +216,11 @@ namespace {
 // Wire sizes, each rounded up from the largest encoding of its fields: a tag byte, a length
 // varint of up to 5 bytes per submessage, 10-byte varints, 9-byte doubles [bytes].
 constexpr int64_t kRigidBodyStateBytes = 160;      // ids, kind, 3 Vec3 and a Quat
-constexpr int64_t kDeformableStateBytes = 64;      // ids, kind, two packed headers
+constexpr int64_t kDeformableStateBytes = 160;     // ids, kind, two packed headers, 3 Vec3
 constexpr int64_t kBytesPerVertex = 2 * 3 * 8;     // a position and a velocity, packed doubles
 constexpr int64_t kBodyTotalsBytes = 96;           // id, two Vec3, a count
+constexpr int64_t kReactionBytes = 64;             // three ids, a kind, a Vec3
+constexpr int64_t kBodyReactionBytes = 48;         // an id, a Vec3
 constexpr int64_t kDiagnosticsBytes = 128;         // 11 scalar fields
 constexpr int64_t kDivergenceMessageBytes = 4096;  // at most one step per call diverges
 constexpr int64_t kReplyHeaderBytes = 64;          // step_count, time, the report's header
@@ -198,6 +230,9 @@ constexpr int64_t kReplyHeaderBytes = 64;          // step_count, time, the repo
 int64_t StepReplyBytesBound(const core::World& world, int n_steps) {
   int64_t bytes = kReplyHeaderBytes + kDivergenceMessageBytes +
                   static_cast<int64_t>(n_steps) * kDiagnosticsBytes;
+  // A constraint acts on at most two bodies.
+  bytes += static_cast<int64_t>(world.constraints().constraints().size()) *
+           (kReactionBytes + 2 * kBodyReactionBytes);
   for (const int32_t id : world.body_ids()) {
     const core::Body& body = *world.body(id);
     bytes += kBodyTotalsBytes;

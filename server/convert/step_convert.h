@@ -20,6 +20,7 @@ absl::StatusOr<core::StepControls> StepControlsFromProto(const v1::StepControls&
 void FillProto(const core::StepDiagnostics& diagnostics, v1::StepDiagnostics* out);
 void FillProto(const core::ContactRecord& record, v1::ContactRecord* out);
 void FillProto(const core::BodyContactTotals& totals, v1::BodyContactTotals* out);
+void FillProto(const core::ConstraintReactions& reactions, v1::ConstraintReactions* out);
 
 // The parts of a reply a StepRequest asks for (StepRequest.reply_parts; unset: all).
 struct StepReplyParts {
@@ -29,12 +30,13 @@ struct StepReplyParts {
   bool contact_pairs = true;
   bool contact_totals = true;
   bool diagnostics = true;
+  bool constraint_reactions = true;
 };
 StepReplyParts StepReplyPartsFromProto(const v1::StepRequest& request);
 
 // Fills step_count, time, bodies (ascending id) from `state`, the last step's contact pairs from
-// `contacts`, the totals summed over the call and the diagnostics from `outcome`: the parts
-// asked, the others left empty.
+// `contacts`, the totals summed over the call, the diagnostics and the constraints' reactions from
+// `outcome`: the parts asked, the others left empty.
 void FillStepResponse(const core::WorldState& state, const core::ContactReport& contacts,
                       const core::StepOutcome& outcome, v1::StepResponse* response,
                       const StepReplyParts& parts = {});

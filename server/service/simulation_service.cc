@@ -16,6 +16,7 @@
 #include "server/convert/constraint_convert.h"
 #include "server/convert/mesh_upload.h"
 #include "server/convert/settings_convert.h"
+#include "server/convert/settings_scope.h"
 #include "server/convert/step_convert.h"
 #include "server/convert/value_convert.h"
 #include "server/service/state_stream.h"
@@ -154,6 +155,7 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
     if (!request->pipeline().empty()) {
       ASSIGN_OR_RETURN(pipeline, core::PipelineKindFromName(request->pipeline(), "pipeline"));
     }
+    RETURN_IF_ERROR(CheckSettingsApply(request->settings(), pipeline, "settings"));
     ASSIGN_OR_RETURN(core::WorldSettings settings,
                      WorldSettingsFromProto(request->settings(), "settings", sessions_->limits()));
     settings.pipeline = pipeline;

@@ -78,6 +78,7 @@ void StateStream::Pump() {
   content.state = frame.state.get();
   content.diagnostics = &frame.diagnostics;
   content.contacts = frame.contacts.get();
+  content.reactions = frame.reactions.get();
   if (topology_version != sent_topology_version_) content.topology = frame.topology.get();
   FrameToProto(content, FrameDelivery{frame.seq, pulled->coalesced, pulled->oldest_available},
                options_, &message_);

@@ -23,6 +23,8 @@ struct Frame {
   std::shared_ptr<const core::WorldState> state;        // every body, ascending id
   std::shared_ptr<const core::ContactReport> contacts;  // of the last step; null after an edit
   core::StepDiagnostics diagnostics;
+  // The constraints' reactions over the Step call; null after an edit.
+  std::shared_ptr<const core::ConstraintReactions> reactions;
 };
 
 }  // namespace contactsim::server

@@ -97,7 +97,8 @@ Session::Session(std::string id, std::string name, core::World world, const Serv
 
 void Session::PublishLocked(bool content_changed, std::shared_ptr<const core::WorldState> state,
                             std::shared_ptr<const core::ContactReport> contacts,
-                            const core::StepDiagnostics* diagnostics) {
+                            const core::StepDiagnostics* diagnostics,
+                            std::shared_ptr<const core::ConstraintReactions> reactions) {
   device_bytes_.store(backend_->ResidentBytes(), std::memory_order_relaxed);
   if (content_changed) content_version_.fetch_add(1, std::memory_order_release);
   step_count_.store(world_.step_count(), std::memory_order_release);
@@ -114,6 +115,7 @@ void Session::PublishLocked(bool content_changed, std::shared_ptr<const core::Wo
   frame.state = std::move(state);
   frame.contacts = std::move(contacts);
   if (diagnostics != nullptr) frame.diagnostics = *diagnostics;
+  frame.reactions = std::move(reactions);
   frames_->Publish(std::move(frame));
 }
 
@@ -314,8 +316,12 @@ SessionStepResult Session::Step(int n_steps, const core::StepControls& controls,
   if (!result.outcome.diagnostics.empty()) {
     result.state = std::make_shared<const core::WorldState>(world_.CopyState());
     result.contacts = std::make_shared<const core::ContactReport>(world_.last_contact_report());
-    PublishLocked(/*content_changed=*/false, result.state, result.contacts,
-                  &result.outcome.diagnostics.back());
+    PublishLocked(
+        /*content_changed=*/false, result.state, result.contacts,
+        &result.outcome.diagnostics.back(),
+        result.outcome.reactions.constraints.empty()
+            ? nullptr
+            : std::make_shared<const core::ConstraintReactions>(result.outcome.reactions));
   }
   return result;
 }

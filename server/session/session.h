@@ -262,7 +262,8 @@ class Session {
   // entry.
   void PublishLocked(bool content_changed, std::shared_ptr<const core::WorldState> state = nullptr,
                      std::shared_ptr<const core::ContactReport> contacts = nullptr,
-                     const core::StepDiagnostics* diagnostics = nullptr);
+                     const core::StepDiagnostics* diagnostics = nullptr,
+                     std::shared_ptr<const core::ConstraintReactions> reactions = nullptr);
 
   const std::string id_;
   const std::string name_;

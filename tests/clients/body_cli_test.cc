@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/clients/cli_runner.h"
@@ -188,6 +189,30 @@ TEST_F(BodyCliTest, HelpListsTheAllowedValuesAndTheToken) {
 }
 
 // Mesh file paths in a scene are relative to the scene file, not to where `load` runs.
+// A .gltf whose buffer is a separate .bin (as most exporters write it): the CLI embeds the .bin
+// from the .gltf's directory; a missing .bin is a usage error naming the URI and the path.
+TEST_F(BodyCliTest, GltfWithASeparateBinIsSentWhole) {
+  const std::string embedded = test_fixtures::GltfBox(0.05f, /*embedded=*/true);
+  const std::string prefix = "data:application/octet-stream;base64,";
+  const size_t begin = embedded.find(prefix) + prefix.size();
+  const size_t end = embedded.find('"', begin);
+  std::string bin;
+  ASSERT_TRUE(absl::Base64Unescape(embedded.substr(begin, end - begin), &bin));
+  const std::string json =
+      embedded.substr(0, begin - prefix.size()) + "parts/box%20data.bin" + embedded.substr(end);
+  const std::string gltf = Write("box.gltf", json);
+  Write("parts/box data.bin", bin);
+  CliResult uploaded = RunCli(OnSession("upload-mesh") + gltf);
+  ASSERT_EQ(uploaded.exit_code, 0) << uploaded.output;
+  EXPECT_EQ(ParseFields(uploaded.output)["num_vertices"], "8") << uploaded.output;
+
+  const std::string lonely = Write("lonely/box.gltf", json);
+  CliResult missing = RunCli(OnSession("upload-mesh") + lonely);
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_THAT(missing.output, HasSubstr("uri 'parts/box%20data.bin' names"));
+  EXPECT_THAT(missing.output, HasSubstr("lonely/parts/box data.bin: cannot read the file"));
+}
+
 TEST_F(BodyCliTest, SceneFileReferencesMeshFilesByPath) {
   std::ifstream obj(kMeshes + "cube_100mm_unshared.obj", std::ios::binary);
   Write("assets/cube.obj", std::string(std::istreambuf_iterator<char>(obj), {}));

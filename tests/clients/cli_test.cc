@@ -60,8 +60,8 @@ TEST_F(CliTest, CreateThenStepReportsContacts) {
   fields = ParseFields(step.output);
   EXPECT_EQ(fields["step_count"], "50") << step.output;
   EXPECT_EQ(fields["time_s"], "0.5") << step.output;
-  EXPECT_NE(fields["contacts"], "") << step.output;
-  EXPECT_NE(fields["contacts"], "0") << step.output;  // resting on the plane
+  EXPECT_NE(fields["contact_records_last_step"], "") << step.output;
+  EXPECT_NE(fields["contact_records_last_step"], "0") << step.output;  // resting on the plane
   EXPECT_THAT(step.output, HasSubstr("body " + body_id + ": impulse_ns=("));
 
   CliResult watch =

@@ -16,12 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string FormatVec3(const v1::Vec3& v) {
-  std::ostringstream s;
-  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
-  return s.str();
-}
-
 const char* StateName(v1::SessionState state) {
   switch (state) {
     case v1::SESSION_STATE_ACTIVE:
@@ -139,20 +133,6 @@ int RunCreate(const Context& context, const CreateArgs& args) {
     absl::StatusOr<v1::AddBodyResponse> added = session.AddBody(body);
     if (!added.ok()) return Fail(context, added.status());
     context.out << "box_body_id: " << added->body_id() << "\n";
-  }
-  return kExitOk;
-}
-
-int RunStep(const Context& context, const StepArgs& args) {
-  absl::StatusOr<v1::StepResponse> step = Handle(context, args.session).Step(args.steps);
-  if (!step.ok()) return Fail(context, step.status());
-  context.out << "time_s: " << step->time_s() << "\n"
-              << "step_count: " << step->step_count() << "\n"
-              << "contacts: " << step->contacts().contacts_size() << "\n";
-  for (const v1::BodyContactTotals& totals : step->contacts().body_totals()) {
-    context.out << "body " << totals.body_id() << ": impulse_ns=" << FormatVec3(totals.impulse_ns())
-                << " angular_impulse_nms=" << FormatVec3(totals.angular_impulse_nms())
-                << " contacts=" << totals.contact_count() << "\n";
   }
   return kExitOk;
 }

@@ -35,11 +35,6 @@ struct SessionArgs {
   std::string token;
 };
 
-struct StepArgs {
-  SessionArgs session;
-  int32_t steps = 1;
-};
-
 struct WatchArgs {
   SessionArgs session;
   int64_t frames = 0;  // 0: until the stream ends
@@ -64,7 +59,6 @@ int RunPing(const Context& context, int count);
 int RunHealth(const Context& context, const std::string& service);
 int RunSessions(const Context& context);
 int RunCreate(const Context& context, const CreateArgs& args);
-int RunStep(const Context& context, const StepArgs& args);
 int RunWatch(const Context& context, const WatchArgs& args);
 int RunSnapshot(const Context& context, const SnapshotArgs& args);
 int RunRestore(const Context& context, const RestoreArgs& args);

@@ -1,6 +1,6 @@
 // contactsim: the command-line client of a ContactSim server. Subcommands: ping, health, sessions,
-// create, step, watch, snapshot, restore, close, load, record, upload-mesh, add-body, remove-body,
-// set-state, reset, mark-initial.
+// create, info, step, watch, snapshot, restore, close, load, record, upload-mesh, add-body,
+// remove-body, add-constraint, remove-constraint, set-state, reset, mark-initial.
 // Exit codes: 0 ok, 2 usage error (also an unreadable or unparseable scene file), 3 server
 // unreachable, 4 server refused (the gRPC code name and message are printed). The connection flags
 // (--server, --timeout-s,
@@ -13,6 +13,7 @@
 #include "clients/cpp/cli/body_commands.h"
 #include "clients/cpp/cli/commands.h"
 #include "clients/cpp/cli/connection_flags.h"
+#include "clients/cpp/cli/drive_commands.h"
 #include "clients/cpp/cli/episode_commands.h"
 #include "clients/cpp/cli/exit_codes.h"
 #include "clients/cpp/cli/scene_commands.h"
@@ -24,13 +25,18 @@ using contactsim::client::cli::SessionArgs;
 // SESSION positional and --token (or CONTACTSIM_TOKEN), shared by the session subcommands.
 void AddSessionOptions(CLI::App* command, SessionArgs& args,
                        const std::string& token_help =
-                           "the session's viewer or controller token (this command only reads)") {
+                           "the session's viewer or controller token (this command only reads; "
+                           "env CONTACTSIM_TOKEN)") {
   command->add_option("session", args.session_id, "session id")->required();
   command->add_option("--token", args.token, token_help)->envname("CONTACTSIM_TOKEN")->required();
 }
 
 constexpr char kControllerToken[] =
-    "the session's controller token (a viewer token is refused: PERMISSION_DENIED)";
+    "the session's controller token (a viewer token is refused: PERMISSION_DENIED; env "
+    "CONTACTSIM_TOKEN)";
+
+const std::vector<std::string> kPipelines = {"penalty", "local_global", "rigid_lcp"};
+const std::vector<std::string> kDevices = {"auto", "cpu", "cuda"};
 
 // "a|b|c" for help texts.
 std::string Choices(const std::vector<std::string>& values) {
@@ -83,15 +89,20 @@ int main(int argc, char** argv) {
   CLI::App* create =
       app.add_subcommand("create", "create a session; prints its id and both tokens");
   create->add_option("--name", create_args.name, "label shown by `sessions`");
-  create->add_option("--pipeline", create_args.pipeline, "simulation pipeline")
+  create
+      ->add_option("--pipeline", create_args.pipeline,
+                   "simulation pipeline: " + Choices(kPipelines))
+      ->check(CLI::IsMember(kPipelines))
       ->capture_default_str();
-  create->add_option("--device", create_args.device,
-                     "auto, cpu or cuda (default: the server's --device choice)");
+  create
+      ->add_option("--device", create_args.device,
+                   Choices(kDevices) + " (default: the server's --device choice)")
+      ->check(CLI::IsMember(kDevices));
   create->add_option("--dt", create_args.dt_s, "step length [s] (default: the server's)")
       ->check(CLI::PositiveNumber);
   create
       ->add_option("--stiffness", create_args.stiffness_n_per_m,
-                   "penalty stiffness [N/m] (default: the server's)")
+                   "penalty stiffness [N/m] (penalty pipeline only; default: the server's)")
       ->check(CLI::PositiveNumber);
   create->add_flag("--ground,!--no-ground", create_args.ground, "a ground plane z = 0")
       ->capture_default_str();
@@ -99,13 +110,38 @@ int main(int argc, char** argv) {
   create->add_option("--box-height", create_args.box_height_m, "the cube's centre height [m]")
       ->capture_default_str();
 
+  SessionArgs info_args;
+  CLI::App* info = app.add_subcommand(
+      "info", "a session's pipeline, state, time, body ids, ground planes and settings");
+  AddSessionOptions(info, info_args);
+
   cli::StepArgs step_args;
   CLI::App* step = app.add_subcommand(
-      "step", "advance a session; prints time, steps, contacts and impulse totals per body");
+      "step",
+      "advance a session, holding the controls given for every step of the call; prints time, "
+      "steps, each body's pose (rigid) or centre of mass and bounds (deformable), the last "
+      "step's contact records, and the contact impulses and constraint reactions summed over the "
+      "call. Needs the controller token");
   AddSessionOptions(step, step_args.session, kControllerToken);
   step->add_option("--steps", step_args.steps, "steps to take")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cli::StepControlFlags& controls = step_args.controls;
+  step->add_option("--force", controls.forces,
+                   "BODY:fx,fy,fz force at a dynamic rigid body's centre of mass [N] (repeatable)");
+  step->add_option("--torque", controls.torques,
+                   "BODY:tx,ty,tz torque about a dynamic rigid body's centre of mass [N m]");
+  step->add_option("--kinematic-pose", controls.kinematic_poses,
+                   "BODY:x,y,z[,qw,qx,qy,qz] pose a kinematic body reaches at the end of the "
+                   "call [m] (orientation w first; identity when omitted)");
+  step->add_option("--kinematic-velocity", controls.kinematic_velocities,
+                   "BODY:vx,vy,vz[,wx,wy,wz] velocities a kinematic body holds [m/s], [rad/s] "
+                   "(angular 0 when omitted)");
+  step->add_option("--vertex-force", controls.vertex_forces,
+                   "BODY:VERTEX:fx,fy,fz force on one vertex of a deformable [N] (repeatable)");
+  step->add_option("--target", controls.targets,
+                   "CONSTRAINT:x,y,z[,x,y,z...] new points of a position target, one per vertex "
+                   "[m]; they stay until moved again");
 
   cli::WatchArgs watch_args;
   CLI::App* watch = app.add_subcommand("watch", "live view of a session's frames");
@@ -264,6 +300,44 @@ int main(int argc, char** argv) {
   AddSessionOptions(remove_body, remove_body_args.session, kControllerToken);
   remove_body->add_option("body_id", remove_body_args.body_id, "the body's id")->required();
 
+  cli::AddConstraintArgs constraint_args;
+  CLI::App* add_constraint = app.add_subcommand(
+      "add-constraint",
+      "hold, attach or pull vertices of a deformable body; prints the constraint id. Needs the "
+      "controller token");
+  AddSessionOptions(add_constraint, constraint_args.session, kControllerToken);
+  add_constraint
+      ->add_option("--kind", constraint_args.kind,
+                   Choices(cli::kConstraintKinds) +
+                       " (pin: held where they are; attachment: follow --target-body rigidly; "
+                       "position-target: springs of --stiffness to --targets)")
+      ->required()
+      ->check(CLI::IsMember(cli::kConstraintKinds));
+  add_constraint->add_option("--body", constraint_args.body_id, "the deformable body's id")
+      ->required();
+  add_constraint
+      ->add_option("--vertices", constraint_args.vertices, "i,j,k: its vertices (zero-based)")
+      ->delimiter(',')
+      ->required();
+  add_constraint->add_option("--target-body", constraint_args.target_body_id,
+                             "attachment: the rigid body the vertices follow");
+  add_constraint
+      ->add_option("--targets", constraint_args.targets_m, "position-target: x,y,z per vertex [m]")
+      ->delimiter(',');
+  add_constraint
+      ->add_option("--stiffness", constraint_args.stiffness_n_per_m,
+                   "position-target: spring stiffness k [N/m] per vertex")
+      ->check(CLI::PositiveNumber);
+
+  cli::RemoveConstraintArgs remove_constraint_args;
+  CLI::App* remove_constraint =
+      app.add_subcommand("remove-constraint",
+                         "remove a constraint, releasing its vertices. Needs the controller token");
+  AddSessionOptions(remove_constraint, remove_constraint_args.session, kControllerToken);
+  remove_constraint
+      ->add_option("constraint_id", remove_constraint_args.constraint_id, "the constraint's id")
+      ->required();
+
   cli::SetStateArgs set_state_args;
   CLI::App* set_state = app.add_subcommand(
       "set-state",
@@ -331,6 +405,7 @@ int main(int argc, char** argv) {
   if (*health) return cli::RunHealth(context, health_service);
   if (*sessions) return cli::RunSessions(context);
   if (*create) return cli::RunCreate(context, create_args);
+  if (*info) return cli::RunInfo(context, info_args);
   if (*step) return cli::RunStep(context, step_args);
   if (*watch) return cli::RunWatch(context, watch_args);
   if (*snapshot) return cli::RunSnapshot(context, snapshot_args);
@@ -341,6 +416,8 @@ int main(int argc, char** argv) {
   if (*upload) return cli::RunUploadMesh(context, upload_args);
   if (*add_body) return cli::RunAddBody(context, body_args);
   if (*remove_body) return cli::RunRemoveBody(context, remove_body_args);
+  if (*add_constraint) return cli::RunAddConstraint(context, constraint_args);
+  if (*remove_constraint) return cli::RunRemoveConstraint(context, remove_constraint_args);
   if (*set_state) return cli::RunSetState(context, set_state_args);
   if (*reset) return cli::RunReset(context, reset_args);
   if (*mark) return cli::RunMarkInitial(context, mark_args);

@@ -159,6 +159,9 @@ class HyperelasticBody final : public ParticleBody {
   Points3 StepForcesN(const Vec3& gravity_m_per_s2) const;
   LocalGlobalState StepStartState() const { return {positions_t0(), velocities(), time_s_}; }
   absl::Status AcceptImplicitStep(const LocalGlobalState& end);
+  // The elastic forces -dE/dx at positions x [m] (n x 3), held vertices included: what their
+  // holders take up (LocalGlobalSolver::ElasticForces).
+  Points3 ElasticForcesAt(const Points3& x_m) const { return solver_->ElasticForces(x_m); }
   // The material of the elements (valid: checked by Create).
   const Material& material() const { return material_; }
 

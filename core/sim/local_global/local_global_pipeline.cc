@@ -11,6 +11,7 @@
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/sim/body_utils.h"
+#include "core/sim/local_global/hold_reactions.h"
 #include "core/sim/local_global/hyperelastic_contact_group.h"
 #include "core/sim/local_global/local_global_contacts.h"
 
@@ -91,6 +92,8 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
     RETURN_IF_ERROR(sim_body.body->Predict(dt, settings_.gravity_m_per_s2));
   }
   if (input.constraints != nullptr) DriveAttachedVertices(input);
+  HoldReactionRecorder reactions;
+  if (input.constraints != nullptr) reactions.CaptureBeforeStep(input.bodies, *input.constraints);
 
   // Colliding hyperelastic bodies: two or more are one contact group (one system).
   std::vector<SimBody*> colliding = CollidingBodies(input);
@@ -118,6 +121,8 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
     members.Add(sim_body.id, *body);
     RETURN_IF_ERROR(ReportContacts(stats, members, obstacles, dt, diagnostics, report));
   }
+
+  if (input.constraints != nullptr) reactions.RecordAfterStep(input.bodies, input.constraints);
 
   for (SimBody& sim_body : input.bodies) {
     if (!IsStaticOrKinematic(*sim_body.body)) continue;

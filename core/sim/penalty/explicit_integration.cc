@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
+#include "core/dynamics/particle_body.h"
 #include "core/sim/constraints.h"
 
 namespace contactsim::core {
@@ -26,6 +27,11 @@ absl::Status PredictBodies(const WorldSettings& settings, const StepInput& input
     }
     if (constraints != nullptr && !rigid_pass) {
       RETURN_IF_ERROR(constraints->ApplyAttachmentReactions(input.bodies));
+      // A held vertex's holder takes up the force Predict evaluated on it.
+      constraints->RecordHoldReactions(input.bodies, [](const SimBody& held, int32_t v) {
+        const auto* particles = dynamic_cast<const ParticleBody*>(held.body.get());
+        return particles == nullptr ? Vec3::Zero() : particles->PredictedVertexForce(v);
+      });
     }
   }
   if (constraints != nullptr) {

@@ -98,6 +98,18 @@ TEST(MeshFileImportTest, PlyAndGltfAndGlb) {
             0.05);
 }
 
+// A .gltf naming a separate buffer file the server was not sent is refused, naming the URI.
+TEST(MeshFileImportTest, GltfWithAnExternalBufferIsRefusedNamingIt) {
+  std::string json = test_fixtures::GltfBox(0.05f, /*embedded=*/true);
+  const size_t begin = json.find("data:");
+  json.replace(begin, json.find('"', begin) - begin, "box.bin");
+  absl::StatusOr<UploadedMesh> mesh = Import(v1::MESH_FILE_FORMAT_GLTF, json);
+  ASSERT_FALSE(mesh.ok());
+  EXPECT_EQ(mesh.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(mesh.status().message()),
+              ::testing::StartsWith("file_bytes: the glTF names the separate file 'box.bin'"));
+}
+
 TEST(MeshFileImportTest, GmshFromTestDataIsATetMesh) {
   absl::StatusOr<UploadedMesh> mesh =
       Import(v1::MESH_FILE_FORMAT_GMSH, ReadTestFile("unit_cube_tets.msh"), 0.1);

@@ -210,6 +210,78 @@ TEST_F(ConstraintServiceTest, ConstraintsHoldFollowAndPull) {
   EXPECT_LT(Coordinate(response, 0, corner, 2), 1.0);  // released: it falls
 }
 
+// Constraint reactions through the API: position targets on every vertex of a cloth hold it
+// at rest (critically damped springs, omega >= 120 /s on these vertices: settled after 1 s); over
+// the next call of 0.1 s they carry its whole weight, area density x area x g x T = 0.5 x 0.25 x
+// 9.81 x 0.1 N s, computed from the request (the remaining momentum change is below 1e-9 of it:
+// 1e-6 relative is the bound). The stream's newest frame carries the same reactions; reply_parts
+// leaves them out unless asked.
+TEST_F(ConstraintServiceTest, TargetsHoldingAClothAtRestReportItsWeight) {
+  const SessionHandle session = CreateSession(ClothSceneRequest());
+  const int32_t cloth = AddBody(session, ClothBody());
+  v1::ConstraintSpec spec;
+  v1::PositionTargetConstraint* target = spec.mutable_position_target();
+  target->set_body_id(cloth);
+  const core::TriangleMesh mesh = ClothMesh();
+  for (int v = 0; v < kClothVertices; ++v) {
+    target->add_vertices(v);
+    target->add_targets_m(mesh.vertices()(v, 0));
+    target->add_targets_m(mesh.vertices()(v, 1));
+    target->add_targets_m(1.0);
+  }
+  target->set_stiffness_n_per_m(20.0);
+  int32_t id = -1;
+  grpc::Status added = AddConstraint(session.controller, session, spec, &id);
+  ASSERT_TRUE(added.ok()) << added.error_message();
+  v1::StepResponse response;
+  ASSERT_TRUE(Step(session, 1000, &response).ok());
+  ASSERT_TRUE(Step(session, 100, &response).ok());
+  const double weight_impulse = 0.5 * 0.25 * 9.81 * 0.1;
+  ASSERT_EQ(response.reactions().constraints_size(), 1);
+  const v1::ConstraintReaction& reaction = response.reactions().constraints(0);
+  EXPECT_EQ(reaction.constraint_id(), id);
+  EXPECT_EQ(reaction.kind(), v1::CONSTRAINT_KIND_POSITION_TARGET);
+  EXPECT_EQ(reaction.body_id(), cloth);
+  EXPECT_EQ(reaction.target_body_id(), -1);
+  EXPECT_NEAR(reaction.impulse_ns().z(), weight_impulse, 1e-6 * weight_impulse);
+  EXPECT_NEAR(reaction.impulse_ns().x(), 0.0, 1e-6 * weight_impulse);
+  EXPECT_NEAR(reaction.impulse_ns().y(), 0.0, 1e-6 * weight_impulse);
+  ASSERT_EQ(response.reactions().body_totals_size(), 1);
+  EXPECT_EQ(response.reactions().body_totals(0).body_id(), cloth);
+  EXPECT_EQ(response.reactions().body_totals(0).impulse_ns().z(), reaction.impulse_ns().z());
+
+  // The newest frame is the last call's.
+  {
+    std::unique_ptr<grpc::ClientContext> context = Context(session.viewer);
+    v1::StreamStateRequest request;
+    request.set_session_id(session.id);
+    auto reader = stub_->StreamState(context.get(), request);
+    v1::StateFrame frame;
+    ASSERT_TRUE(reader->Read(&frame));
+    EXPECT_EQ(frame.step_count(), response.step_count());
+    ASSERT_EQ(frame.reactions().constraints_size(), 1);
+    EXPECT_EQ(frame.reactions().constraints(0).impulse_ns().z(), reaction.impulse_ns().z());
+    context->TryCancel();
+  }
+
+  // reply_parts: left out unless asked, alone when asked alone.
+  v1::StepRequest request;
+  request.set_session_id(session.id);
+  request.set_n_steps(10);
+  request.mutable_reply_parts()->set_body_poses(true);
+  v1::StepResponse poses;
+  ASSERT_TRUE(stub_->Step(Context(session.controller).get(), request, &poses).ok());
+  EXPECT_FALSE(poses.has_reactions());
+  request.mutable_reply_parts()->set_body_poses(false);
+  request.mutable_reply_parts()->set_constraint_reactions(true);
+  v1::StepResponse reactions_only;
+  ASSERT_TRUE(stub_->Step(Context(session.controller).get(), request, &reactions_only).ok());
+  EXPECT_EQ(reactions_only.bodies_size(), 0);
+  ASSERT_EQ(reactions_only.reactions().constraints_size(), 1);
+  EXPECT_NEAR(reactions_only.reactions().constraints(0).impulse_ns().z(), 0.1 * weight_impulse,
+              1e-6 * weight_impulse);
+}
+
 // Every refusal names the field and leaves the session as a twin that never saw it.
 TEST_F(ConstraintServiceTest, RefusalsNameTheFieldAndChangeNothing) {
   const SessionHandle session = CreateSession(ClothSceneRequest());

@@ -198,6 +198,66 @@ TEST_F(ServiceTest, CreatorTokenAndPerPeerQuota) {
       stub_->CreateSession(Context(options.creator_token).get(), BoxSceneRequest(), &created).ok());
 }
 
+// Settings that the chosen pipeline does not read are refused, naming the field down to the
+// member (server/convert/settings_scope.h), and nothing is created; the settings a session
+// reports (only its pipeline's) create a twin session as they are.
+TEST_F(ServiceTest, SettingsThatDoNotApplyToThePipelineAreRefused) {
+  struct Case {
+    const char* pipeline;
+    void (*set)(v1::WorldSettings*);
+    const char* message;
+  };
+  const Case cases[] = {
+      {"penalty", [](v1::WorldSettings* s) { s->mutable_local_global()->set_iterations(5); },
+       "settings.local_global.iterations: does not apply to the penalty pipeline"},
+      {"penalty",
+       [](v1::WorldSettings* s) { s->mutable_rigid_lcp()->set_friction_coefficient(0.2); },
+       "settings.rigid_lcp.friction_coefficient: does not apply to the penalty pipeline"},
+      {"local_global", [](v1::WorldSettings* s) { s->set_stiffness_n_per_m(100.0); },
+       "settings.stiffness_n_per_m: does not apply to the local_global pipeline"},
+      {"local_global",
+       [](v1::WorldSettings* s) { s->mutable_friction()->set_model(v1::FRICTION_MODEL_VISCOUS); },
+       "settings.friction.model: does not apply to the local_global pipeline"},
+      {"local_global", [](v1::WorldSettings* s) { s->set_contact_model(v1::CONTACT_MODEL_DPF); },
+       "settings.contact_model: does not apply to the local_global pipeline"},
+      {"rigid_lcp", [](v1::WorldSettings* s) { s->set_self_collision(true); },
+       "settings.self_collision: does not apply to the rigid_lcp pipeline"},
+      {"rigid_lcp", [](v1::WorldSettings* s) { s->set_contact_restitution(0.5); },
+       "settings.contact_restitution: does not apply to the rigid_lcp pipeline"},
+  };
+  for (const Case& c : cases) {
+    v1::CreateSessionRequest request;
+    request.set_pipeline(c.pipeline);
+    c.set(request.mutable_settings());
+    v1::CreateSessionResponse response;
+    ExpectError(stub_->CreateSession(Context().get(), request, &response),
+                grpc::StatusCode::INVALID_ARGUMENT, c.message);
+  }
+  EXPECT_EQ(server_->sessions().size(), 0);
+
+  // What applies is accepted, an empty message of another pipeline too (nothing in it is set);
+  // the reported settings hold only the pipeline's fields and create a twin.
+  for (const char* pipeline : {"penalty", "local_global", "rigid_lcp"}) {
+    v1::CreateSessionRequest request;
+    request.set_pipeline(pipeline);
+    request.mutable_settings()->set_dt_s(0.004);
+    request.mutable_settings()->mutable_local_global();
+    request.mutable_settings()->mutable_rigid_lcp();
+    const SessionHandle session = CreateSession(request);
+    const v1::WorldSettings reported = GetSession(session).settings();
+    EXPECT_EQ(reported.dt_s(), 0.004);
+    EXPECT_EQ(reported.has_local_global(), std::string(pipeline) == "local_global") << pipeline;
+    EXPECT_EQ(reported.has_rigid_lcp(), std::string(pipeline) == "rigid_lcp") << pipeline;
+    EXPECT_EQ(reported.has_stiffness_n_per_m(), std::string(pipeline) == "penalty") << pipeline;
+    v1::CreateSessionRequest twin;
+    twin.set_pipeline(pipeline);
+    *twin.mutable_settings() = reported;
+    v1::CreateSessionResponse created;
+    grpc::Status status = stub_->CreateSession(Context().get(), twin, &created);
+    EXPECT_TRUE(status.ok()) << pipeline << ": " << status.error_message();
+  }
+}
+
 TEST_F(ServiceTest, DiscreteProximityContactModelIsAcceptedAndReportedBack) {
   v1::CreateSessionRequest request = BoxSceneRequest();
   request.mutable_settings()->set_contact_model(v1::CONTACT_MODEL_DPF_PROXIMITY);

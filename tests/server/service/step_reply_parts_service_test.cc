@@ -50,6 +50,7 @@ TEST_F(StepReplyPartsTest, EveryPartAskedIsTheDefault) {
   all.set_contact_pairs(true);
   all.set_contact_totals(true);
   all.set_diagnostics(true);
+  all.set_constraint_reactions(true);
   const v1::StepResponse by_default = StepWith(Scene(), nullptr);
   const v1::StepResponse asked = StepWith(Scene(), &all);
   ASSERT_GT(by_default.contacts().contacts_size(), 0);
@@ -71,6 +72,12 @@ TEST_F(StepReplyPartsTest, PosesOnly) {
   EXPECT_FALSE(box.has_v_wb_m_per_s());
   EXPECT_FALSE(box.has_w_wb_rad_per_s());
   EXPECT_EQ(masked.bodies(1).body_id(), full.bodies(1).body_id());
+  // The cloth's pose part: its centre of mass and bounds.
+  EXPECT_TRUE(MessageDifferencer::Equals(masked.bodies(1).centre_of_mass_m(),
+                                         full.bodies(1).centre_of_mass_m()));
+  EXPECT_TRUE(
+      MessageDifferencer::Equals(masked.bodies(1).bounds_max_m(), full.bodies(1).bounds_max_m()));
+  EXPECT_TRUE(masked.bodies(1).has_bounds_min_m());
   EXPECT_EQ(masked.bodies(1).positions_m_size(), 0);
   EXPECT_EQ(masked.bodies(1).velocities_m_per_s_size(), 0);
   EXPECT_EQ(masked.contacts().contacts_size(), 0);
@@ -90,6 +97,9 @@ TEST_F(StepReplyPartsTest, VerticesAndTotalsOnly) {
   EXPECT_TRUE(MessageDifferencer::Equals(masked.bodies(1), [&] {
     v1::BodyState positions_only = full.bodies(1);
     positions_only.clear_velocities_m_per_s();
+    positions_only.clear_centre_of_mass_m();  // with the poses
+    positions_only.clear_bounds_min_m();
+    positions_only.clear_bounds_max_m();
     return positions_only;
   }()));
   EXPECT_EQ(masked.contacts().contacts_size(), 0);
