@@ -8,6 +8,7 @@ code and the server's message.
 """
 
 import os
+import urllib.parse
 
 import grpc
 
@@ -159,11 +160,12 @@ class Client:
         response = self._call("ListSessions", simulation_pb2.ListSessionsRequest())
         return [convert.session_info(summary) for summary in response.sessions]
 
-    def session(self, session_id, token):
+    def session(self, session_id, token, viewer_token=None):
         """A handle on an existing session with a controller or viewer token (a viewer handle
-        can read and stream; stepping with it raises PERMISSION_DENIED). Leaving it as a context
-        manager does not close the session."""
-        return Session(self, session_id, token, owned=False)
+        can read and stream; stepping with it raises PERMISSION_DENIED); viewer_token, when
+        known, is what viewer_url() puts in the URL. Leaving it as a context manager does not
+        close the session."""
+        return Session(self, session_id, token, viewer_token=viewer_token, owned=False)
 
     def close(self):
         self._channel.close()
@@ -596,6 +598,18 @@ class Session:
         response = self._call("MarkInitialState",
                               simulation_pb2.MarkInitialStateRequest(session_id=self.id))
         return response.step_count, response.time_s
+
+    def viewer_url(self, viewer, *, token=None):
+        """The browser viewer's URL of this session (docs/viewer.md) on a server started with
+        --viewer-listen: `viewer` is that address ("127.0.0.1:8080", served over http) or the
+        viewer's base URL ("https://host:8443" for a server with TLS, or a gateway's viewer).
+        The token after # is `token`, else the session's viewer token, else this handle's own
+        token (a handle opened with a viewer token). The URL carries the token: share it as you
+        would the token."""
+        base = viewer if "://" in viewer else f"http://{viewer}"
+        token = token or self.viewer_token or self.token
+        return (f"{base.rstrip('/')}/view#session={urllib.parse.quote(self.id, safe='')}"
+                f"&token={urllib.parse.quote(token, safe='')}")
 
     def close(self):
         """Closes the session on the server (controller token) and ends its streams."""

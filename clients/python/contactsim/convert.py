@@ -181,6 +181,7 @@ def session_info(summary, settings=None, body_ids=()):
         num_bodies=summary.num_bodies,
         dt_s=settings.dt_s if settings is not None and settings.HasField("dt_s") else None,
         body_ids=list(body_ids),
+        settings=settings,
     )
 
 

@@ -42,6 +42,8 @@ class SessionInfo:
     num_bodies: int
     dt_s: Optional[float] = None  # GetSession only: the step length applied
     body_ids: list = field(default_factory=list)  # GetSession only
+    # GetSession only: the contactsim.v1 WorldSettings as applied, defaults filled in
+    settings: Optional[object] = None
 
 
 @dataclass
