@@ -72,7 +72,7 @@ def packed_xyz(points):
     """Packed x y z floats from a sequence of (x, y, z) points, a flat sequence of 3 n numbers or
     anything with .ravel() (a numpy array of shape (n, 3))."""
     if hasattr(points, "ravel"):
-        return [float(v) for v in points.ravel()]
+        return np.asarray(points, dtype=np.float64).ravel().tolist()
     values = []
     for point in points:
         if isinstance(point, (int, float)):

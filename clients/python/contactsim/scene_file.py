@@ -11,6 +11,7 @@ from google.protobuf import text_format
 
 from contactsim.v1 import scene_file_pb2
 
+from .convert import added_body
 from .errors import ContactSimError
 
 
@@ -88,8 +89,6 @@ def _prefixed(error, prefix):
 
 def load_scene(client, scene, name=None):
     """Loads a SceneFile message or a scene file path through `client`; returns LoadedScene."""
-    from .convert import added_body  # here: convert imports the results this module does not
-
     if not isinstance(scene, scene_file_pb2.SceneFile):
         scene = read_scene_file(scene)
     check_scene_mesh_files(scene)
