@@ -17,7 +17,10 @@ packages=(
   clang libclang-rt-14-dev  # the fuzz preset: libFuzzer, ASan and UBSan (docs/fuzzing.md)
   openssl  # the TLS tests make throwaway certificates with it
   python3-grpcio python3-protobuf python3-matplotlib
-  python3-numpy  # the Python client takes numpy arrays (set_body_state; tests/python)
+  python3-numpy  # the Python client's results and inputs are numpy arrays (tests/python)
+  # `pip install clients/python` into a venv (docs/python.md): venv and pip, and Debian's
+  # setuptools and wheel for --no-build-isolation (no package index needed)
+  python3-venv python3-pip python3-setuptools python3-wheel
   # Deployment tests (tests/deploy): the gateway (nginx grpc_pass), the manifests' structure.
   nginx python3-yaml
   # The headless browser of tests/web and bench/viewer_bench.mjs (browser viewer, docs/viewer.md).

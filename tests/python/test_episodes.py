@@ -74,20 +74,20 @@ class EpisodeTest(unittest.TestCase):
                                              stretch_stiffness_n_per_m=1.0))
         rest = self.session.step(1).bodies[cloth.body_id].vertex_positions_m
         # The rest shape moved to z = 2 (springs at rest length), uniform velocity: free fall.
-        moved = [(p.x, p.y, 2.0) for p in rest]
+        moved = [(p[0], p[1], 2.0) for p in rest]
         self.session.set_body_state(cloth.body_id, vertex_positions_m=moved,
                                     vertex_velocities_m_per_s=[(0.5, 0.0, 0.0)] * len(rest))
         after = self.session.step(1).bodies[cloth.body_id].vertex_positions_m
         for before, now in zip(moved, after):
-            self.assertAlmostEqual(now.x, before[0] + 0.5 * DT_S, delta=ROUND_OFF)
-            self.assertAlmostEqual(now.z, 2.0 - G_M_PER_S2 * DT_S * DT_S, delta=ROUND_OFF)
+            self.assertAlmostEqual(now[0], before[0] + 0.5 * DT_S, delta=ROUND_OFF)
+            self.assertAlmostEqual(now[2], 2.0 - G_M_PER_S2 * DT_S * DT_S, delta=ROUND_OFF)
         try:
             import numpy
         except ImportError:
             self.fail("numpy is missing: deploy/install-deps.sh installs python3-numpy")
         self.session.set_body_state(cloth.body_id, vertex_positions_m=numpy.array(moved))
         after = self.session.step(1).bodies[cloth.body_id].vertex_positions_m
-        self.assertAlmostEqual(after[0].z, 2.0 - G_M_PER_S2 * DT_S * DT_S, delta=ROUND_OFF)
+        self.assertAlmostEqual(after[0, 2], 2.0 - G_M_PER_S2 * DT_S * DT_S, delta=ROUND_OFF)
 
     def test_hostile_states_are_refused_naming_the_field(self):
         cases = [

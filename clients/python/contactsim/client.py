@@ -7,16 +7,18 @@ several servers routes by (docs/deploy.md). Every failure is raised as ContactSi
 code and the server's message.
 """
 
-import grpc
-
 import os
+import urllib.parse
+
+import grpc
 
 from contactsim.v1 import primitives_pb2, scene_pb2, simulation_pb2, simulation_pb2_grpc
 
-from . import convert
+from . import convert, scene_file
 from .errors import ContactSimError
-from .results import AddedBody, Snapshot, StepResult, UploadedMesh
+from .results import Snapshot, StepResult, UploadedMesh
 from .scene import box_mesh
+from .tls import TlsOptions
 
 _MIB = 1 << 20
 # The parts a Step reply can be limited to (StepRequest.reply_parts).
@@ -42,20 +44,34 @@ class Client:
     max_message_mib: the largest message sent or received (the server's default limit is 64);
     creator_token: the server's creator token (its --creator-token-file), sent with
     create_session when the server needs one.
+    tls: None for plaintext (which a TLS server refuses: UNAVAILABLE), a TlsOptions (e.g.
+    TlsOptions.from_files(ca_file, cert_file, key_file) for a server started with --tls-cert and,
+    for mutual TLS, --tls-client-ca), or True for TLS with gRPC's default roots. A failed
+    handshake shows up at the first call, as UNAVAILABLE.
     Use as a context manager, or call close(), to release the channel.
     """
 
     def __init__(self, target="127.0.0.1:50051", timeout_s=30.0, max_message_mib=64,
-                 creator_token=None):
+                 creator_token=None, tls=None):
         if timeout_s is not None and timeout_s <= 0:
             raise ValueError("timeout_s: must be > 0 (or None for no deadline)")
         self.target = target
         self.timeout_s = timeout_s
         self.creator_token = creator_token
         limit = int(max_message_mib * _MIB)
-        self._channel = grpc.insecure_channel(
-            target, options=[("grpc.max_send_message_length", limit),
-                             ("grpc.max_receive_message_length", limit)])
+        options = [("grpc.max_send_message_length", limit),
+                   ("grpc.max_receive_message_length", limit)]
+        if tls is True:
+            tls = TlsOptions()
+        if tls:
+            if not isinstance(tls, TlsOptions):
+                raise TypeError("tls: expected contactsim.TlsOptions, True or None")
+            if tls.target_name_override:
+                options.append(("grpc.ssl_target_name_override", tls.target_name_override))
+            self._channel = grpc.secure_channel(target, tls.channel_credentials(),
+                                                options=options)
+        else:
+            self._channel = grpc.insecure_channel(target, options=options)
         self._stub = simulation_pb2_grpc.SimulationStub(self._channel)
 
     def _call(self, rpc, request, token=None, session_id=None):
@@ -72,15 +88,35 @@ class Client:
     def create_session(self, name="", *, ground_planes=(), dt_s=None, gravity_m_per_s2=None,
                        stiffness_n_per_m=None, contact_model=None, friction=None,
                        min_separation_m=None, self_collision=False, energy_growth_factor=None,
-                       contact_restitution=None, pipeline=""):
+                       contact_restitution=None, pipeline="", local_global=None, rigid_lcp=None,
+                       device="", settings=None):
         """Creates a session and returns its controller Session (which also knows the viewer
         token). Unset settings take the server defaults (dt 0.001 s, gravity (0, 0, -9.81) m/s^2,
         stiffness 1e4 N/m, CPF contacts, no friction, contact_restitution 1: no contact
-        damping; in [0, 1], the bounce speed over the approach speed of one contact). contact_model: "dpf", "dpf_ccd_normal",
-        "dpf_proximity", "cpf" or "cpf_exact"; friction: a contactsim.Friction; ground_planes: GroundPlane items
-        (contactsim.ground_plane() is z = 0)."""
-        request = simulation_pb2.CreateSessionRequest(pipeline=pipeline, name=name)
-        settings = request.settings
+        damping; in [0, 1], the bounce speed over the approach speed of one contact).
+        pipeline: "penalty" (default), "local_global" or "rigid_lcp"; contact_model: "dpf",
+        "dpf_ccd_normal", "dpf_proximity", "cpf" or "cpf_exact"; friction: a contactsim.Friction;
+        ground_planes: GroundPlane items (contactsim.ground_plane() is z = 0).
+        local_global: the local_global pipeline's settings as a dict, e.g. {"iterations": 20,
+        "contact_proximity_m": 1e-3, "friction_coefficient": 0.5, "cr_iterations": 50} (or a
+        scene_pb2.LocalGlobalSettings); rigid_lcp: the rigid_lcp pipeline's, e.g.
+        {"contact_model": "peg", "friction_coefficient": 0.5, "friction_directions": 8,
+        "lcp_tolerance": 1e-10, "contact_distance_floor_m": 1e-4, "projection_passes": 2} (or a
+        scene_pb2.RigidLcpSettings); field names as in proto/contactsim/v1/scene.proto, an
+        unknown one raises ValueError naming it. settings: any other WorldSettings fields as a
+        dict (or a whole WorldSettings message), applied before the named arguments. device:
+        "auto", "cpu" or "cuda" (local_global sessions)."""
+        request = simulation_pb2.CreateSessionRequest(pipeline=pipeline, name=name,
+                                                      device=device)
+        settings_message = request.settings
+        if settings is not None:
+            convert.fill_message(settings_message, settings, "settings")
+        if local_global is not None:
+            convert.fill_message(settings_message.local_global, local_global,
+                                 "settings.local_global")
+        if rigid_lcp is not None:
+            convert.fill_message(settings_message.rigid_lcp, rigid_lcp, "settings.rigid_lcp")
+        settings = settings_message
         if dt_s is not None:
             settings.dt_s = float(dt_s)
         if gravity_m_per_s2 is not None:
@@ -97,23 +133,39 @@ class Client:
             settings.energy_growth_factor = float(energy_growth_factor)
         if contact_restitution is not None:
             settings.contact_restitution = float(contact_restitution)
-        settings.self_collision = bool(self_collision)
+        if self_collision:
+            settings.self_collision = True
         for plane in ground_planes:
             convert.ground_plane_into(plane, request.ground_planes.add())
+        return self._create_session(request)
+
+    def _create_session(self, request):
         created = self._call("CreateSession", request, token=self.creator_token)
         return Session(self, created.session_id, created.controller_token,
                        viewer_token=created.viewer_token, owned=True)
+
+    def load_scene(self, scene, name=None):
+        """Loads a scene file (a path to a scenes/*.textproto, or a contactsim.v1.scene_file_pb2
+        .SceneFile) as `contactsim load` does: creates its session (named `name` when given),
+        uploads its mesh files (paths relative to the scene file), adds its bodies and
+        constraints. Returns LoadedScene (session, bodies, constraint_ids, description,
+        suggested_steps, body_ids_by_name); its session closes when used as a context manager.
+        A refused element closes the half-built session and raises ContactSimError with the
+        element first ("bodies[3] (torus2): ..."); a file that does not parse raises ValueError
+        "path:line:column: ...", a missing one OSError."""
+        return scene_file.load_scene(self, scene, name)
 
     def list_sessions(self):
         """Every session on the server as SessionInfo (no tokens)."""
         response = self._call("ListSessions", simulation_pb2.ListSessionsRequest())
         return [convert.session_info(summary) for summary in response.sessions]
 
-    def session(self, session_id, token):
+    def session(self, session_id, token, viewer_token=None):
         """A handle on an existing session with a controller or viewer token (a viewer handle
-        can read and stream; stepping with it raises PERMISSION_DENIED). Leaving it as a context
-        manager does not close the session."""
-        return Session(self, session_id, token, owned=False)
+        can read and stream; stepping with it raises PERMISSION_DENIED); viewer_token, when
+        known, is what viewer_url() puts in the URL. Leaving it as a context manager does not
+        close the session."""
+        return Session(self, session_id, token, viewer_token=viewer_token, owned=False)
 
     def close(self):
         self._channel.close()
@@ -206,11 +258,10 @@ class Session:
         elif material is not None:
             raise TypeError("material: expected a contactsim.v1.scene_pb2.ClothMaterial, "
                             "FemMaterial or HyperelasticMaterial")
-        response = self._call("AddBody",
-                              simulation_pb2.AddBodyRequest(session_id=self.id, body=spec))
-        return AddedBody(body_id=response.body_id, num_vertices=response.num_vertices,
-                         mass_kg=response.mass_kg,
-                         center_of_mass_m=convert.vec3(response.center_of_mass_M_m))
+        return convert.added_body(self._add_body_spec(spec))
+
+    def _add_body_spec(self, spec):
+        return self._call("AddBody", simulation_pb2.AddBodyRequest(session_id=self.id, body=spec))
 
     def add_box(self, half_extents_m, *, position_m=(0.0, 0.0, 0.0), kind="rigid",
                 density_kg_per_m3=1000.0, **kwargs):
@@ -405,7 +456,8 @@ class Session:
         forces, torques: {body_id: (x, y, z)} at the centre of mass of dynamic rigid bodies [N],
         [N*m]; kinematic: {body_id: KinematicControl}; vertex_forces: {body_id: (vertices,
         forces)} with one (x, y, z) [N] per listed vertex of a deformable; constraint_targets:
-        {constraint_id: targets} with one (x, y, z) [m] per vertex of a position target, set
+        {constraint_id: targets} with one (x, y, z) [m] per vertex of a position target (lists
+        of triples, flat lists or numpy arrays of shape (n, 3)), set
         before the first step and kept until moved again.
         parts: None for the whole reply, or the parts to return (STEP_REPLY_PARTS: "body_poses",
         "body_velocities", "vertex_positions", "contact_pairs", "contact_totals",
@@ -447,21 +499,11 @@ class Session:
         for body_id, (vertices, vertex_force_list) in (vertex_forces or {}).items():
             message = request.controls.vertex_forces.add(body_id=int(body_id))
             message.vertices.extend(int(v) for v in vertices)
-            for force in vertex_force_list:
-                message.forces_n.extend(float(c) for c in force)
+            message.forces_n.extend(convert.packed_xyz(vertex_force_list))
         for constraint_id, targets in (constraint_targets or {}).items():
             message = request.controls.constraint_targets.add(constraint_id=int(constraint_id))
-            for target in targets:
-                message.targets_m.extend(float(c) for c in target)
-        response = self._call("Step", request)
-        return StepResult(
-            step_count=response.step_count,
-            time_s=response.time_s,
-            bodies={body.body_id: convert.body_state(body) for body in response.bodies},
-            contacts=convert.contact_pairs(response.contacts),
-            totals=convert.body_totals(response.contacts),
-            diagnostics=[convert.diagnostics(d) for d in response.diagnostics],
-        )
+            message.targets_m.extend(convert.packed_xyz(targets))
+        return StepResult(self._call("Step", request), convert)
 
     def stream(self, from_seq=0, *, contacts=True, velocities=False, max_rate_hz=0.0,
                float64=False):
@@ -556,6 +598,18 @@ class Session:
         response = self._call("MarkInitialState",
                               simulation_pb2.MarkInitialStateRequest(session_id=self.id))
         return response.step_count, response.time_s
+
+    def viewer_url(self, viewer, *, token=None):
+        """The browser viewer's URL of this session (docs/viewer.md) on a server started with
+        --viewer-listen: `viewer` is that address ("127.0.0.1:8080", served over http) or the
+        viewer's base URL ("https://host:8443" for a server with TLS, or a gateway's viewer).
+        The token after # is `token`, else the session's viewer token, else this handle's own
+        token (a handle opened with a viewer token). The URL carries the token: share it as you
+        would the token."""
+        base = viewer if "://" in viewer else f"http://{viewer}"
+        token = token or self.viewer_token or self.token
+        return (f"{base.rstrip('/')}/view#session={urllib.parse.quote(self.id, safe='')}"
+                f"&token={urllib.parse.quote(token, safe='')}")
 
     def close(self):
         """Closes the session on the server (controller token) and ends its streams."""

@@ -4,9 +4,12 @@ import os
 
 from contactsim.v1 import primitives_pb2, scene_pb2, simulation_pb2
 
+import numpy as np
+
+from . import wire
 from .scene import Friction, GroundPlane, TetMesh, TriangleMesh
-from .results import (BodyState, BodyTopology, BodyTotals, ContactPair, Diagnostics, Frame, Quat,
-                      SessionInfo, Vec3)
+from .results import (BodyState, BodyTopology, BodyTotals, ContactArrays, ContactPair,
+                      Diagnostics, Frame, Quat, SessionInfo, Vec3)
 
 _BODY_KINDS = {
     "rigid": scene_pb2.BODY_KIND_RIGID,
@@ -69,7 +72,7 @@ def packed_xyz(points):
     """Packed x y z floats from a sequence of (x, y, z) points, a flat sequence of 3 n numbers or
     anything with .ravel() (a numpy array of shape (n, 3))."""
     if hasattr(points, "ravel"):
-        return [float(v) for v in points.ravel()]
+        return np.asarray(points, dtype=np.float64).ravel().tolist()
     values = []
     for point in points:
         if isinstance(point, (int, float)):
@@ -77,10 +80,6 @@ def packed_xyz(points):
         else:
             values.extend(float(v) for v in point)
     return values
-
-
-def _triples(packed):
-    return [Vec3(packed[i], packed[i + 1], packed[i + 2]) for i in range(0, len(packed) - 2, 3)]
 
 
 # Mesh file formats by name and by extension (UploadMeshChunk.format).
@@ -102,6 +101,8 @@ MESH_FILE_FORMAT_NAMES = ("obj", "stl", "ply", "gltf", "glb", "msh", "tetgen")
 def mesh_file_format(path, name=None):
     """The MeshFileFormat of `name` ("obj", "stl", "ply", "gltf", "glb", "msh", "tetgen") or,
     when name is None, of the path's extension (.obj .stl .ply .gltf .glb .msh .node .ele)."""
+    if isinstance(name, int) and name in _MESH_FILE_FORMATS.values():
+        return name  # a MeshFileFormat value (as a scene file's mesh_files[].format has it)
     if name is not None:
         key = str(name).lower()
         if key not in _MESH_FILE_FORMATS:
@@ -180,10 +181,17 @@ def session_info(summary, settings=None, body_ids=()):
         num_bodies=summary.num_bodies,
         dt_s=settings.dt_s if settings is not None and settings.HasField("dt_s") else None,
         body_ids=list(body_ids),
+        settings=settings,
     )
 
 
+# Field numbers of the packed per-vertex arrays (scene.proto BodyState, simulation.proto BodyFrame).
+_BODY_STATE_ARRAYS = {7: "<f8", 8: "<f8"}  # positions_m, velocities_m_per_s
+_BODY_FRAME_ARRAYS = {2: "<f4", 3: "<f8", 4: "<f4", 5: "<f8"}
+
+
 def body_state(message):
+    arrays = wire.packed_arrays(message, _BODY_STATE_ARRAYS)
     return BodyState(
         body_id=message.body_id,
         kind=_enum_suffix(scene_pb2.BodyKind, message.kind, "BODY_KIND_"),
@@ -191,8 +199,8 @@ def body_state(message):
         orientation=Quat(message.q_WB.w, message.q_WB.x, message.q_WB.y, message.q_WB.z),
         linear_velocity_m_per_s=vec3(message.v_WB_m_per_s),
         angular_velocity_rad_per_s=vec3(message.w_WB_rad_per_s),
-        vertex_positions_m=_triples(message.positions_m),
-        vertex_velocities_m_per_s=_triples(message.velocities_m_per_s),
+        vertex_positions_m=wire.xyz(arrays[7]),
+        vertex_velocities_m_per_s=wire.xyz(arrays[8]),
     )
 
 
@@ -212,6 +220,24 @@ def contact_pairs(report):
         )
         for record in report.contacts
     ]
+
+
+def contact_arrays(report):
+    # One flat pass over the records (18 numbers each) into one float64 array, then column views:
+    # about 3x faster than one pass per field. Ids and kinds are int32 on the wire, exact in a
+    # float64.
+    values = []
+    extend = values.extend
+    for r in report.contacts:
+        p, n, jn, jf = r.p_WC_m, r.normal_W, r.normal_impulse_ns, r.friction_impulse_ns
+        extend((r.body_a, r.body_b, r.kind, r.feature_a, r.feature_b, p.x, p.y, p.z, n.x, n.y,
+                n.z, r.depth_m, jn.x, jn.y, jn.z, jf.x, jf.y, jf.z))
+    table = np.array(values, dtype=np.float64).reshape(-1, 18)
+    ids = table[:, :5].astype(np.int64)
+    return ContactArrays(
+        body_a=ids[:, 0], body_b=ids[:, 1], kind=ids[:, 2], feature_a=ids[:, 3],
+        feature_b=ids[:, 4], point_m=table[:, 5:8], normal=table[:, 8:11], depth_m=table[:, 11],
+        normal_impulse_ns=table[:, 12:15], friction_impulse_ns=table[:, 15:18])
 
 
 def body_totals(report):
@@ -258,10 +284,11 @@ def frame(message):
     positions = {}
     velocities = {}
     for body in message.bodies:
-        positions[body.body_id] = _triples(body.positions_m_f64 or body.positions_m_f32)
-        packed_velocities = body.velocities_m_per_s_f64 or body.velocities_m_per_s_f32
-        if packed_velocities:
-            velocities[body.body_id] = _triples(packed_velocities)
+        arrays = wire.packed_arrays(body, _BODY_FRAME_ARRAYS)
+        positions[body.body_id] = wire.xyz(arrays[3] if arrays[3].size else arrays[2])
+        packed_velocities = arrays[5] if arrays[5].size else arrays[4]
+        if packed_velocities.size:
+            velocities[body.body_id] = wire.xyz(packed_velocities)
     return Frame(
         seq=message.seq,
         time_s=message.time_s,
@@ -276,3 +303,57 @@ def frame(message):
         oldest_available_seq=message.oldest_available_seq,
     )
 
+
+
+def fill_message(message, values, path):
+    """Sets the fields of `message` from a dict {field name: value} (or copies a message of the
+    same type), so that every field of the proto, present and future, is settable by name. Enum
+    fields take the value's name with or without the enum's prefix ("peg", "RIGID_CONTACT_MODEL_PEG")
+    or its number; message fields take a dict or a message. ValueError naming `path.field` for an
+    unknown field or enum value."""
+    if isinstance(values, type(message)):
+        message.CopyFrom(values)
+        return
+    if not isinstance(values, dict):
+        raise TypeError(f"{path}: expected a dict of settings or a {message.DESCRIPTOR.name}")
+    fields = message.DESCRIPTOR.fields_by_name
+    for name, value in values.items():
+        field_path = f"{path}.{name}"
+        if name not in fields:
+            raise ValueError(f"{field_path}: unknown setting; {path} has "
+                             f"{', '.join(sorted(fields))}")
+        if value is None:
+            continue
+        descriptor = fields[name]
+        if descriptor.message_type is not None:
+            if descriptor.message_type.name == "Vec3" and not isinstance(value, dict) and \
+                    not hasattr(value, "DESCRIPTOR"):
+                to_vec3(value, getattr(message, name))
+            else:
+                fill_message(getattr(message, name), value, field_path)
+        elif descriptor.enum_type is not None:
+            setattr(message, name, _enum_value(descriptor.enum_type, value, field_path))
+        else:
+            setattr(message, name, value)
+
+
+def _enum_value(enum_type, value, path):
+    if isinstance(value, int):
+        return value
+    names = [v.name for v in enum_type.values]
+    prefix = os.path.commonprefix(names)
+    prefix = prefix[:prefix.rfind("_") + 1]
+    key = str(value).upper()
+    for candidate in (key, prefix + key):
+        if candidate in enum_type.values_by_name:
+            return enum_type.values_by_name[candidate].number
+    raise ValueError(f"{path}: {value!r} is not one of "
+                     f"{[n[len(prefix):].lower() for n in names if not n.endswith('UNSPECIFIED')]}")
+
+
+def added_body(response):
+    from .results import AddedBody
+
+    return AddedBody(body_id=response.body_id, num_vertices=response.num_vertices,
+                     mass_kg=response.mass_kg,
+                     center_of_mass_m=vec3(response.center_of_mass_M_m))

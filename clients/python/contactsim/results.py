@@ -1,9 +1,12 @@
-"""Plain-Python results of the client's calls (no numpy needed). Vectors are Vec3 named tuples in
-SI units as their field names say; quaternions are (w, x, y, z)."""
+"""Results of the client's calls. Single vectors are Vec3 named tuples in SI units as their field
+names say, quaternions (w, x, y, z); per-vertex data (positions, velocities) and the contact
+arrays are numpy arrays of shape (n, 3). A StepResult converts its parts when first read."""
 
 import math
 from dataclasses import dataclass, field
 from typing import NamedTuple, Optional
+
+import numpy as np
 
 
 class Vec3(NamedTuple):
@@ -39,6 +42,8 @@ class SessionInfo:
     num_bodies: int
     dt_s: Optional[float] = None  # GetSession only: the step length applied
     body_ids: list = field(default_factory=list)  # GetSession only
+    # GetSession only: the contactsim.v1 WorldSettings as applied, defaults filled in
+    settings: Optional[object] = None
 
 
 @dataclass
@@ -61,10 +66,15 @@ class AddedBody:
     center_of_mass_m: Vec3  # dynamic rigid bodies: in the mesh frame
 
 
-@dataclass
+def _no_vertices():
+    return np.empty((0, 3))
+
+
+@dataclass(eq=False)
 class BodyState:
     """A body after a step. Rigid bodies: frame B (centre of mass for dynamic bodies, mesh origin
-    otherwise). Deformables: every vertex."""
+    otherwise). Deformables: every vertex, as float64 numpy arrays of shape (n, 3) (row i is
+    vertex i's (x, y, z); empty, shape (0, 3), for rigid bodies)."""
 
     body_id: int
     kind: str  # "RIGID", "STATIC", "KINEMATIC", "CLOTH", "FEM", "HYPERELASTIC"
@@ -72,8 +82,18 @@ class BodyState:
     orientation: Quat
     linear_velocity_m_per_s: Vec3
     angular_velocity_rad_per_s: Vec3
-    vertex_positions_m: list = field(default_factory=list)  # deformables: Vec3 per vertex
-    vertex_velocities_m_per_s: list = field(default_factory=list)
+    vertex_positions_m: np.ndarray = field(default_factory=_no_vertices)  # (n, 3) [m]
+    vertex_velocities_m_per_s: np.ndarray = field(default_factory=_no_vertices)  # (n, 3) [m/s]
+
+    def __eq__(self, other):  # exact equality, arrays element by element
+        if not isinstance(other, BodyState):
+            return NotImplemented
+        return (self.body_id, self.kind, self.position_m, self.orientation,
+                self.linear_velocity_m_per_s, self.angular_velocity_rad_per_s) == (
+                    other.body_id, other.kind, other.position_m, other.orientation,
+                    other.linear_velocity_m_per_s, other.angular_velocity_rad_per_s) and \
+            np.array_equal(self.vertex_positions_m, other.vertex_positions_m) and \
+            np.array_equal(self.vertex_velocities_m_per_s, other.vertex_velocities_m_per_s)
 
 
 @dataclass
@@ -119,17 +139,77 @@ class Diagnostics:
 
 
 @dataclass
-class StepResult:
-    """What Session.step returns. `contacts` are the pairs of the last step; `totals` (by body id)
-    are summed over all n steps of the call, so totals[i].impulse_ns / (n * dt_s) is the mean
-    contact force on body i over the call."""
+class ContactArrays:
+    """The contact pairs of one step as numpy arrays, one row per pair (the same pairs, in the
+    same order, as the ContactPair list): integer arrays body_a, body_b, feature_a, feature_b,
+    kind (ContactFeatureKind numbers: 1 vertex-face, 2 edge-edge, 3 vertex-plane); float64
+    point_m, normal, normal_impulse_ns, friction_impulse_ns of shape (n, 3) and depth_m (n,).
+    Impulses act on body_a; body_b gets the opposite."""
 
-    step_count: int
-    time_s: float
-    bodies: dict  # body id -> BodyState
-    contacts: list  # ContactPair
-    totals: dict  # body id -> BodyTotals
-    diagnostics: list  # Diagnostics, one per step taken
+    body_a: np.ndarray
+    body_b: np.ndarray
+    kind: np.ndarray
+    feature_a: np.ndarray
+    feature_b: np.ndarray
+    point_m: np.ndarray
+    normal: np.ndarray
+    depth_m: np.ndarray
+    normal_impulse_ns: np.ndarray
+    friction_impulse_ns: np.ndarray
+
+    def __len__(self):
+        return len(self.body_a)
+
+
+class StepResult:
+    """What Session.step returns. `contacts` are the pairs of the last step (ContactPair list;
+    `contact_arrays` the same as numpy arrays); `totals` (by body id) are summed over all n steps
+    of the call, so totals[i].impulse_ns / (n * dt_s) is the mean contact force on body i over
+    the call. `bodies` (body id -> BodyState), `contacts`, `contact_arrays`, `totals` and
+    `diagnostics` (one per step taken) are converted from the reply when first read, so a
+    caller pays only for what it reads; `response` is the reply message itself."""
+
+    def __init__(self, response, convert):
+        self.response = response
+        self.step_count = response.step_count
+        self.time_s = response.time_s
+        self.contacts_omitted = response.contacts_omitted
+        self._convert = convert
+        self._cache = {}
+
+    def _cached(self, name, make):
+        if name not in self._cache:
+            self._cache[name] = make()
+        return self._cache[name]
+
+    @property
+    def bodies(self):
+        return self._cached("bodies", lambda: {body.body_id: self._convert.body_state(body)
+                                               for body in self.response.bodies})
+
+    @property
+    def contacts(self):
+        return self._cached("contacts",
+                            lambda: self._convert.contact_pairs(self.response.contacts))
+
+    @property
+    def contact_arrays(self):
+        return self._cached("contact_arrays",
+                            lambda: self._convert.contact_arrays(self.response.contacts))
+
+    @property
+    def totals(self):
+        return self._cached("totals", lambda: self._convert.body_totals(self.response.contacts))
+
+    @property
+    def diagnostics(self):
+        return self._cached("diagnostics", lambda: [self._convert.diagnostics(d)
+                                                    for d in self.response.diagnostics])
+
+    def __repr__(self):
+        return (f"StepResult(step_count={self.step_count}, time_s={self.time_s}, "
+                f"bodies={len(self.response.bodies)}, "
+                f"contacts={len(self.response.contacts.contacts)})")
 
 
 @dataclass
@@ -150,8 +230,8 @@ class Frame:
     step_count: int
     coalesced: int  # frames skipped for this viewer since the previous one it got
     topology: Optional[list]  # BodyTopology list on the first frame and after content changes
-    bodies: dict  # body id -> list of Vec3 vertex positions [m]
-    velocities: dict  # body id -> list of Vec3 [m/s], when asked
+    bodies: dict  # body id -> numpy (n, 3) vertex positions [m] (float32 or float64 as asked)
+    velocities: dict  # body id -> numpy (n, 3) [m/s], when asked
     contacts: list
     totals: dict
     diagnostics: Optional[Diagnostics]
