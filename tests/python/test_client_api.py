@@ -307,6 +307,16 @@ class ClientTest(unittest.TestCase):
         spring_z = sum(k * (targets[i][2] - state.vertex_positions_m[v][2])
                        for i, v in enumerate(top))
         self.assertAlmostEqual(spring_z, MASS_KG * G_M_PER_S2, delta=1e-3 * MASS_KG * G_M_PER_S2)
+        # The constraint's reaction over a call at rest is its weight times the call's duration
+        # (the same 1e-3 as the springs), and the body's summed reaction is the same impulse.
+        start_s = session.step(1).time_s
+        held = session.step(20)
+        weight_impulse = MASS_KG * G_M_PER_S2 * (held.time_s - start_s)
+        reaction = held.reactions.constraints[constraint]
+        self.assertEqual(reaction.kind, "POSITION_TARGET")
+        self.assertAlmostEqual(reaction.impulse_ns.z, weight_impulse, delta=1e-3 * weight_impulse)
+        self.assertEqual(held.reactions.bodies[cube], reaction.impulse_ns)
+        state = held.bodies[cube]
         before = self.mean_z(state)
         raised = [(x, y, z + 0.05) for (x, y, z) in targets]
         state = session.step(50, constraint_targets={constraint: raised}).bodies[cube]

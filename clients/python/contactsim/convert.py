@@ -8,8 +8,8 @@ import numpy as np
 
 from . import wire
 from .scene import Friction, GroundPlane, TetMesh, TriangleMesh
-from .results import (BodyState, BodyTopology, BodyTotals, ContactArrays, ContactPair,
-                      Diagnostics, Frame, Quat, SessionInfo, Vec3)
+from .results import (BodyState, BodyTopology, BodyTotals, ConstraintReaction, ContactArrays,
+                      ContactPair, Diagnostics, Frame, Quat, Reactions, SessionInfo, Vec3)
 
 _BODY_KINDS = {
     "rigid": scene_pb2.BODY_KIND_RIGID,
@@ -252,6 +252,22 @@ def body_totals(report):
     }
 
 
+def reactions(message):
+    return Reactions(
+        constraints={
+            r.constraint_id: ConstraintReaction(
+                constraint_id=r.constraint_id,
+                kind=_enum_suffix(scene_pb2.ConstraintKind, r.kind, "CONSTRAINT_KIND_"),
+                body_id=r.body_id,
+                target_body_id=r.target_body_id,
+                impulse_ns=vec3(r.impulse_ns),
+            )
+            for r in message.constraints
+        },
+        bodies={b.body_id: vec3(b.impulse_ns) for b in message.body_totals},
+    )
+
+
 def diagnostics(message):
     return Diagnostics(
         step=message.step,
@@ -301,6 +317,7 @@ def frame(message):
         totals=body_totals(message.contacts),
         diagnostics=diagnostics(message.diagnostics) if message.HasField("diagnostics") else None,
         oldest_available_seq=message.oldest_available_seq,
+        reactions=reactions(message.reactions) if message.HasField("reactions") else None,
     )
 
 

@@ -124,6 +124,27 @@ class BodyTotals:
 
 
 @dataclass
+class ConstraintReaction:
+    """A constraint's reaction impulse over a Step call [N*s] on the constrained body (an
+    attachment's target_body_id, else -1, takes the opposite)."""
+
+    constraint_id: int
+    kind: str  # "PIN", "ATTACHMENT", "POSITION_TARGET"
+    body_id: int
+    target_body_id: int
+    impulse_ns: Vec3
+
+
+@dataclass
+class Reactions:
+    """Constraint reactions of a Step call: `constraints` by constraint id, `bodies` the summed
+    impulse per body acted on (body id -> Vec3 [N*s])."""
+
+    constraints: dict
+    bodies: dict
+
+
+@dataclass
 class Diagnostics:
     step: int
     time_s: float
@@ -202,6 +223,11 @@ class StepResult:
         return self._cached("totals", lambda: self._convert.body_totals(self.response.contacts))
 
     @property
+    def reactions(self):
+        """Reactions of the constraints over the call (Reactions)."""
+        return self._cached("reactions", lambda: self._convert.reactions(self.response.reactions))
+
+    @property
     def diagnostics(self):
         return self._cached("diagnostics", lambda: [self._convert.diagnostics(d)
                                                     for d in self.response.diagnostics])
@@ -236,6 +262,7 @@ class Frame:
     totals: dict
     diagnostics: Optional[Diagnostics]
     oldest_available_seq: int
+    reactions: Optional[Reactions] = None  # of the Step call that published the frame
 
 
 @dataclass
