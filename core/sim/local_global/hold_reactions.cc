@@ -1,5 +1,7 @@
 #include "core/sim/local_global/hold_reactions.h"
 
+#include <utility>
+
 #include "core/dynamics/local_global/hyperelastic_body.h"
 
 namespace contactsim::core {
@@ -24,6 +26,7 @@ void HoldReactionRecorder::CaptureBeforeStep(std::span<const SimBody> bodies,
 }
 
 void HoldReactionRecorder::RecordAfterStep(std::span<const SimBody> bodies,
+                                           const Vec3& gravity_m_per_s2,
                                            ConstraintSet* constraints) const {
   // The force on each held vertex of each held body: elastic at the end state plus external.
   std::map<int32_t, Points3> held_forces_n;
@@ -31,7 +34,9 @@ void HoldReactionRecorder::RecordAfterStep(std::span<const SimBody> bodies,
     for (const SimBody& sim_body : bodies) {
       if (sim_body.id != id) continue;
       const auto& body = static_cast<const HyperelasticBody&>(*sim_body.body);
-      held_forces_n[id] = body.ElasticForcesAt(body.positions_t0()) + pending;
+      Points3 forces = body.ElasticForcesAt(body.positions_t0()) + pending;
+      forces += body.masses() * gravity_m_per_s2.transpose();  // the held vertices' own weight
+      held_forces_n[id] = std::move(forces);
     }
   }
   // Targets on held vertices: their implicit pull, which the holder takes up as well (rows of

@@ -122,7 +122,8 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
     RETURN_IF_ERROR(ReportContacts(stats, members, obstacles, dt, diagnostics, report));
   }
 
-  if (input.constraints != nullptr) reactions.RecordAfterStep(input.bodies, input.constraints);
+  if (input.constraints != nullptr)
+    reactions.RecordAfterStep(input.bodies, settings_.gravity_m_per_s2, input.constraints);
 
   for (SimBody& sim_body : input.bodies) {
     if (!IsStaticOrKinematic(*sim_body.body)) continue;
