@@ -45,12 +45,12 @@
 // summed over its vertices (the World sums force x dt over a Step call into an impulse,
 // world_state.h). Held vertices move with their holder (above): a pin or attachment takes up the
 // force the rest of the body and the external loads exert on its vertices and their weight,
-// f_i = f_ext,i + f_int,i + m_i g, and its reaction is -sum f_i (explicit pipeline: f_int at the start state, as Predict
-// evaluates it; implicit pipeline: the elastic force at the end state, as backward Euler
-// evaluates it, plus the targets' implicit forces on the held vertex); a position target's is its
-// spring force sum k (y_i - x_i) - c_i v_i (explicit) or sum k (y_i - x_i(t1)) (implicit). For a
-// body at rest held by constraints alone, the reactions sum to minus its whole weight,
-// -g sum m_i. An attachment's holder takes the opposite reaction.
+// f_i = f_ext,i + f_int,i + m_i g, and its reaction is -sum f_i (explicit pipeline: f_int at the
+// start state, as Predict evaluates it; implicit pipeline: the elastic force at the end state, as
+// backward Euler evaluates it, plus the targets' implicit forces on the held vertex); a position
+// target's is its spring force sum k (y_i - x_i) - c_i v_i (explicit) or sum k (y_i - x_i(t1))
+// (implicit). For a body at rest held by constraints alone, the reactions sum to minus its whole
+// weight, -g sum m_i. An attachment's holder takes the opposite reaction.
 #pragma once
 
 #include <cstdint>
