@@ -87,6 +87,7 @@ namespace {
 // The velocity-level step (the top of polytope_stepper.h, without the projection).
 absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
                             std::span<const PolytopePlaneInput> planes,
+                            std::span<const JointInput> joints,
                             const PolytopeStepSettings& settings, PolytopeStepResult* result) {
   if (absl::Status s = CheckSettings(settings); !s.ok()) return s;
   const double h = settings.dt_s;
@@ -131,6 +132,22 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     }
   }
   auto is_dynamic = [&](int b) { return b >= 0 && bodies[b].kind == RigidBodyKind::kDynamic; };
+
+  // Joints: torque motors in the free velocities, the other rows for the islands' LCPs.
+  RETURN_IF_ERROR(ValidateJoints(joints, nb));
+  std::vector<JointBodyView> joint_views(nb);
+  for (int b = 0; b < nb; ++b) {
+    joint_views[b] = {bodies[b].state.p_WB_m, rotation[b], nu[b], is_dynamic(b)};
+  }
+  std::vector<JointRowSet> joint_rows;
+  if (!joints.empty()) {
+    std::vector<Vec6> motor_wrenches(nb, Vec6::Zero());
+    AddJointMotorWrenches(joints, joint_views, &motor_wrenches);
+    for (int b = 0; b < nb; ++b) {
+      if (is_dynamic(b)) free_nu[b] += h * inverse_mass[b] * motor_wrenches[b];
+    }
+    joint_rows = BuildJointRows(joints, joint_views, h);
+  }
 
   std::vector<PosedPiece> pieces;
   for (int b = 0; b < nb; ++b) {
@@ -246,6 +263,10 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     const int a = c.rows.primary.body_a, b = c.rows.primary.body_b;
     if (a >= 0 && b >= 0) parent[FindRoot(parent, a)] = FindRoot(parent, b);
   }
+  for (const JointRowSet& j : joint_rows) {
+    if (j.parent >= 0 && j.child >= 0)
+      parent[FindRoot(parent, j.parent)] = FindRoot(parent, j.child);
+  }
   std::vector<int> island_of_root(nb, -1);
   std::vector<std::vector<int>> island_bodies, island_constraints;
   for (size_t ci = 0; ci < built.size(); ++ci) {
@@ -261,6 +282,20 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     built[ci].island = island_of_root[root];
     island_constraints[built[ci].island].push_back(static_cast<int>(ci));
   }
+  std::vector<std::vector<int>> island_joints(island_bodies.size());
+  for (size_t ji = 0; ji < joint_rows.size(); ++ji) {
+    const int any = joint_rows[ji].child >= 0 ? joint_rows[ji].child : joint_rows[ji].parent;
+    if (any < 0) continue;  // between non-dynamic bodies: nothing to solve
+    const int root = FindRoot(parent, any);
+    if (island_of_root[root] < 0) {
+      island_of_root[root] = static_cast<int>(island_bodies.size());
+      island_bodies.emplace_back();
+      island_constraints.emplace_back();
+      island_joints.emplace_back();
+    }
+    island_joints[island_of_root[root]].push_back(static_cast<int>(ji));
+  }
+  std::vector<JointStepResult> joint_results(joints.size());
   for (int b = 0; b < nb; ++b) {
     if (!is_dynamic(b)) continue;
     const int island = island_of_root[FindRoot(parent, b)];
@@ -298,7 +333,18 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       return rows;
     };
     std::vector<SpatialLcpConstraint> lcp_constraints = island_rows(true);
-    const int size = SpatialContactLcpSize(lcp_constraints);
+    SpatialLcpJointRows lcp_joints;
+    for (const int ji : island_joints[island]) {
+      for (const SpatialLcpSoftRow& r : joint_rows[ji].bilateral) {
+        lcp_joints.bilateral.push_back({localize(r.row), r.compliance, r.bound});
+      }
+      for (const SpatialLcpRow& r : joint_rows[ji].limits)
+        lcp_joints.unilateral.push_back(localize(r));
+      for (const SpatialLcpSoftRow& r : joint_rows[ji].bounded) {
+        lcp_joints.bounded.push_back({localize(r.row), r.compliance, r.bound});
+      }
+    }
+    const int size = SpatialContactLcpSize(lcp_constraints) + SpatialJointLcpSize(lcp_joints);
     if (size > settings.max_lcp_unknowns) {
       return absl::ResourceExhaustedError(
           absl::StrCat("rigid_lcp: an island of ", lcp_bodies.size(), " bodies and ",
@@ -306,7 +352,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
                        " unknowns, over the limit of ", settings.max_lcp_unknowns));
     }
     absl::StatusOr<SpatialLcpSolution> solution =
-        SolveSpatialContactLcp(lcp_bodies, lcp_constraints, settings.solver);
+        SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, settings.solver);
     if (!solution.ok()) return solution.status();
     if (!solution->solver.solved && settings.retry_without_correction) {
       // Demanding that every penetration close within the step can ask for separations that no
@@ -315,7 +361,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       // (every row's constant is >= 0), and the Stewart–Trinkle LCP of a feasible problem is
       // solvable (Anitescu & Potra 1997); the penetration is left to the next step's rows.
       absl::StatusOr<SpatialLcpSolution> retry =
-          SolveSpatialContactLcp(lcp_bodies, island_rows(false), settings.solver);
+          SolveSpatialContactLcp(lcp_bodies, island_rows(false), lcp_joints, settings.solver);
       if (!retry.ok()) return retry.status();
       if (retry->solver.solved) {
         ++stats.uncorrected_islands;
@@ -343,6 +389,20 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     stats.iterations += chain.solution.iterations;
     stats.max_residual = std::max(stats.max_residual, chain.solution.residual);
     for (const int b : island_bodies[island]) next_nu[b] = solution->velocity[local[b]];
+    size_t bilateral = 0, unilateral = 0, bounded = 0;
+    for (const int ji : island_joints[island]) {
+      const JointRowSet& rows = joint_rows[ji];
+      const std::span<const double> all_bilateral(solution->bilateral_impulse);
+      const std::span<const double> all_unilateral(solution->unilateral_impulse);
+      const std::span<const double> all_bounded(solution->bounded_impulse);
+      joint_results[ji] = JointResultFromImpulses(
+          joints[ji], rows, all_bilateral.subspan(bilateral, rows.bilateral.size()),
+          all_unilateral.subspan(unilateral, rows.limits.size()),
+          all_bounded.subspan(bounded, rows.bounded.size()), joint_views, h);
+      bilateral += rows.bilateral.size();
+      unilateral += rows.limits.size();
+      bounded += rows.bounded.size();
+    }
     for (size_t k = 0; k < island_constraints[island].size(); ++k) {
       PolytopeContactResult& r = built[island_constraints[island][k]].result;
       const Vec3& n = r.geometry.primary.normal_W;
@@ -399,6 +459,22 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     }
     result->contacts.push_back(std::move(r));
   }
+  // Joints: the coordinates at the step end (a joint between non-dynamic bodies carried nothing).
+  std::vector<JointBodyView> end_views(nb);
+  for (int b = 0; b < nb; ++b) {
+    end_views[b] = {result->next[b].p_WB_m, result->next[b].q_WB.normalized().toRotationMatrix(),
+                    Twist(result->next[b]), is_dynamic(b)};
+  }
+  for (size_t ji = 0; ji < joints.size(); ++ji) {
+    if (joint_rows[ji].parent < 0 && joint_rows[ji].child < 0) {
+      joint_results[ji] =
+          JointResultFromImpulses(joints[ji], joint_rows[ji], {}, {}, {}, joint_views, h);
+    }
+    const JointCoordinate q = ComputeJointCoordinate(joints[ji], end_views);
+    joint_results[ji].position = q.position;
+    joint_results[ji].velocity = q.velocity;
+  }
+  result->joints = std::move(joint_results);
   return absl::OkStatus();
 }
 
@@ -407,7 +483,14 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
 absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
                            const PolytopeStepSettings& settings, PolytopeStepResult* result) {
-  RETURN_IF_ERROR(StepVelocities(bodies, planes, settings, result));
+  return StepPolytopes(bodies, planes, {}, settings, result);
+}
+
+absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
+                           std::span<const PolytopePlaneInput> planes,
+                           std::span<const JointInput> joints, const PolytopeStepSettings& settings,
+                           PolytopeStepResult* result) {
+  RETURN_IF_ERROR(StepVelocities(bodies, planes, joints, settings, result));
   result->stats.projection_passes = 0;
   result->stats.projection_failures = 0;
   if (settings.projection_passes <= 0) return absl::OkStatus();
@@ -439,7 +522,7 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
       if (at_rest[b].kind == RigidBodyKind::kKinematic) at_rest[b].kind = RigidBodyKind::kStatic;
     }
     PolytopeStepResult displaced;
-    const absl::Status status = StepVelocities(at_rest, planes, projection, &displaced);
+    const absl::Status status = StepVelocities(at_rest, planes, {}, projection, &displaced);
     if (!status.ok()) {
       ++result->stats.projection_failures;
       break;

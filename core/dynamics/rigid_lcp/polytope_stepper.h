@@ -30,6 +30,7 @@
 #include "core/common/eigen_types.h"
 #include "core/contact/complementarity/lcp_solver_chain.h"
 #include "core/dynamics/rigid_body.h"
+#include "core/dynamics/rigid_lcp/joint_rows.h"
 #include "core/geometry/polytope_union.h"
 
 namespace contactsim::core {
@@ -108,6 +109,7 @@ struct PolytopeStepResult {
   std::vector<Vec3> received_impulse_n_s;            // per body, the contacts' sum [N s]
   std::vector<Vec3> received_angular_impulse_n_m_s;  // per body, about its centre of mass
   std::vector<PolytopeContactResult> contacts;
+  std::vector<JointStepResult> joints;  // per joint (the overload with joints)
   PolytopeStepStats stats;
 };
 
@@ -117,6 +119,13 @@ struct PolytopeStepResult {
 absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
                            const PolytopeStepSettings& settings, PolytopeStepResult* result);
+// With articulation joints (joint_rows.h): their rows join the islands of their bodies (a joint
+// between two dynamic bodies joins their islands) and are solved in the same mixed LCP as the
+// contacts. The position projection (projection_passes) sees the contacts only.
+absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
+                           std::span<const PolytopePlaneInput> planes,
+                           std::span<const JointInput> joints, const PolytopeStepSettings& settings,
+                           PolytopeStepResult* result);
 
 // Unit directions d_k = cos(2 pi k / n) t1 + sin(2 pi k / n) t2 around the unit normal, t1 the
 // unit projection of the world axis least aligned with the normal (deterministic).
