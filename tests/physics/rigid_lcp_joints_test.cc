@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-
 #include "core/dynamics/rigid_lcp/polytope_stepper.h"
 #include "core/geometry/polytope_primitives.h"
 #include "core/geometry/polytope_union.h"
@@ -129,16 +128,14 @@ TEST(RigidLcpJointsTest, PendulumSmallAnglePeriod) {
   EXPECT_NEAR(period / expected, 1.0, 0.005);
 }
 
-
 // Two rods in a chain, released horizontal (a large, chaotic swing), no damping or friction.
 TEST(RigidLcpJointsTest, DoublePendulumEnergyDrift) {
   const Rod rod(0.1, 1.0);
   const Vec3 pivot(0, 0, 1);
   // Horizontal along +y: body z along -y... rotate rods by -pi/2 about x (body -z -> world +y).
   const Eigen::Quaterniond q(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()));
-  std::vector<PolytopeBodyInput> bodies = {
-      RodBody(rod, pivot + q * Vec3(0, 0, -0.1), q),
-      RodBody(rod, pivot + q * Vec3(0, 0, -0.3), q)};
+  std::vector<PolytopeBodyInput> bodies = {RodBody(rod, pivot + q * Vec3(0, 0, -0.1), q),
+                                           RodBody(rod, pivot + q * Vec3(0, 0, -0.3), q)};
   std::vector<JointInput> joints(2);
   for (int i = 0; i < 2; ++i) {
     joints[i].type = JointType::kContinuous;
@@ -170,9 +167,10 @@ TEST(RigidLcpJointsTest, DoublePendulumEnergyDrift) {
   // scale (measured 0.26 %, ~4x), which a drift of the position stabilization or a
   // non-conservative row would exceed within seconds.
   const double scale = rod.mass * kG * 0.6;
-  std::printf("double pendulum: max |E - E0| over 10 s = %.4g J (%.3g of m g 3L), max joint gap "
-              "%.3g m, max |omega| %.3g rad/s\n",
-              worst, worst / scale, worst_gap, max_omega);
+  std::printf(
+      "double pendulum: max |E - E0| over 10 s = %.4g J (%.3g of m g 3L), max joint gap "
+      "%.3g m, max |omega| %.3g rad/s\n",
+      worst, worst / scale, worst_gap, max_omega);
   EXPECT_LT(worst / scale, 0.01);
   // The joint drift: psi / h removes it each step, what is left is one step's linearization
   // error O(h^2 |omega|^2 r) = 1e-6 * 36^2 * 0.1 = 1.3e-4 m (measured 7e-5 m).
@@ -238,10 +236,10 @@ TEST(RigidLcpJointsTest, PositionMotorReachesTargetAndHoldsAgainstGravity) {
     if (std::abs(r.joints[0].position - sag) > 1e-4) settled_at = -1.0;
     if (std::abs(r.joints[0].position - sag) <= 1e-4 && settled_at < 0.0) settled_at = i * kH;
   }
-  std::printf("position motor: q = %.3e (predicted sag %.3e), effort %.6f N m (m g r cos q = "
-              "%.6f), settled within 1e-4 rad at %.3f s\n",
-              r.joints[0].position, sag, r.joints[0].applied_effort, mgr * std::cos(sag),
-              settled_at);
+  std::printf(
+      "position motor: q = %.3e (predicted sag %.3e), effort %.6f N m (m g r cos q = "
+      "%.6f), settled within 1e-4 rad at %.3f s\n",
+      r.joints[0].position, sag, r.joints[0].applied_effort, mgr * std::cos(sag), settled_at);
   // At rest the step is exact statics up to the LCP's round-off: 1e-6 relative.
   EXPECT_NEAR(r.joints[0].position, sag, 1e-6);
   EXPECT_NEAR(r.joints[0].applied_effort, mgr * std::cos(sag), 1e-6 * mgr);
@@ -294,7 +292,8 @@ TEST(RigidLcpJointsTest, ChainReactionIsTheWeightBeyondWithMassRatio1000) {
   std::vector<PolytopeBodyInput> bodies;
   std::vector<JointInput> joints(masses.size());
   for (size_t i = 0; i < masses.size(); ++i) {
-    bodies.push_back(RodBody(rods[i], Vec3(0, 0, 1.0 - 0.1 - 0.2 * i), Eigen::Quaterniond::Identity()));
+    bodies.push_back(
+        RodBody(rods[i], Vec3(0, 0, 1.0 - 0.1 - 0.2 * i), Eigen::Quaterniond::Identity()));
     joints[i].type = i == 1 ? JointType::kFixed : JointType::kRevolute;
     joints[i].parent = static_cast<int>(i) - 1;
     joints[i].child = static_cast<int>(i);
@@ -342,15 +341,15 @@ TEST(RigidLcpJointsTest, HorizontalArmWristReadsTheWeightBeyond) {
   for (int i = 0; i < 1000; ++i) r = Step(p.bodies, p.joints, Settings());
   const double c = std::cos(r.joints[0].position);
   const double shoulder = (upper.mass * 0.1 + lower.mass * 0.3) * kG * c;
-  std::printf("arm: shoulder effort %.9g N m (expected %.9g), wrist force %s, torque %s\n",
-              r.joints[0].applied_effort, shoulder,
-              absl::StrCat(r.joints[1].reaction_force_n.x(), " ", r.joints[1].reaction_force_n.y(),
-                           " ", r.joints[1].reaction_force_n.z())
-                  .c_str(),
-              absl::StrCat(r.joints[1].reaction_torque_n_m.x(), " ",
-                           r.joints[1].reaction_torque_n_m.y(), " ",
-                           r.joints[1].reaction_torque_n_m.z())
-                  .c_str());
+  std::printf(
+      "arm: shoulder effort %.9g N m (expected %.9g), wrist force %s, torque %s\n",
+      r.joints[0].applied_effort, shoulder,
+      absl::StrCat(r.joints[1].reaction_force_n.x(), " ", r.joints[1].reaction_force_n.y(), " ",
+                   r.joints[1].reaction_force_n.z())
+          .c_str(),
+      absl::StrCat(r.joints[1].reaction_torque_n_m.x(), " ", r.joints[1].reaction_torque_n_m.y(),
+                   " ", r.joints[1].reaction_torque_n_m.z())
+          .c_str());
   EXPECT_NEAR(r.joints[0].applied_effort, shoulder, 1e-6 * shoulder);
   EXPECT_NEAR(r.joints[0].reaction_torque_n_m.dot(Vec3::UnitX()), shoulder, 1e-6 * shoulder);
   // The wrist frame is the lower rod's: its z along the arm (world -y... +y), gravity across it.
@@ -361,6 +360,52 @@ TEST(RigidLcpJointsTest, HorizontalArmWristReadsTheWeightBeyond) {
   // The moment about the wrist of the rod's weight, m2 g r2, held by the joint.
   EXPECT_NEAR(r.joints[1].reaction_torque_n_m.norm(), lower.mass * kG * 0.1,
               1e-6 * lower.mass * kG * 0.1);
+}
+
+// A parallel gripper: a hand (fixed to the world) with two prismatic fingers along +y and -y; the
+// right finger mimics the left (multiplier 1), only the left has a position motor. Both open to
+// the target together: the mimic row holds q_r = q_l to its stabilization (one step's
+// linearization, here exact for straight-line motion: 1e-9 m).
+TEST(RigidLcpJointsTest, MimicFingerFollowsTheLeader) {
+  const Rod hand(0.05, 1.0), finger(0.02, 0.1, 0.005);
+  std::vector<PolytopeBodyInput> bodies = {
+      RodBody(hand, Vec3(0, 0, 1), Eigen::Quaterniond::Identity()),
+      RodBody(finger, Vec3(0, 0.01, 0.93), Eigen::Quaterniond::Identity()),
+      RodBody(finger, Vec3(0, -0.01, 0.93), Eigen::Quaterniond::Identity())};
+  std::vector<JointInput> joints(3);
+  joints[0].type = JointType::kFixed;
+  joints[0].parent = -1;
+  joints[0].child = 0;
+  joints[0].parent_from_joint = At(Vec3(0, 0, 1));
+  for (int i = 1; i <= 2; ++i) {
+    JointInput& j = joints[i];
+    j.type = JointType::kPrismatic;
+    j.parent = 0;
+    j.child = i;
+    j.parent_from_joint = At(Vec3(0, i == 1 ? 0.01 : -0.01, -0.07));
+    j.axis_J = Vec3(0, i == 1 ? 1.0 : -1.0, 0);
+    j.has_limits = true;
+    j.lower = 0.0;
+    j.upper = 0.04;
+  }
+  joints[1].motor.mode = JointMotorMode::kPosition;
+  joints[1].motor.target_position = 0.03;
+  joints[1].motor.stiffness = 1000.0;
+  joints[1].motor.damping = 20.0;
+  joints[1].effort_limit = 20.0;
+  joints[2].mimic_joint = 1;
+  double worst = 0.0;
+  PolytopeStepResult r;
+  for (int i = 0; i < 500; ++i) {
+    r = Step(bodies, joints, Settings());
+    worst = std::max(worst, std::abs(r.joints[2].position - r.joints[1].position));
+  }
+  std::printf("gripper: q_l = %.9f, q_r = %.9f, worst |q_r - q_l| %.3g m\n", r.joints[1].position,
+              r.joints[2].position, worst);
+  // The fingers' weights act across the axis: the PD settles at its target (1e-6 m).
+  EXPECT_NEAR(r.joints[1].position, 0.03, 1e-6);
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_NEAR((bodies[1].state.p_WB_m - bodies[2].state.p_WB_m).y(), 0.02 + 2 * 0.03, 1e-6);
 }
 }  // namespace
 }  // namespace contactsim::core

@@ -109,6 +109,30 @@ absl::Status ValidateJoints(std::span<const JointInput> joints, int num_bodies) 
     if (!(j.effort_limit > 0.0)) {
       return absl::InvalidArgumentError(name + ".effort_limit: must be > 0");
     }
+    if (j.mimic_joint != -1) {
+      if (j.mimic_joint < 0 || j.mimic_joint >= static_cast<int>(joints.size()) ||
+          j.mimic_joint == static_cast<int>(i)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(name, ".mimic_joint: ", j.mimic_joint, " is not another joint"));
+      }
+      const JointInput& leader = joints[j.mimic_joint];
+      if (leader.mimic_joint != -1 || j.type == JointType::kFixed ||
+          leader.type == JointType::kFixed) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            name, ".mimic_joint: the leader must be a moving joint that mimics no other"));
+      }
+      std::vector<int> touched = {j.parent, j.child, leader.parent, leader.child};
+      std::sort(touched.begin(), touched.end());
+      touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+      std::erase(touched, -1);
+      if (touched.size() > 3 || !std::isfinite(j.mimic_multiplier) ||
+          !std::isfinite(j.mimic_offset)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            name,
+            ".mimic_joint: follower and leader must share a body (3 bodies at most), with "
+            "a finite multiplier and offset"));
+      }
+    }
     const JointMotor& m = j.motor;
     if (!(std::isfinite(m.target_position) && std::isfinite(m.target_velocity) &&
           std::isfinite(m.torque) && std::isfinite(m.stiffness) && std::isfinite(m.damping) &&
@@ -149,6 +173,8 @@ std::vector<JointRowSet> BuildJointRows(std::span<const JointInput> joints,
     const bool child_dynamic = bodies[joint.child].dynamic;
     set.parent = parent_dynamic ? joint.parent : -1;
     set.child = child_dynamic ? joint.child : -1;
+    if (set.parent >= 0) set.joined.push_back(set.parent);
+    if (set.child >= 0) set.joined.push_back(set.child);
     const Vec6 vp = joint.parent >= 0 ? bodies[joint.parent].velocity : Vec6::Zero();
     const Vec6& vc = bodies[joint.child].velocity;
     // G_c^T nu_c + G_p^T nu_p + bias, a non-dynamic side's known velocity folded into the bias.
@@ -219,7 +245,40 @@ std::vector<JointRowSet> BuildJointRows(std::span<const JointInput> joints,
       set.limit_signs.push_back(-1.0);
       set.child_jacobians_limits.push_back(-gc);
     }
-    const JointMotor& m = joint.motor;
+    if (joint.mimic_joint >= 0) {
+      // Sum the follower's and -m times the leader's axis Jacobians per body.
+      const JointInput& leader = joints[joint.mimic_joint];
+      Vec6 lc, lp;
+      AxisJacobians(leader, Frames(leader, bodies), &lc, &lp);
+      const double mult = joint.mimic_multiplier;
+      const std::pair<int, Vec6> terms[4] = {{joint.child, gc},
+                                             {joint.parent, gp},
+                                             {leader.child, -mult * lc},
+                                             {leader.parent, -mult * lp}};
+      const JointCoordinate ql = ComputeJointCoordinate(leader, bodies);
+      SpatialLcpRow r;
+      r.bias = (q.position - mult * ql.position - joint.mimic_offset) / h;
+      int* slot_body[3] = {&r.body_a, &r.body_b, &r.body_c};
+      Vec6* slot_jacobian[3] = {&r.jacobian_a, &r.jacobian_b, &r.jacobian_c};
+      for (const auto& [b, g] : terms) {
+        if (b < 0) continue;
+        if (!bodies[b].dynamic) {
+          r.bias += g.dot(bodies[b].velocity);
+          continue;
+        }
+        int slot = 0;
+        while (*slot_body[slot] >= 0 && *slot_body[slot] != b) ++slot;  // <= 3 bodies (validated)
+        *slot_body[slot] = b;
+        *slot_jacobian[slot] += g;
+        if (std::find(set.joined.begin(), set.joined.end(), b) == set.joined.end()) {
+          set.joined.push_back(b);
+        }
+      }
+      set.bilateral.push_back({r, 0.0, 0.0});
+      set.child_jacobians_bilateral.push_back(gc);
+      ++set.locked;  // a constraint, not the motor
+    }
+    const JointMotor& m = joint.mimic_joint >= 0 ? JointMotor{} : joint.motor;
     const double bound = joint.effort_limit * h;
     auto motor_row = [&](double target, double compliance) {
       if (std::isinf(bound)) {
@@ -251,7 +310,10 @@ std::vector<JointRowSet> BuildJointRows(std::span<const JointInput> joints,
 void AddJointMotorWrenches(std::span<const JointInput> joints,
                            std::span<const JointBodyView> bodies, std::vector<Vec6>* wrenches) {
   for (const JointInput& joint : joints) {
-    if (joint.motor.mode != JointMotorMode::kTorque || joint.type == JointType::kFixed) continue;
+    if (joint.motor.mode != JointMotorMode::kTorque || joint.type == JointType::kFixed ||
+        joint.mimic_joint >= 0) {
+      continue;
+    }
     const double effort = std::clamp(joint.motor.torque, -joint.effort_limit, joint.effort_limit);
     Vec6 gc, gp;
     AxisJacobians(joint, Frames(joint, bodies), &gc, &gp);
@@ -278,12 +340,13 @@ JointStepResult JointResultFromImpulses(const JointInput& joint, const JointRowS
     impulse += bounded[k] * rows.child_jacobians_bounded[k];
   }
   const JointFrames f = Frames(joint, bodies);
-  if (joint.motor.mode == JointMotorMode::kTorque && joint.type != JointType::kFixed) {
+  if (joint.motor.mode == JointMotorMode::kTorque && joint.type != JointType::kFixed &&
+      joint.mimic_joint < 0) {
     out.applied_effort = std::clamp(joint.motor.torque, -joint.effort_limit, joint.effort_limit);
     Vec6 gc, gp;
     AxisJacobians(joint, f, &gc, &gp);
     impulse += h * out.applied_effort * gc;
-  } else if (joint.motor.mode != JointMotorMode::kNone) {
+  } else if (joint.motor.mode != JointMotorMode::kNone && joint.mimic_joint < 0) {
     // The motor's row: the last bilateral one when unbounded, else the first bounded one.
     if (rows.motor_rows > 0 && !bounded.empty()) {
       out.applied_effort = bounded[0] / h;

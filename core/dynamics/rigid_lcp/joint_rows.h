@@ -19,7 +19,11 @@
 //   velocity motor      the row qdot+ - qdot* = 0 bounded by |u| <= effort h (friction is then
 //                       not added: the motor's effort is what holds the joint);
 //   torque motor        an applied generalized force (clamped to the effort limit), in the free
-//                       velocities (JointAppliedWrenches).
+//                       velocities (AddJointMotorWrenches);
+//   mimic               a bilateral row qdot_f - m qdot_l + (q_f - m q_l - offset) / h = 0 on the
+//                       follower f (URDF <mimic joint=l multiplier=m offset=...>), which replaces
+//                       the follower's motor; the two joints may touch at most three bodies
+//                       (a gripper's fingers on one hand).
 // q is the joint coordinate of the child's joint frame J_c in the parent's J_p (the URDF joint
 // frame: child link frame = J_c; J_p = J_c at q = 0): the angle about the axis (revolute,
 // continuous, wrapped to (-pi, pi]) or the displacement along it (prismatic).
@@ -63,6 +67,9 @@ struct JointInput {
   double friction = 0.0;                                          // f >= 0 [N m or N]
   double effort_limit = std::numeric_limits<double>::infinity();  // > 0 [N m or N]
   JointMotor motor;
+  int mimic_joint = -1;  // index of the leader l in the joints, -1: none
+  double mimic_multiplier = 1.0;
+  double mimic_offset = 0.0;
 };
 
 // A body as the joint rows see it (the step's start).
@@ -82,6 +89,7 @@ struct JointRowSet {
   std::vector<SpatialLcpSoftRow> bounded;  // motor (position, velocity) and friction
   int motor_rows = 0;                      // leading rows of bounded that are the motor's
   int parent = -1, child = 0;              // dynamic bodies joined (-1: none)
+  std::vector<int> joined;                 // every dynamic body its rows touch (islands)
   // The joint's generalized directions for the child (the reaction wrench is sum G_c u) and the
   // torque-motor wrench on the child (the parent receives the opposite at the joint).
   std::vector<Vec6> child_jacobians_bilateral, child_jacobians_limits, child_jacobians_bounded;

@@ -264,8 +264,9 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     if (a >= 0 && b >= 0) parent[FindRoot(parent, a)] = FindRoot(parent, b);
   }
   for (const JointRowSet& j : joint_rows) {
-    if (j.parent >= 0 && j.child >= 0)
-      parent[FindRoot(parent, j.parent)] = FindRoot(parent, j.child);
+    for (size_t k = 1; k < j.joined.size(); ++k) {
+      parent[FindRoot(parent, j.joined[k - 1])] = FindRoot(parent, j.joined[k]);
+    }
   }
   std::vector<int> island_of_root(nb, -1);
   std::vector<std::vector<int>> island_bodies, island_constraints;
@@ -284,9 +285,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
   }
   std::vector<std::vector<int>> island_joints(island_bodies.size());
   for (size_t ji = 0; ji < joint_rows.size(); ++ji) {
-    const int any = joint_rows[ji].child >= 0 ? joint_rows[ji].child : joint_rows[ji].parent;
-    if (any < 0) continue;  // between non-dynamic bodies: nothing to solve
-    const int root = FindRoot(parent, any);
+    if (joint_rows[ji].joined.empty()) continue;  // between non-dynamic bodies: nothing to solve
+    const int root = FindRoot(parent, joint_rows[ji].joined[0]);
     if (island_of_root[root] < 0) {
       island_of_root[root] = static_cast<int>(island_bodies.size());
       island_bodies.emplace_back();
@@ -319,6 +319,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     auto localize = [&](SpatialLcpRow row) {
       if (row.body_a >= 0) row.body_a = local[row.body_a];
       if (row.body_b >= 0) row.body_b = local[row.body_b];
+      if (row.body_c >= 0) row.body_c = local[row.body_c];
       return row;
     };
     auto island_rows = [&](bool corrected) {
@@ -338,8 +339,9 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       for (const SpatialLcpSoftRow& r : joint_rows[ji].bilateral) {
         lcp_joints.bilateral.push_back({localize(r.row), r.compliance, r.bound});
       }
-      for (const SpatialLcpRow& r : joint_rows[ji].limits)
+      for (const SpatialLcpRow& r : joint_rows[ji].limits) {
         lcp_joints.unilateral.push_back(localize(r));
+      }
       for (const SpatialLcpSoftRow& r : joint_rows[ji].bounded) {
         lcp_joints.bounded.push_back({localize(r.row), r.compliance, r.bound});
       }
@@ -466,7 +468,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
                     Twist(result->next[b]), is_dynamic(b)};
   }
   for (size_t ji = 0; ji < joints.size(); ++ji) {
-    if (joint_rows[ji].parent < 0 && joint_rows[ji].child < 0) {
+    if (joint_rows[ji].joined.empty()) {
       joint_results[ji] =
           JointResultFromImpulses(joints[ji], joint_rows[ji], {}, {}, {}, joint_views, h);
     }

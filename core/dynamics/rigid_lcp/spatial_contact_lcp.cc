@@ -11,22 +11,24 @@ namespace contactsim::core {
 namespace {
 
 absl::Status CheckRow(const SpatialLcpRow& row, int num_bodies, const std::string& name) {
-  for (const int body : {row.body_a, row.body_b}) {
+  for (const int body : {row.body_a, row.body_b, row.body_c}) {
     if (body < -1 || body >= num_bodies) {
       return absl::InvalidArgumentError(absl::StrCat(name, ": body ", body, " out of range"));
     }
   }
-  if (row.body_a >= 0 && row.body_a == row.body_b) {
+  if ((row.body_a >= 0 && (row.body_a == row.body_b || row.body_a == row.body_c)) ||
+      (row.body_b >= 0 && row.body_b == row.body_c)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": both sides are body ", row.body_a));
   }
-  if (!row.jacobian_a.allFinite() || !row.jacobian_b.allFinite() || !std::isfinite(row.bias)) {
+  if (!row.jacobian_a.allFinite() || !row.jacobian_b.allFinite() || !row.jacobian_c.allFinite() ||
+      !std::isfinite(row.bias)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": non-finite jacobian or bias"));
   }
   return absl::OkStatus();
 }
 
 bool SameBodies(const SpatialLcpRow& a, const SpatialLcpRow& b) {
-  return a.body_a == b.body_a && a.body_b == b.body_b;
+  return a.body_a == b.body_a && a.body_b == b.body_b && a.body_c == b.body_c;
 }
 
 bool HasFriction(const SpatialLcpConstraint& c) { return c.friction_coefficient > 0.0; }
@@ -135,15 +137,16 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   // that touch it, so that N's velocity rows are formed from the (at most two) shared bodies.
   struct Column {
     int unknown;
-    int body[2];
-    Vec6 m_inv_g[2];
+    int body[3];
+    Vec6 m_inv_g[3];
   };
   std::vector<Column> columns;
   std::vector<std::vector<int>> columns_of_body(nb);
   auto add_column = [&](int unknown, const SpatialLcpRow& g) {
-    Column col{unknown, {g.body_a, g.body_b}, {Vec6::Zero(), Vec6::Zero()}};
+    Column col{unknown, {g.body_a, g.body_b, g.body_c}, {Vec6::Zero(), Vec6::Zero(), Vec6::Zero()}};
     if (g.body_a >= 0) col.m_inv_g[0] = bodies[g.body_a].inverse_mass * g.jacobian_a;
     if (g.body_b >= 0) col.m_inv_g[1] = bodies[g.body_b].inverse_mass * g.jacobian_b;
+    if (g.body_c >= 0) col.m_inv_g[2] = bodies[g.body_c].inverse_mass * g.jacobian_c;
     for (const int b : col.body) {
       if (b >= 0) columns_of_body[b].push_back(static_cast<int>(columns.size()));
     }
@@ -161,6 +164,7 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   auto negated = [](SpatialLcpRow g) {
     g.jacobian_a = -g.jacobian_a;
     g.jacobian_b = -g.jacobian_b;
+    g.jacobian_c = -g.jacobian_c;
     g.bias = -g.bias;
     return g;
   };
@@ -179,15 +183,15 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   problem.num_free = base;
   // One velocity row: N(row, col) += g_row . M^-1 g_col over the shared bodies; q = g . nu~ + b.
   auto velocity_row = [&](int row, const SpatialLcpRow& g, double sign) {
-    const int body[2] = {g.body_a, g.body_b};
-    const Vec6* jac[2] = {&g.jacobian_a, &g.jacobian_b};
-    for (int side = 0; side < 2; ++side) {
+    const int body[3] = {g.body_a, g.body_b, g.body_c};
+    const Vec6* jac[3] = {&g.jacobian_a, &g.jacobian_b, &g.jacobian_c};
+    for (int side = 0; side < 3; ++side) {
       const int b = body[side];
       if (b < 0) continue;
       problem.q(row) += sign * jac[side]->dot(bodies[b].free_velocity);
       for (const int ci : columns_of_body[b]) {
         const Column& col = columns[ci];
-        const int col_side = col.body[0] == b ? 0 : 1;
+        const int col_side = col.body[0] == b ? 0 : (col.body[1] == b ? 1 : 2);
         problem.m(row, col.unknown) += sign * jac[side]->dot(col.m_inv_g[col_side]);
       }
     }
@@ -258,7 +262,7 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   out.velocity.resize(nb);
   for (int b = 0; b < nb; ++b) out.velocity[b] = bodies[b].free_velocity;
   for (const Column& col : columns) {
-    for (int side = 0; side < 2; ++side) {
+    for (int side = 0; side < 3; ++side) {
       if (col.body[side] >= 0) out.velocity[col.body[side]] += col.m_inv_g[side] * z(col.unknown);
     }
   }

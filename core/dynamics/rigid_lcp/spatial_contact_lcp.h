@@ -33,13 +33,15 @@ struct SpatialLcpBody {                  // a dynamic body; static and kinematic
   Vec6 free_velocity = Vec6::Zero();     // nu + h M^-1 F
 };
 
-// One row G^T nu + bias: up to two body blocks; body = -1 for a side that is not an unknown
-// (static or kinematic: its known velocity is in the bias).
+// One row G^T nu + bias: up to two body blocks (three for a joint row); body = -1 for a side that
+// is not an unknown (static or kinematic: its known velocity is in the bias).
 struct SpatialLcpRow {
   int body_a = -1;
   Vec6 jacobian_a = Vec6::Zero();
   int body_b = -1;
   Vec6 jacobian_b = Vec6::Zero();
+  int body_c = -1;  // a third body: joint rows only (a mimic joint couples three bodies)
+  Vec6 jacobian_c = Vec6::Zero();
   double bias = 0.0;
 };
 
