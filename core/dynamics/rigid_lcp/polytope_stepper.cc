@@ -87,7 +87,7 @@ namespace {
 // The velocity-level step (the top of polytope_stepper.h, without the projection).
 absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
                             std::span<const PolytopePlaneInput> planes,
-                            std::span<const JointInput> joints,
+                            std::span<const JointInput> joints, bool solve_joints,
                             const PolytopeStepSettings& settings, PolytopeStepResult* result) {
   if (absl::Status s = CheckSettings(settings); !s.ok()) return s;
   const double h = settings.dt_s;
@@ -100,7 +100,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
   std::vector<Mat3> rotation(nb);
   for (int b = 0; b < nb; ++b) {
     const PolytopeBodyInput& body = bodies[b];
-    if (body.shape == nullptr) {
+    if (body.shape == nullptr && body.collides) {
       return absl::InvalidArgumentError(absl::StrCat("bodies[", b, "].shape: null"));
     }
     const bool dynamic = body.kind == RigidBodyKind::kDynamic;
@@ -112,8 +112,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     nu[b] = body.kind == RigidBodyKind::kStatic ? Vec6::Zero() : Twist(body.state);
     free_nu[b] = nu[b];
     double r_max = 0.0;
-    for (const ConvexPolytope& piece : body.shape->pieces()) {
-      r_max = std::max(r_max, piece.vertices().rowwise().norm().maxCoeff());
+    for (int p = 0; body.shape != nullptr && p < body.shape->num_pieces(); ++p) {
+      r_max = std::max(r_max, body.shape->piece(p).vertices().rowwise().norm().maxCoeff());
     }
     speed_bound[b] = nu[b].head<3>().norm() + nu[b].tail<3>().norm() * r_max;
     if (dynamic) {
@@ -140,7 +140,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     joint_views[b] = {bodies[b].state.p_WB_m, rotation[b], nu[b], is_dynamic(b)};
   }
   std::vector<JointRowSet> joint_rows;
-  if (!joints.empty()) {
+  if (solve_joints && !joints.empty()) {
     std::vector<Vec6> motor_wrenches(nb, Vec6::Zero());
     AddJointMotorWrenches(joints, joint_views, &motor_wrenches);
     for (int b = 0; b < nb; ++b) {
@@ -217,11 +217,27 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
   ContactConstraintStats& constraint_stats = result->stats.constraints;
   constraint_stats = ContactConstraintStats{};
   std::vector<ContactConstraintGeometry> geometries;
+  // Bodies joined by a joint do not collide with each other (their shapes meet at the joint).
+  std::vector<std::pair<int, int>> jointed;
+  for (const JointInput& j : joints) {
+    if (j.parent >= 0) {
+      jointed.emplace_back(std::min(j.parent, j.child), std::max(j.parent, j.child));
+    }
+  }
+  std::sort(jointed.begin(), jointed.end());
+  auto linked = [&](int a, int b) {
+    return !jointed.empty() &&
+           std::binary_search(jointed.begin(), jointed.end(),
+                              std::pair<int, int>(std::min(a, b), std::max(a, b)));
+  };
   for (size_t i = 0; i < pieces.size(); ++i) {
     for (size_t j = i + 1; j < pieces.size(); ++j) {
       const PosedPiece& a = pieces[i];
       const PosedPiece& b = pieces[j];
-      if (a.body == b.body || (!is_dynamic(a.body) && !is_dynamic(b.body))) continue;
+      if (a.body == b.body || (!is_dynamic(a.body) && !is_dynamic(b.body)) ||
+          linked(a.body, b.body)) {
+        continue;
+      }
       const double gap = std::max(settings.contact_distance_floor_m,
                                   h * (speed_bound[a.body] + speed_bound[b.body]));
       const double reach = a.posed.bounding_radius_m() + b.posed.bounding_radius_m() + gap;
@@ -295,7 +311,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     }
     island_joints[island_of_root[root]].push_back(static_cast<int>(ji));
   }
-  std::vector<JointStepResult> joint_results(joints.size());
+  std::vector<JointStepResult> joint_results(joint_rows.size());
   for (int b = 0; b < nb; ++b) {
     if (!is_dynamic(b)) continue;
     const int island = island_of_root[FindRoot(parent, b)];
@@ -467,7 +483,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     end_views[b] = {result->next[b].p_WB_m, result->next[b].q_WB.normalized().toRotationMatrix(),
                     Twist(result->next[b]), is_dynamic(b)};
   }
-  for (size_t ji = 0; ji < joints.size(); ++ji) {
+  for (size_t ji = 0; ji < joint_rows.size(); ++ji) {
     if (joint_rows[ji].joined.empty()) {
       joint_results[ji] =
           JointResultFromImpulses(joints[ji], joint_rows[ji], {}, {}, {}, joint_views, h);
@@ -492,7 +508,7 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
                            std::span<const JointInput> joints, const PolytopeStepSettings& settings,
                            PolytopeStepResult* result) {
-  RETURN_IF_ERROR(StepVelocities(bodies, planes, joints, settings, result));
+  RETURN_IF_ERROR(StepVelocities(bodies, planes, joints, true, settings, result));
   result->stats.projection_passes = 0;
   result->stats.projection_failures = 0;
   if (settings.projection_passes <= 0) return absl::OkStatus();
@@ -524,7 +540,8 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
       if (at_rest[b].kind == RigidBodyKind::kKinematic) at_rest[b].kind = RigidBodyKind::kStatic;
     }
     PolytopeStepResult displaced;
-    const absl::Status status = StepVelocities(at_rest, planes, {}, projection, &displaced);
+    const absl::Status status =
+        StepVelocities(at_rest, planes, joints, false, projection, &displaced);
     if (!status.ok()) {
       ++result->stats.projection_failures;
       break;

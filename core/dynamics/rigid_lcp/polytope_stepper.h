@@ -36,7 +36,8 @@
 namespace contactsim::core {
 
 struct PolytopeBodyInput {
-  const PolytopeUnion* shape = nullptr;  // body frame B, origin at the centre of mass; not null
+  // Body frame B, origin at the centre of mass; not null unless the body does not collide.
+  const PolytopeUnion* shape = nullptr;
   RigidBodyKind kind = RigidBodyKind::kDynamic;
   double mass_kg = 0.0;                        // dynamic: > 0
   Mat3 inertia_body_kg_m2 = Mat3::Identity();  // I_B about the centre of mass
@@ -121,7 +122,9 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            const PolytopeStepSettings& settings, PolytopeStepResult* result);
 // With articulation joints (joint_rows.h): their rows join the islands of their bodies (a joint
 // between two dynamic bodies joins their islands) and are solved in the same mixed LCP as the
-// contacts. The position projection (projection_passes) sees the contacts only.
+// contacts; the two bodies of a joint do not collide with each other. The position projection
+// (projection_passes) moves the bodies out of contacts only (the joints' drift is left to the
+// next step's psi / h).
 absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
                            std::span<const JointInput> joints, const PolytopeStepSettings& settings,
