@@ -237,13 +237,23 @@ std::vector<JointRowSet> BuildJointRows(std::span<const JointInput> joints,
     const JointCoordinate q = ComputeJointCoordinate(joint, bodies);
     if (joint.damping > 0.0) bilateral(gc, gp, 0.0, 1.0 / (h * joint.damping));
     // Continuous joints ignore limits (URDFs give them some: shared/robots/README.md).
+    // A limit's row only near it: within two steps' motion at the current speed plus
+    // kLimitMargin (a joint gets there only by an acceleration of over kLimitMargin / h^2 in
+    // one step, an impact). Far rows would be slack anyway, and the rows of both limits at once
+    // (G and -G) make the LCP degenerate for Lemke.
+    constexpr double kLimitMargin = 5e-3;  // [rad or m]
+    const double reach = 2.0 * h * std::abs(q.velocity) + kLimitMargin;
     if (joint.has_limits && joint.type != JointType::kContinuous) {
-      set.limits.push_back(row(gc, gp, (q.position - joint.lower) / h));
-      set.limit_signs.push_back(1.0);
-      set.child_jacobians_limits.push_back(gc);
-      set.limits.push_back(row(-gc, -gp, (joint.upper - q.position) / h));
-      set.limit_signs.push_back(-1.0);
-      set.child_jacobians_limits.push_back(-gc);
+      if (q.position - joint.lower <= reach) {
+        set.limits.push_back(row(gc, gp, (q.position - joint.lower) / h));
+        set.limit_signs.push_back(1.0);
+        set.child_jacobians_limits.push_back(gc);
+      }
+      if (joint.upper - q.position <= reach) {
+        set.limits.push_back(row(-gc, -gp, (joint.upper - q.position) / h));
+        set.limit_signs.push_back(-1.0);
+        set.child_jacobians_limits.push_back(-gc);
+      }
     }
     if (joint.mimic_joint >= 0) {
       // Sum the follower's and -m times the leader's axis Jacobians per body.

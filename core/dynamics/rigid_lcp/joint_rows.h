@@ -8,8 +8,8 @@
 //                       one step, so it never accumulates beyond one step's linearization error,
 //                       O(h^2 |omega|^2 r));
 //   limits              unilateral rows qdot+ + (q - lower) / h >= 0 and -qdot+ + (upper - q) / h
-//                       >= 0, added when the joint is within one step's motion (plus a margin) of
-//                       the limit;
+//                       >= 0, each added when the joint is within two steps' motion at its
+//                       current speed plus 5 mm or mrad of the limit;
 //   damping d           implicit: a bilateral row qdot+ + gamma u = 0 with gamma = 1 / (h d), the
 //                       impulse u = -h d qdot+ (the end-of-step velocity: unconditionally stable);
 //   friction f          a bounded row qdot+ = 0 with |u| <= f h;
