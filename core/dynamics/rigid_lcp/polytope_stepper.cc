@@ -234,8 +234,9 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     for (size_t j = i + 1; j < pieces.size(); ++j) {
       const PosedPiece& a = pieces[i];
       const PosedPiece& b = pieces[j];
+      const int group = bodies[a.body].collision_group;
       if (a.body == b.body || (!is_dynamic(a.body) && !is_dynamic(b.body)) ||
-          linked(a.body, b.body)) {
+          linked(a.body, b.body) || (group >= 0 && group == bodies[b.body].collision_group)) {
         continue;
       }
       const double gap = std::max(settings.contact_distance_floor_m,

@@ -45,6 +45,9 @@ struct PolytopeBodyInput {
   Vec3 force_n = Vec3::Zero();                 // applied over the step (dynamic)
   Vec3 torque_n_m = Vec3::Zero();              // about the centre of mass (dynamic)
   bool collides = true;
+  // Bodies of one group >= 0 do not collide with each other (a robot's links without self
+  // collision); -1: no group.
+  int collision_group = -1;
 };
 
 struct PolytopePlaneInput {

@@ -26,7 +26,8 @@ Eigen::Isometry3d JointMotion(const RobotJoint& joint, double q) {
 
 absl::Status PlaceRobot(const RobotModel& model, const Eigen::Isometry3d& world_from_root,
                         const std::vector<double>& q, int first_body,
-                        std::vector<PolytopeBodyInput>* bodies, std::vector<JointInput>* joints) {
+                        std::vector<PolytopeBodyInput>* bodies, std::vector<JointInput>* joints,
+                        bool self_collision) {
   if (!q.empty() && q.size() != model.joints.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("q: ", q.size(), " positions for ", model.joints.size(), " joints"));
@@ -51,6 +52,7 @@ absl::Status PlaceRobot(const RobotModel& model, const Eigen::Isometry3d& world_
     body.state.p_WB_m = world_from_body.translation();
     body.state.q_WB = Eigen::Quaterniond(world_from_body.rotation()).normalized();
     body.collides = link.collision.has_value();
+    body.collision_group = self_collision ? -1 : first_body;
     bodies->push_back(body);
   }
   for (const RobotJoint& rj : model.joints) {

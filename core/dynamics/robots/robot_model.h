@@ -65,9 +65,13 @@ struct RobotModel {
 // The robot's bodies and joints at the joint positions q (one per joint, 0 for fixed ones; empty:
 // all 0), its root link's frame at world_from_root, at rest. Bodies are appended in link order
 // (body index = first_body + link index) and the joints' body indices point at them;
-// shapes point into `model`, which must outlive the inputs.
+// shapes point into `model`, which must outlive the inputs. Without self_collision the links
+// share the collision group first_body (they collide with other bodies only, as PyBullet's
+// default; a URDF's links often overlap where they meet); with it, only the two links of a joint
+// skip each other.
 absl::Status PlaceRobot(const RobotModel& model, const Eigen::Isometry3d& world_from_root,
                         const std::vector<double>& q, int first_body,
-                        std::vector<PolytopeBodyInput>* bodies, std::vector<JointInput>* joints);
+                        std::vector<PolytopeBodyInput>* bodies, std::vector<JointInput>* joints,
+                        bool self_collision = false);
 
 }  // namespace contactsim::core
