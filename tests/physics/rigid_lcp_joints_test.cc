@@ -407,5 +407,56 @@ TEST(RigidLcpJointsTest, MimicFingerFollowsTheLeader) {
   EXPECT_LT(worst, 1e-9);
   EXPECT_NEAR((bodies[1].state.p_WB_m - bodies[2].state.p_WB_m).y(), 0.02 + 2 * 0.03, 1e-6);
 }
+
+// 1000 : 1 with contacts: a 1000 kg beam on a revolute joint at one end rests its other end on a
+// 1 kg box standing on the ground plane. Statics: the joint and the box share the beam's weight,
+// the ground carries the box's share plus the box; the box is neither crushed into the ground nor
+// pushed out (positions to 1e-4 m: the contacts' psi / h correction).
+TEST(RigidLcpJointsTest, HeavyBeamRestsOnALightBoxMassRatio1000) {
+  const Rod beam(0.5, 1000.0, 0.05);
+  const Eigen::Quaterniond along_x(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()));
+  std::vector<PolytopeBodyInput> bodies = {RodBody(beam, Vec3(0.5, 0, 0.25), along_x)};
+  bodies[0].collides = true;
+  const Rod cube(0.1, 1.0, 0.1);  // a 0.2 m cube
+  bodies.push_back(RodBody(cube, Vec3(0.95, 0, 0.1), Eigen::Quaterniond::Identity()));
+  bodies[1].collides = true;
+  std::vector<JointInput> joints(1);
+  joints[0].type = JointType::kRevolute;
+  joints[0].parent = -1;
+  joints[0].child = 0;
+  joints[0].parent_from_joint = At(Vec3(0, 0, 0.25));
+  joints[0].child_from_joint = At(Vec3(0, 0, -0.5));  // the beam's end (body z along world x)
+  joints[0].axis_J = Vec3::UnitY();
+  joints[0].child_from_joint.linear() = along_x.toRotationMatrix().transpose();
+  const std::vector<PolytopePlaneInput> ground = {{0, Vec3::UnitZ(), 0.0}};
+  PolytopeStepResult r;
+  const Vec3 box_start = bodies[1].state.p_WB_m;
+  for (int i = 0; i < 500; ++i) {
+    const absl::Status s = StepPolytopes(bodies, ground, joints, Settings(), &r);
+    ASSERT_TRUE(s.ok()) << "step " << i << ": " << s;
+    for (size_t b = 0; b < bodies.size(); ++b) bodies[b].state = r.next[b];
+  }
+  double ground_n = 0.0, box_top_n = 0.0;
+  for (const PolytopeContactResult& c : r.contacts) {
+    if (c.body2 < 0) ground_n += c.normal_impulse_n_s / kH;
+    if (c.body2 >= 0) box_top_n += c.normal_impulse_n_s / kH;
+  }
+  const Mat3 beam_joint_W =
+      bodies[0].state.q_WB.toRotationMatrix() * joints[0].child_from_joint.linear();
+  const double joint_z = (beam_joint_W * r.joints[0].reaction_force_n).z();
+  std::printf(
+      "beam on box: joint carries %.6g N, box top %.6g N, ground %.6g N (weights %.6g + "
+      "%.6g N); box moved %.3g m; largest LCP %d, path %s\n",
+      joint_z, box_top_n, ground_n, 1000 * kG, kG, (bodies[1].state.p_WB_m - box_start).norm(),
+      r.stats.largest_lcp, std::string(LcpSolverPathName(r.stats.largest_path)).c_str());
+  // Force balances of the LCP's answer at rest, relative to the beam's weight (round-off 1e-6).
+  EXPECT_NEAR(joint_z + box_top_n, 1000 * kG, 1e-6 * 1000 * kG);
+  EXPECT_NEAR(ground_n, box_top_n + kG, 1e-6 * 1000 * kG);
+  // The box's share lies between the rod's end and the box's near edge: m g 0.5 / x, x in
+  // [0.85, 1] m.
+  EXPECT_GE(box_top_n, 1000 * kG * 0.5 - 1e-3);
+  EXPECT_LE(box_top_n, 1000 * kG * 0.5 / 0.85 + 1e-3);
+  EXPECT_LT((bodies[1].state.p_WB_m - box_start).norm(), 1e-4);
+}
 }  // namespace
 }  // namespace contactsim::core
