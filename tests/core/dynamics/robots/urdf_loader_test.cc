@@ -61,25 +61,29 @@ TEST(UrdfLoaderTest, KukaArmLoadsAndHoldsItsPoseUnderPositionMotors) {
     EXPECT_TRUE(l.collision.has_value()) << l.name;  // the open STL meshes, hulled
     EXPECT_FALSE(l.visuals.empty()) << l.name;
   }
-  Placed p = Place(*model);
-  // Stiff implicit PD on every joint at q* = 0 (the arm upright): the sag is the gravity torque
-  // over kp, at most ~ (17.5 kg) (9.81) (0.1 m, the centres of mass off the upright axis)
-  // / 1e5 = 2e-4 rad; bound 2e-3 rad.
-  for (JointInput& j : p.joints) {
-    j.motor.mode = JointMotorMode::kPosition;
-    j.motor.stiffness = 1e5;
-    j.motor.damping = 1e3;
+  // A bent pose (shoulder and elbow loaded by gravity), held by stiff implicit PD at q* = that
+  // pose: the sag is the gravity torque over kp, at most the arm's weight (about 17.5 kg less the
+  // base's 0) times its reach (< 1.3 m) over 1e5 N m/rad = 2e-3 rad; bound 3e-3 rad.
+  const std::vector<double> pose = {0.3, 0.6, 0.0, -0.8, 0.2, 0.5, 0.0};
+  Placed p;
+  ASSERT_TRUE(
+      PlaceRobot(*model, Eigen::Isometry3d::Identity(), pose, 0, &p.bodies, &p.joints).ok());
+  for (size_t j = 0; j < p.joints.size(); ++j) {
+    p.joints[j].motor.mode = JointMotorMode::kPosition;
+    p.joints[j].motor.target_position = pose[j];
+    p.joints[j].motor.stiffness = 1e5;
+    p.joints[j].motor.damping = 1e3;
   }
   // A disturbed start: the controller brings it back.
   p.bodies[2].state.w_WB_rad_per_s = Vec3(0.5, 0, 0);
   const PolytopeStepResult r = Step(p, 1000);
   double worst = 0.0;
   for (size_t j = 0; j < r.joints.size(); ++j) {
-    EXPECT_NEAR(r.joints[j].position, 0.0, 2e-3) << model->joints[j].name;
-    worst = std::max(worst, std::abs(r.joints[j].position));
+    EXPECT_NEAR(r.joints[j].position, pose[j], 3e-3) << model->joints[j].name;
+    worst = std::max(worst, std::abs(r.joints[j].position - pose[j]));
   }
-  std::printf("kuka: largest |q| after 1 s under PD %.3g rad, largest LCP %d unknowns\n", worst,
-              r.stats.largest_lcp);
+  std::printf("kuka: largest |q - q*| after 1 s under PD %.3g rad, largest LCP %d unknowns\n",
+              worst, r.stats.largest_lcp);
 }
 
 TEST(UrdfLoaderTest, DoublePendulumSwingsAndItsZeroLimitsMeanNoLimit) {
