@@ -8,6 +8,14 @@ find_package(CLI11 REQUIRED CONFIG)
 # Qhull (Debian libqhull-dev, the Qhull licence: permissive): convex hulls of polytope bodies,
 # through the reentrant C library qhull_r (core/geometry/polytope_hull.cc).
 find_package(Qhull REQUIRED CONFIG)
+# urdfdom (Debian liburdfdom-dev, BSD) and its console_bridge: robot descriptions from URDF
+# (core/dynamics/robots/urdf_loader.cc). Its config gives variables, not usable targets.
+find_package(urdfdom REQUIRED CONFIG)
+if(NOT TARGET contactsim_urdfdom)
+  add_library(contactsim_urdfdom INTERFACE)
+  target_include_directories(contactsim_urdfdom SYSTEM INTERFACE ${urdfdom_INCLUDE_DIRS})
+  target_link_libraries(contactsim_urdfdom INTERFACE ${urdfdom_LIBRARIES})
+endif()
 # METIS (Apache-2.0, Debian libmetis-dev) ships no CMake config: nested-dissection ordering for
 # the local-global system matrix (Eigen/MetisSupport).
 find_path(METIS_INCLUDE_DIR metis.h REQUIRED)

@@ -99,6 +99,7 @@ namespace {
 // The velocity-level step (the top of polytope_stepper.h, without the projection).
 absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
                             std::span<const PolytopePlaneInput> planes,
+                            std::span<const JointInput> joints, bool solve_joints,
                             const PolytopeStepSettings& settings, PolytopeStepResult* result,
                             std::span<const PolytopeContactResult> previous_contacts) {
   if (absl::Status s = CheckSettings(settings); !s.ok()) return s;
@@ -112,7 +113,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
   std::vector<Mat3> rotation(nb);
   for (int b = 0; b < nb; ++b) {
     const PolytopeBodyInput& body = bodies[b];
-    if (body.shape == nullptr) {
+    if (body.shape == nullptr && body.collides) {
       return absl::InvalidArgumentError(absl::StrCat("bodies[", b, "].shape: null"));
     }
     const bool dynamic = body.kind == RigidBodyKind::kDynamic;
@@ -124,8 +125,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     nu[b] = body.kind == RigidBodyKind::kStatic ? Vec6::Zero() : Twist(body.state);
     free_nu[b] = nu[b];
     double r_max = 0.0;
-    for (const ConvexPolytope& piece : body.shape->pieces()) {
-      r_max = std::max(r_max, piece.vertices().rowwise().norm().maxCoeff());
+    for (int p = 0; body.shape != nullptr && p < body.shape->num_pieces(); ++p) {
+      r_max = std::max(r_max, body.shape->piece(p).vertices().rowwise().norm().maxCoeff());
     }
     speed_bound[b] = nu[b].head<3>().norm() + nu[b].tail<3>().norm() * r_max;
     if (dynamic) {
@@ -144,6 +145,22 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     }
   }
   auto is_dynamic = [&](int b) { return b >= 0 && bodies[b].kind == RigidBodyKind::kDynamic; };
+
+  // Joints: torque motors in the free velocities, the other rows for the islands' LCPs.
+  RETURN_IF_ERROR(ValidateJoints(joints, nb));
+  std::vector<JointBodyView> joint_views(nb);
+  for (int b = 0; b < nb; ++b) {
+    joint_views[b] = {bodies[b].state.p_WB_m, rotation[b], nu[b], is_dynamic(b)};
+  }
+  std::vector<JointRowSet> joint_rows;
+  if (solve_joints && !joints.empty()) {
+    std::vector<Vec6> motor_wrenches(nb, Vec6::Zero());
+    AddJointMotorWrenches(joints, joint_views, &motor_wrenches);
+    for (int b = 0; b < nb; ++b) {
+      if (is_dynamic(b)) free_nu[b] += h * inverse_mass[b] * motor_wrenches[b];
+    }
+    joint_rows = BuildJointRows(joints, joint_views, h);
+  }
 
   std::vector<PosedPiece> pieces;
   for (int b = 0; b < nb; ++b) {
@@ -213,11 +230,28 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
   ContactConstraintStats& constraint_stats = result->stats.constraints;
   constraint_stats = ContactConstraintStats{};
   std::vector<ContactConstraintGeometry> geometries;
+  // Bodies joined by a joint do not collide with each other (their shapes meet at the joint).
+  std::vector<std::pair<int, int>> jointed;
+  for (const JointInput& j : joints) {
+    if (j.parent >= 0) {
+      jointed.emplace_back(std::min(j.parent, j.child), std::max(j.parent, j.child));
+    }
+  }
+  std::sort(jointed.begin(), jointed.end());
+  auto linked = [&](int a, int b) {
+    return !jointed.empty() &&
+           std::binary_search(jointed.begin(), jointed.end(),
+                              std::pair<int, int>(std::min(a, b), std::max(a, b)));
+  };
   for (size_t i = 0; i < pieces.size(); ++i) {
     for (size_t j = i + 1; j < pieces.size(); ++j) {
       const PosedPiece& a = pieces[i];
       const PosedPiece& b = pieces[j];
-      if (a.body == b.body || (!is_dynamic(a.body) && !is_dynamic(b.body))) continue;
+      const int group = bodies[a.body].collision_group;
+      if (a.body == b.body || (!is_dynamic(a.body) && !is_dynamic(b.body)) ||
+          linked(a.body, b.body) || (group >= 0 && group == bodies[b.body].collision_group)) {
+        continue;
+      }
       const double gap = std::max(settings.contact_distance_floor_m,
                                   h * (speed_bound[a.body] + speed_bound[b.body]));
       const double reach = a.posed.bounding_radius_m() + b.posed.bounding_radius_m() + gap;
@@ -259,6 +293,11 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     const int a = c.rows.primary.body_a, b = c.rows.primary.body_b;
     if (a >= 0 && b >= 0) parent[FindRoot(parent, a)] = FindRoot(parent, b);
   }
+  for (const JointRowSet& j : joint_rows) {
+    for (size_t k = 1; k < j.joined.size(); ++k) {
+      parent[FindRoot(parent, j.joined[k - 1])] = FindRoot(parent, j.joined[k]);
+    }
+  }
   std::vector<int> island_of_root(nb, -1);
   std::vector<std::vector<int>> island_bodies, island_constraints;
   for (size_t ci = 0; ci < built.size(); ++ci) {
@@ -274,6 +313,19 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     built[ci].island = island_of_root[root];
     island_constraints[built[ci].island].push_back(static_cast<int>(ci));
   }
+  std::vector<std::vector<int>> island_joints(island_bodies.size());
+  for (size_t ji = 0; ji < joint_rows.size(); ++ji) {
+    if (joint_rows[ji].joined.empty()) continue;  // between non-dynamic bodies: nothing to solve
+    const int root = FindRoot(parent, joint_rows[ji].joined[0]);
+    if (island_of_root[root] < 0) {
+      island_of_root[root] = static_cast<int>(island_bodies.size());
+      island_bodies.emplace_back();
+      island_constraints.emplace_back();
+      island_joints.emplace_back();
+    }
+    island_joints[island_of_root[root]].push_back(static_cast<int>(ji));
+  }
+  std::vector<JointStepResult> joint_results(joint_rows.size());
   for (int b = 0; b < nb; ++b) {
     if (!is_dynamic(b)) continue;
     const int island = island_of_root[FindRoot(parent, b)];
@@ -300,6 +352,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     auto localize = [&](SpatialLcpRow row) {
       if (row.body_a >= 0) row.body_a = local[row.body_a];
       if (row.body_b >= 0) row.body_b = local[row.body_b];
+      if (row.body_c >= 0) row.body_c = local[row.body_c];
       return row;
     };
     auto island_rows = [&](bool corrected) {
@@ -313,14 +366,27 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       }
       return rows;
     };
+    SpatialLcpJointRows lcp_joints;
+    for (const int ji : island_joints[island]) {
+      for (const SpatialLcpSoftRow& r : joint_rows[ji].bilateral) {
+        lcp_joints.bilateral.push_back({localize(r.row), r.compliance, r.bound});
+      }
+      for (const SpatialLcpRow& r : joint_rows[ji].limits) {
+        lcp_joints.unilateral.push_back(localize(r));
+      }
+      for (const SpatialLcpSoftRow& r : joint_rows[ji].bounded) {
+        lcp_joints.bounded.push_back({localize(r.row), r.compliance, r.bound});
+      }
+    }
     // PGS visits the constraints from the bottom up (against gravity): a pile's weight then
-    // reaches its base within a sweep.
+    // reaches its base within a sweep. It takes contacts only: an island with joints pivots.
     std::vector<int>& order = island_constraints[island];
     const Vec3 up =
         settings.gravity_m_per_s2.norm() > 0.0 ? Vec3(-settings.gravity_m_per_s2) : Vec3::UnitZ();
-    int size = 0;
+    int size = SpatialJointLcpSize(lcp_joints);
     for (const int ci : order) size += SpatialContactLcpSize({&built[ci].rows, 1});
-    const bool iterative = settings.direct_max_unknowns > 0 && size > settings.direct_max_unknowns;
+    const bool iterative = lcp_joints.empty() && settings.direct_max_unknowns > 0 &&
+                           size > settings.direct_max_unknowns;
     if (!iterative && size > settings.max_lcp_unknowns) {
       return absl::ResourceExhaustedError(
           absl::StrCat("rigid_lcp: an island of ", lcp_bodies.size(), " bodies and ", order.size(),
@@ -353,7 +419,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
         by_sweeps = true;
       } else if (size <= settings.max_lcp_unknowns) {
         absl::StatusOr<SpatialLcpSolution> direct =
-            SolveSpatialContactLcp(lcp_bodies, lcp_constraints, settings.solver);
+            SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, settings.solver);
         if (!direct.ok()) return direct.status();
         if (direct->solver.solved) ++stats.iterative_fallbacks;
         direct->solver.attempts.insert(direct->solver.attempts.begin(),
@@ -362,7 +428,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
         solution = std::move(direct);
       }
     } else {
-      solution = SolveSpatialContactLcp(lcp_bodies, lcp_constraints, settings.solver);
+      solution = SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, settings.solver);
       if (!solution.ok()) return solution.status();
     }
     if (!solution->solver.solved && settings.retry_without_correction) {
@@ -373,7 +439,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       // solvable (Anitescu & Potra 1997); the penetration is left to the next step's rows.
       absl::StatusOr<SpatialLcpSolution> retry =
           size <= settings.max_lcp_unknowns
-              ? SolveSpatialContactLcp(lcp_bodies, island_rows(false), settings.solver)
+              ? SolveSpatialContactLcp(lcp_bodies, island_rows(false), lcp_joints, settings.solver)
               : SolveSpatialContactPgs(lcp_bodies, island_rows(false), pgs);
       if (!retry.ok()) return retry.status();
       if (retry->solver.solved) {
@@ -408,6 +474,20 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       stats.max_residual = std::max(stats.max_residual, chain.solution.residual);
     }
     for (const int b : island_bodies[island]) next_nu[b] = solution->velocity[local[b]];
+    size_t bilateral = 0, unilateral = 0, bounded = 0;
+    for (const int ji : island_joints[island]) {
+      const JointRowSet& rows = joint_rows[ji];
+      const std::span<const double> all_bilateral(solution->bilateral_impulse);
+      const std::span<const double> all_unilateral(solution->unilateral_impulse);
+      const std::span<const double> all_bounded(solution->bounded_impulse);
+      joint_results[ji] = JointResultFromImpulses(
+          joints[ji], rows, all_bilateral.subspan(bilateral, rows.bilateral.size()),
+          all_unilateral.subspan(unilateral, rows.limits.size()),
+          all_bounded.subspan(bounded, rows.bounded.size()), joint_views, h);
+      bilateral += rows.bilateral.size();
+      unilateral += rows.limits.size();
+      bounded += rows.bounded.size();
+    }
     for (size_t k = 0; k < island_constraints[island].size(); ++k) {
       PolytopeContactResult& r = built[island_constraints[island][k]].result;
       const Vec3& n = r.geometry.primary.normal_W;
@@ -464,6 +544,22 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     }
     result->contacts.push_back(std::move(r));
   }
+  // Joints: the coordinates at the step end (a joint between non-dynamic bodies carried nothing).
+  std::vector<JointBodyView> end_views(nb);
+  for (int b = 0; b < nb; ++b) {
+    end_views[b] = {result->next[b].p_WB_m, result->next[b].q_WB.normalized().toRotationMatrix(),
+                    Twist(result->next[b]), is_dynamic(b)};
+  }
+  for (size_t ji = 0; ji < joint_rows.size(); ++ji) {
+    if (joint_rows[ji].joined.empty()) {
+      joint_results[ji] =
+          JointResultFromImpulses(joints[ji], joint_rows[ji], {}, {}, {}, joint_views, h);
+    }
+    const JointCoordinate q = ComputeJointCoordinate(joints[ji], end_views);
+    joint_results[ji].position = q.position;
+    joint_results[ji].velocity = q.velocity;
+  }
+  result->joints = std::move(joint_results);
   return absl::OkStatus();
 }
 
@@ -473,7 +569,16 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
                            const PolytopeStepSettings& settings, PolytopeStepResult* result,
                            std::span<const PolytopeContactResult> previous_contacts) {
-  RETURN_IF_ERROR(StepVelocities(bodies, planes, settings, result, previous_contacts));
+  return StepPolytopes(bodies, planes, {}, settings, result, previous_contacts);
+}
+
+absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
+                           std::span<const PolytopePlaneInput> planes,
+                           std::span<const JointInput> joints, const PolytopeStepSettings& settings,
+                           PolytopeStepResult* result,
+                           std::span<const PolytopeContactResult> previous_contacts) {
+  RETURN_IF_ERROR(
+      StepVelocities(bodies, planes, joints, true, settings, result, previous_contacts));
   result->stats.projection_passes = 0;
   result->stats.projection_failures = 0;
   if (settings.projection_passes <= 0) return absl::OkStatus();
@@ -508,7 +613,8 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
       if (at_rest[b].kind == RigidBodyKind::kKinematic) at_rest[b].kind = RigidBodyKind::kStatic;
     }
     PolytopeStepResult displaced;
-    const absl::Status status = StepVelocities(at_rest, planes, projection, &displaced, {});
+    const absl::Status status =
+        StepVelocities(at_rest, planes, joints, false, projection, &displaced, {});
     if (!status.ok()) {
       ++result->stats.projection_failures;
       break;

@@ -30,13 +30,15 @@
 #include "core/common/eigen_types.h"
 #include "core/contact/complementarity/lcp_solver_chain.h"
 #include "core/dynamics/rigid_body.h"
+#include "core/dynamics/rigid_lcp/joint_rows.h"
 #include "core/dynamics/rigid_lcp/spatial_contact_pgs.h"
 #include "core/geometry/polytope_union.h"
 
 namespace contactsim::core {
 
 struct PolytopeBodyInput {
-  const PolytopeUnion* shape = nullptr;  // body frame B, origin at the centre of mass; not null
+  // Body frame B, origin at the centre of mass; not null unless the body does not collide.
+  const PolytopeUnion* shape = nullptr;
   RigidBodyKind kind = RigidBodyKind::kDynamic;
   double mass_kg = 0.0;                        // dynamic: > 0
   Mat3 inertia_body_kg_m2 = Mat3::Identity();  // I_B about the centre of mass
@@ -44,6 +46,9 @@ struct PolytopeBodyInput {
   Vec3 force_n = Vec3::Zero();                 // applied over the step (dynamic)
   Vec3 torque_n_m = Vec3::Zero();              // about the centre of mass (dynamic)
   bool collides = true;
+  // Bodies of one group >= 0 do not collide with each other (a robot's links without self
+  // collision); -1: no group.
+  int collision_group = -1;
 };
 
 struct PolytopePlaneInput {
@@ -125,6 +130,7 @@ struct PolytopeStepResult {
   std::vector<Vec3> received_impulse_n_s;            // per body, the contacts' sum [N s]
   std::vector<Vec3> received_angular_impulse_n_m_s;  // per body, about its centre of mass
   std::vector<PolytopeContactResult> contacts;
+  std::vector<JointStepResult> joints;  // per joint (the overload with joints)
   PolytopeStepStats stats;
 };
 
@@ -136,6 +142,16 @@ struct PolytopeStepResult {
 absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
                            const PolytopeStepSettings& settings, PolytopeStepResult* result,
+                           std::span<const PolytopeContactResult> previous_contacts = {});
+// With articulation joints (joint_rows.h): their rows join the islands of their bodies (a joint
+// between two dynamic bodies joins their islands) and are solved in the same mixed LCP as the
+// contacts; the two bodies of a joint do not collide with each other. The position projection
+// (projection_passes) moves the bodies out of contacts only (the joints' drift is left to the
+// next step's psi / h). Islands with joint rows always pivot (PGS takes contacts only).
+absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
+                           std::span<const PolytopePlaneInput> planes,
+                           std::span<const JointInput> joints, const PolytopeStepSettings& settings,
+                           PolytopeStepResult* result,
                            std::span<const PolytopeContactResult> previous_contacts = {});
 
 // Unit directions d_k = cos(2 pi k / n) t1 + sin(2 pi k / n) t2 around the unit normal, t1 the

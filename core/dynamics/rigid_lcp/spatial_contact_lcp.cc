@@ -12,22 +12,24 @@ namespace contactsim::core {
 namespace {
 
 absl::Status CheckRow(const SpatialLcpRow& row, int num_bodies, const std::string& name) {
-  for (const int body : {row.body_a, row.body_b}) {
+  for (const int body : {row.body_a, row.body_b, row.body_c}) {
     if (body < -1 || body >= num_bodies) {
       return absl::InvalidArgumentError(absl::StrCat(name, ": body ", body, " out of range"));
     }
   }
-  if (row.body_a >= 0 && row.body_a == row.body_b) {
+  if ((row.body_a >= 0 && (row.body_a == row.body_b || row.body_a == row.body_c)) ||
+      (row.body_b >= 0 && row.body_b == row.body_c)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": both sides are body ", row.body_a));
   }
-  if (!row.jacobian_a.allFinite() || !row.jacobian_b.allFinite() || !std::isfinite(row.bias)) {
+  if (!row.jacobian_a.allFinite() || !row.jacobian_b.allFinite() || !row.jacobian_c.allFinite() ||
+      !std::isfinite(row.bias)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": non-finite jacobian or bias"));
   }
   return absl::OkStatus();
 }
 
 bool SameBodies(const SpatialLcpRow& a, const SpatialLcpRow& b) {
-  return a.body_a == b.body_a && a.body_b == b.body_b;
+  return a.body_a == b.body_a && a.body_b == b.body_b && a.body_c == b.body_c;
 }
 
 bool HasFriction(const SpatialLcpConstraint& c) { return c.friction_coefficient > 0.0; }
@@ -73,6 +75,11 @@ absl::Status CheckSpatialContactProblem(std::span<const SpatialLcpBody> bodies,
   return absl::OkStatus();
 }
 
+int SpatialJointLcpSize(const SpatialLcpJointRows& joints) {
+  return static_cast<int>(joints.bilateral.size() + joints.unilateral.size() +
+                          3 * joints.bounded.size());
+}
+
 int SpatialContactLcpSize(std::span<const SpatialLcpConstraint> constraints) {
   int n = 0;
   for (const SpatialLcpConstraint& c : constraints) {
@@ -85,10 +92,38 @@ int SpatialContactLcpSize(std::span<const SpatialLcpConstraint> constraints) {
 absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
     const LcpSolverChainOptions& options) {
+  return SolveSpatialContactLcp(bodies, constraints, SpatialLcpJointRows{}, options);
+}
+
+absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
+    std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
+    const SpatialLcpJointRows& joints, const LcpSolverChainOptions& options) {
   RETURN_IF_ERROR(CheckSpatialContactProblem(bodies, constraints));
   const int nb = static_cast<int>(bodies.size());
   const int nc = static_cast<int>(constraints.size());
-  // Layout of the unknowns.
+  for (size_t k = 0; k < joints.bilateral.size() + joints.bounded.size(); ++k) {
+    const bool bilateral = k < joints.bilateral.size();
+    const SpatialLcpSoftRow& r =
+        bilateral ? joints.bilateral[k] : joints.bounded[k - joints.bilateral.size()];
+    const std::string name =
+        bilateral ? absl::StrCat("joints.bilateral[", k, "]")
+                  : absl::StrCat("joints.bounded[", k - joints.bilateral.size(), "]");
+    if (absl::Status s = CheckRow(r.row, nb, name); !s.ok()) return s;
+    if (!(std::isfinite(r.compliance) && r.compliance >= 0.0) ||
+        !(std::isfinite(r.bound) && r.bound >= 0.0)) {
+      return absl::InvalidArgumentError(name + ": compliance and bound must be finite and >= 0");
+    }
+  }
+  for (size_t k = 0; k < joints.unilateral.size(); ++k) {
+    if (absl::Status s =
+            CheckRow(joints.unilateral[k], nb, absl::StrCat("joints.unilateral[", k, "]"));
+        !s.ok()) {
+      return s;
+    }
+  }
+  // Layout of the unknowns: the joints' free impulses first (the mixed LCP's free block), then
+  // the contacts' (as without joints), then the joints' limit and bounded impulses.
+  const int base = static_cast<int>(joints.bilateral.size());
   std::vector<int> first_slack(nc), first_beta(nc), sliding(nc, -1);
   int ns = 0, nbeta = 0;
   for (int i = 0; i < nc; ++i) {
@@ -98,32 +133,38 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     first_beta[i] = nbeta;
     if (HasFriction(c)) nbeta += static_cast<int>(c.friction.size());
   }
-  const int slack0 = nc, beta0 = nc + ns, sliding0 = nc + ns + nbeta;
+  const int slack0 = base + nc, beta0 = base + nc + ns, sliding0 = base + nc + ns + nbeta;
   int n = sliding0;
   for (int i = 0; i < nc; ++i) {
     if (HasFriction(constraints[i])) sliding[i] = n++;
   }
+  const int unilateral0 = n;
+  n += static_cast<int>(joints.unilateral.size());
+  const int nbd = static_cast<int>(joints.bounded.size());
+  const int plus0 = n, minus0 = n + nbd, bound_slack0 = n + 2 * nbd;
+  n += 3 * nbd;
 
   // Impulse columns (lambda_i and beta_ik) as M^-1 G per body side, and per body the columns
   // that touch it, so that N's velocity rows are formed from the (at most two) shared bodies.
   struct Column {
     int unknown;
-    int body[2];
-    Vec6 m_inv_g[2];
+    int body[3];
+    Vec6 m_inv_g[3];
   };
   std::vector<Column> columns;
   std::vector<std::vector<int>> columns_of_body(nb);
   auto add_column = [&](int unknown, const SpatialLcpRow& g) {
-    Column col{unknown, {g.body_a, g.body_b}, {Vec6::Zero(), Vec6::Zero()}};
+    Column col{unknown, {g.body_a, g.body_b, g.body_c}, {Vec6::Zero(), Vec6::Zero(), Vec6::Zero()}};
     if (g.body_a >= 0) col.m_inv_g[0] = bodies[g.body_a].inverse_mass * g.jacobian_a;
     if (g.body_b >= 0) col.m_inv_g[1] = bodies[g.body_b].inverse_mass * g.jacobian_b;
+    if (g.body_c >= 0) col.m_inv_g[2] = bodies[g.body_c].inverse_mass * g.jacobian_c;
     for (const int b : col.body) {
       if (b >= 0) columns_of_body[b].push_back(static_cast<int>(columns.size()));
     }
     columns.push_back(col);
   };
   for (int i = 0; i < nc; ++i) {
-    add_column(i, constraints[i].primary);
+    add_column(base + i, constraints[i].primary);
     if (HasFriction(constraints[i])) {
       for (size_t k = 0; k < constraints[i].friction.size(); ++k) {
         add_column(beta0 + first_beta[i] + static_cast<int>(k), constraints[i].friction[k]);
@@ -131,20 +172,37 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     }
   }
 
+  auto negated = [](SpatialLcpRow g) {
+    g.jacobian_a = -g.jacobian_a;
+    g.jacobian_b = -g.jacobian_b;
+    g.jacobian_c = -g.jacobian_c;
+    g.bias = -g.bias;
+    return g;
+  };
+  for (int k = 0; k < base; ++k) add_column(k, joints.bilateral[k].row);
+  for (size_t k = 0; k < joints.unilateral.size(); ++k) {
+    add_column(unilateral0 + static_cast<int>(k), joints.unilateral[k]);
+  }
+  for (int k = 0; k < nbd; ++k) {
+    add_column(plus0 + k, joints.bounded[k].row);
+    add_column(minus0 + k, negated(joints.bounded[k].row));
+  }
+
   LcpProblem problem;
   problem.m = Eigen::MatrixXd::Zero(n, n);
   problem.q = Eigen::VectorXd::Zero(n);
+  problem.num_free = base;
   // One velocity row: N(row, col) += g_row . M^-1 g_col over the shared bodies; q = g . nu~ + b.
   auto velocity_row = [&](int row, const SpatialLcpRow& g, double sign) {
-    const int body[2] = {g.body_a, g.body_b};
-    const Vec6* jac[2] = {&g.jacobian_a, &g.jacobian_b};
-    for (int side = 0; side < 2; ++side) {
+    const int body[3] = {g.body_a, g.body_b, g.body_c};
+    const Vec6* jac[3] = {&g.jacobian_a, &g.jacobian_b, &g.jacobian_c};
+    for (int side = 0; side < 3; ++side) {
       const int b = body[side];
       if (b < 0) continue;
       problem.q(row) += sign * jac[side]->dot(bodies[b].free_velocity);
       for (const int ci : columns_of_body[b]) {
         const Column& col = columns[ci];
-        const int col_side = col.body[0] == b ? 0 : 1;
+        const int col_side = col.body[0] == b ? 0 : (col.body[1] == b ? 1 : 2);
         problem.m(row, col.unknown) += sign * jac[side]->dot(col.m_inv_g[col_side]);
       }
     }
@@ -152,12 +210,12 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   };
   for (int i = 0; i < nc; ++i) {
     const SpatialLcpConstraint& c = constraints[i];
-    velocity_row(i, c.primary, 1.0);
+    velocity_row(base + i, c.primary, 1.0);
     for (size_t j = 0; j < c.secondaries.size(); ++j) {
       const int row = slack0 + first_slack[i] + static_cast<int>(j);
       velocity_row(row, c.primary, 1.0);
       velocity_row(row, c.secondaries[j], -1.0);
-      problem.m(i, row) = 1.0;  // E_iota,c: the force row sees every slack of its constraint
+      problem.m(base + i, row) = 1.0;  // E_iota,c: the force row sees every slack of its constraint
       for (int l = slack0 + first_slack[i]; l <= row; ++l) problem.m(row, l) = 1.0;  // E_c
     }
     if (HasFriction(c)) {
@@ -167,8 +225,28 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
         problem.m(row, sliding[i]) = 1.0;
         problem.m(sliding[i], row) = -1.0;
       }
-      problem.m(sliding[i], i) = c.friction_coefficient;
+      problem.m(sliding[i], base + i) = c.friction_coefficient;
     }
+  }
+  for (int k = 0; k < base; ++k) {
+    velocity_row(k, joints.bilateral[k].row, 1.0);
+    problem.m(k, k) += joints.bilateral[k].compliance;
+  }
+  for (size_t k = 0; k < joints.unilateral.size(); ++k) {
+    velocity_row(unilateral0 + static_cast<int>(k), joints.unilateral[k], 1.0);
+  }
+  for (int k = 0; k < nbd; ++k) {
+    const SpatialLcpSoftRow& r = joints.bounded[k];
+    const int plus = plus0 + k, minus = minus0 + k, slack = bound_slack0 + k;
+    velocity_row(plus, r.row, 1.0);
+    velocity_row(minus, r.row, -1.0);
+    problem.m(plus, plus) += r.compliance;
+    problem.m(plus, minus) -= r.compliance;
+    problem.m(minus, plus) -= r.compliance;
+    problem.m(minus, minus) += r.compliance;
+    problem.m(plus, slack) = problem.m(minus, slack) = 1.0;
+    problem.m(slack, plus) = problem.m(slack, minus) = -1.0;
+    problem.q(slack) = r.bound;
   }
 
   SpatialLcpSolution out;
@@ -195,7 +273,7 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   out.velocity.resize(nb);
   for (int b = 0; b < nb; ++b) out.velocity[b] = bodies[b].free_velocity;
   for (const Column& col : columns) {
-    for (int side = 0; side < 2; ++side) {
+    for (int side = 0; side < 3; ++side) {
       if (col.body[side] >= 0) out.velocity[col.body[side]] += col.m_inv_g[side] * z(col.unknown);
     }
   }
@@ -203,13 +281,21 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   out.friction_impulse.resize(nc);
   out.sliding_speed.assign(nc, 0.0);
   for (int i = 0; i < nc; ++i) {
-    out.normal_impulse[i] = z(i);
+    out.normal_impulse[i] = z(base + i);
     if (!HasFriction(constraints[i])) continue;
     const int k_count = static_cast<int>(constraints[i].friction.size());
     out.friction_impulse[i].resize(k_count);
     for (int k = 0; k < k_count; ++k) out.friction_impulse[i][k] = z(beta0 + first_beta[i] + k);
     out.sliding_speed[i] = z(sliding[i]);
   }
+  out.bilateral_impulse.resize(base);
+  for (int k = 0; k < base; ++k) out.bilateral_impulse[k] = z(k);
+  out.unilateral_impulse.resize(joints.unilateral.size());
+  for (size_t k = 0; k < joints.unilateral.size(); ++k) {
+    out.unilateral_impulse[k] = z(unilateral0 + static_cast<int>(k));
+  }
+  out.bounded_impulse.resize(nbd);
+  for (int k = 0; k < nbd; ++k) out.bounded_impulse[k] = z(plus0 + k) - z(minus0 + k);
   return out;
 }
 

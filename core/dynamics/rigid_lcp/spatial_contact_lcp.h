@@ -33,13 +33,15 @@ struct SpatialLcpBody {                  // a dynamic body; static and kinematic
   Vec6 free_velocity = Vec6::Zero();     // nu + h M^-1 F
 };
 
-// One row G^T nu + bias: up to two body blocks; body = -1 for a side that is not an unknown
-// (static or kinematic: its known velocity is in the bias).
+// One row G^T nu + bias: up to two body blocks (three for a joint row); body = -1 for a side that
+// is not an unknown (static or kinematic: its known velocity is in the bias).
 struct SpatialLcpRow {
   int body_a = -1;
   Vec6 jacobian_a = Vec6::Zero();
   int body_b = -1;
   Vec6 jacobian_b = Vec6::Zero();
+  int body_c = -1;  // a third body: joint rows only (a mimic joint couples three bodies)
+  Vec6 jacobian_c = Vec6::Zero();
   double bias = 0.0;
 };
 
@@ -50,11 +52,38 @@ struct SpatialLcpConstraint {
   std::vector<SpatialLcpRow> friction;     // cone edges D_ik (bias 0), used when mu > 0
 };
 
+// Rows of articulation joints (joint_rows.h), appended to an island's LCP:
+//   bilateral row k:  G_k^T nu+ + b_k + gamma_k u_k = 0,  u_k free (the mixed LCP's free block,
+//                     first in the unknowns); gamma_k >= 0 a compliance (implicit damping);
+//   unilateral row k: G_k^T nu+ + b_k >= 0  _|_  lambda_k >= 0 (position limits);
+//   bounded row k:    |lambda_k| <= f_k with G_k^T nu+ + b_k + gamma_k lambda_k = 0 while
+//                     |lambda_k| < f_k (and of the sign opposing -lambda_k at the bound): as a
+//                     Stewart–Trinkle friction pair with a constant bound, lambda = beta+ - beta-,
+//                       +(G^T nu+ + b + gamma lambda) + s >= 0  _|_ beta+,
+//                       -(G^T nu+ + b + gamma lambda) + s >= 0  _|_ beta-,
+//                       f - beta+ - beta- >= 0                  _|_ s
+//                     (joint friction, motors limited by their effort).
+struct SpatialLcpSoftRow {
+  SpatialLcpRow row;
+  double compliance = 0.0;  // gamma >= 0 [(m/s) / (N s)]
+  double bound = 0.0;       // f >= 0, bounded rows only [N s]
+};
+
+struct SpatialLcpJointRows {
+  std::vector<SpatialLcpSoftRow> bilateral;
+  std::vector<SpatialLcpRow> unilateral;
+  std::vector<SpatialLcpSoftRow> bounded;
+  bool empty() const { return bilateral.empty() && unilateral.empty() && bounded.empty(); }
+};
+
 struct SpatialLcpSolution {
   std::vector<double> normal_impulse;                 // lambda_i [N s]
   std::vector<std::vector<double>> friction_impulse;  // beta_ik [N s] (empty without friction)
   std::vector<double> sliding_speed;                  // s_i [m/s] (0 without friction)
   std::vector<Vec6> velocity;                         // nu+ per body
+  std::vector<double> bilateral_impulse;              // per joint row [N s or N m s]
+  std::vector<double> unilateral_impulse;
+  std::vector<double> bounded_impulse;  // beta+ - beta-
   LcpSolverChainResult solver;
   int lcp_size = 0;
 };
@@ -64,6 +93,10 @@ struct SpatialLcpSolution {
 absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
     const LcpSolverChainOptions& options);
+// With joint rows (a mixed LCP when there are bilateral rows).
+absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
+    std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
+    const SpatialLcpJointRows& joints, const LcpSolverChainOptions& options);
 
 // InvalidArgument naming the first malformed entry: a body index out of range, rows of a
 // constraint on different bodies, no cone edges for mu > 0, non-finite data.
@@ -73,5 +106,6 @@ absl::Status CheckSpatialContactProblem(std::span<const SpatialLcpBody> bodies,
 // The number of LCP unknowns these constraints make (to refuse an oversized problem before
 // forming it).
 int SpatialContactLcpSize(std::span<const SpatialLcpConstraint> constraints);
+int SpatialJointLcpSize(const SpatialLcpJointRows& joints);
 
 }  // namespace contactsim::core
