@@ -235,8 +235,8 @@ TEST(ConstraintReactionsTest, LocalGlobalPinsCarryTheWeightOfAHangingCube) {
   const Vec3 weight_impulse = body.masses().sum() * kGravity * 30 * kLgDt;
   ASSERT_EQ(outcome.reactions.constraints.size(), 1u);
   const Vec3 j = outcome.reactions.constraints[0].impulse_n_s;
-  std::printf("hanging cube: pin reaction %.9f N s, weight x T %.9f N s, relative %.2e\n",
-              j.z(), -weight_impulse.z(), (j + weight_impulse).norm() / weight_impulse.norm());
+  std::printf("hanging cube: pin reaction %.9f N s, weight x T %.9f N s, relative %.2e\n", j.z(),
+              -weight_impulse.z(), (j + weight_impulse).norm() / weight_impulse.norm());
   EXPECT_LT((j + weight_impulse).norm(), 1e-6 * weight_impulse.norm()) << j.transpose();
   ASSERT_EQ(outcome.reactions.bodies.size(), 1u);
   EXPECT_EQ(outcome.reactions.bodies[0].impulse_n_s, j);
