@@ -45,6 +45,9 @@ struct RigidLcpStepStats {
   int32_t pivots = 0;
   int32_t iterations = 0;
   double residual = 0.0;
+  int32_t iterative_islands = 0;    // solved by PGS on the velocity form (spatial_contact_pgs.h)
+  int32_t iterative_fallbacks = 0;  // PGS did not converge; pivoting solved the island
+  double velocity_residual_m_per_s = 0.0;  // largest PGS residual of the step
 };
 
 struct StepDiagnostics {

@@ -130,6 +130,18 @@ absl::Status ValidateRigidLcpSettings(const RigidLcpSettings& rl) {
     return absl::InvalidArgumentError(absl::StrCat(
         "rigid_lcp.projection_passes: must be in [0, 10], got ", rl.projection_passes));
   }
+  if (rl.direct_max_unknowns < 0 || rl.direct_max_unknowns > 4000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rigid_lcp.direct_max_unknowns: must be in [0, 4000], got ", rl.direct_max_unknowns));
+  }
+  if (rl.iterative_max_sweeps < 1 || rl.iterative_max_sweeps > 10000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rigid_lcp.iterative_max_sweeps: must be in [1, 10000], got ", rl.iterative_max_sweeps));
+  }
+  if (!(rl.iterative_tolerance_m > 0.0 && rl.iterative_tolerance_m <= 1e-3)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rigid_lcp.iterative_tolerance_m: must be in (0, 1e-3], got ", rl.iterative_tolerance_m));
+  }
   return Positive("rigid_lcp.contact_distance_floor_m", rl.contact_distance_floor_m);
 }
 

@@ -93,6 +93,12 @@ struct RigidLcpSettings {
   // Position projection passes after each step, in [0, 10] (polytope_stepper.h): 0 is the
   // paper's stepper; the default 2 removes the penetration its linearization leaves (docs).
   int32_t projection_passes = 2;
+  // Islands whose LCP has more unknowns than this are solved by projected Gauss–Seidel on the
+  // velocity form (spatial_contact_pgs.h), with pivoting as its fallback, in [0, 4000] (the
+  // pivoting limit; 4000 and 0: every island within the limit pivots).
+  int32_t direct_max_unknowns = 4000;
+  int32_t iterative_max_sweeps = 2000;  // PGS sweeps per island, in [1, 10000]
+  double iterative_tolerance_m = 1e-7;  // PGS convergence (velocity residual x h) [m], (0, 1e-3]
 };
 
 enum class FrictionModel : uint8_t {

@@ -189,6 +189,15 @@ absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettin
     settings.rigid_lcp.friction_directions = rl.friction_directions();
   if (rl.has_lcp_tolerance()) settings.rigid_lcp.lcp_tolerance = rl.lcp_tolerance();
   if (rl.has_projection_passes()) settings.rigid_lcp.projection_passes = rl.projection_passes();
+  if (rl.has_direct_max_unknowns()) {
+    settings.rigid_lcp.direct_max_unknowns = rl.direct_max_unknowns();
+  }
+  if (rl.has_iterative_max_sweeps()) {
+    settings.rigid_lcp.iterative_max_sweeps = rl.iterative_max_sweeps();
+  }
+  if (rl.has_iterative_tolerance_m()) {
+    settings.rigid_lcp.iterative_tolerance_m = rl.iterative_tolerance_m();
+  }
   if (rl.has_contact_distance_floor_m()) {
     settings.rigid_lcp.contact_distance_floor_m = rl.contact_distance_floor_m();
   }
@@ -241,6 +250,9 @@ v1::WorldSettings ToProto(const core::WorldSettings& settings) {
   rl->set_lcp_tolerance(settings.rigid_lcp.lcp_tolerance);
   rl->set_contact_distance_floor_m(settings.rigid_lcp.contact_distance_floor_m);
   rl->set_projection_passes(settings.rigid_lcp.projection_passes);
+  rl->set_direct_max_unknowns(settings.rigid_lcp.direct_max_unknowns);
+  rl->set_iterative_max_sweeps(settings.rigid_lcp.iterative_max_sweeps);
+  rl->set_iterative_tolerance_m(settings.rigid_lcp.iterative_tolerance_m);
   // Only what the session's pipeline reads (settings_scope.h), so that the settings a session
   // reports create a twin session as they are.
   const google::protobuf::Descriptor* descriptor = message.GetDescriptor();

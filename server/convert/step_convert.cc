@@ -110,6 +110,9 @@ void FillProto(const core::StepDiagnostics& diagnostics, v1::StepDiagnostics* ou
     stats->set_pivots(rl.pivots);
     stats->set_iterations(rl.iterations);
     stats->set_residual(rl.residual);
+    stats->set_iterative_islands(rl.iterative_islands);
+    stats->set_iterative_fallbacks(rl.iterative_fallbacks);
+    stats->set_velocity_residual_m_per_s(rl.velocity_residual_m_per_s);
   }
 }
 

@@ -84,6 +84,9 @@ PolytopeStepSettings StepSettingsOf(const WorldSettings& world) {
   settings.solver.lemke.residual_tolerance = world.rigid_lcp.lcp_tolerance;
   settings.max_lcp_unknowns = RigidLcpPipeline::kMaxLcpUnknowns;
   settings.projection_passes = world.rigid_lcp.projection_passes;
+  settings.direct_max_unknowns = world.rigid_lcp.direct_max_unknowns;
+  settings.iterative.max_sweeps = world.rigid_lcp.iterative_max_sweeps;
+  settings.iterative_tolerance_m = world.rigid_lcp.iterative_tolerance_m;
   return settings;
 }
 
@@ -178,6 +181,9 @@ absl::Status RigidLcpPipeline::Step(const StepInput& input, StepDiagnostics* dia
   stats.pivots = result.stats.pivots;
   stats.iterations = result.stats.iterations;
   stats.residual = result.stats.max_residual;
+  stats.iterative_islands = result.stats.iterative_islands;
+  stats.iterative_fallbacks = result.stats.iterative_fallbacks;
+  stats.velocity_residual_m_per_s = result.stats.max_velocity_residual_m_per_s;
   return absl::OkStatus();
 }
 

@@ -102,6 +102,9 @@ void WriteRigidLcpSettings(const RigidLcpSettings& settings, ByteWriter* out) {
   out->F64(settings.lcp_tolerance);
   out->F64(settings.contact_distance_floor_m);
   out->I32(settings.projection_passes);
+  out->I32(settings.direct_max_unknowns);
+  out->I32(settings.iterative_max_sweeps);
+  out->F64(settings.iterative_tolerance_m);
 }
 
 absl::Status ReadRigidLcpSettings(ByteReader* in, RigidLcpSettings* settings) {
@@ -116,6 +119,12 @@ absl::Status ReadRigidLcpSettings(ByteReader* in, RigidLcpSettings* settings) {
   settings->lcp_tolerance = in->FiniteF64("rigid_lcp.lcp_tolerance");
   settings->contact_distance_floor_m = in->FiniteF64("rigid_lcp.contact_distance_floor_m");
   settings->projection_passes = in->I32("rigid_lcp.projection_passes");
+  // The solver's choice came later: a section without it keeps the defaults (older blobs).
+  if (in->ok() && in->remaining() > 0) {
+    settings->direct_max_unknowns = in->I32("rigid_lcp.direct_max_unknowns");
+    settings->iterative_max_sweeps = in->I32("rigid_lcp.iterative_max_sweeps");
+    settings->iterative_tolerance_m = in->FiniteF64("rigid_lcp.iterative_tolerance_m");
+  }
   if (!in->ok()) return in->status();
   return ValidateRigidLcpSettings(*settings);
 }

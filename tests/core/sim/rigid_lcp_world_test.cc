@@ -68,6 +68,18 @@ TEST(RigidLcpWorldTest, SettingsAreValidatedNamingTheField) {
   settings.rigid_lcp.lcp_tolerance = 0.0;
   EXPECT_NE(World::Create(settings).status().message().find("rigid_lcp.lcp_tolerance"),
             std::string::npos);
+  settings = RigidLcpSettingsFor(RigidContactModel::kPeg, 0.5);
+  settings.rigid_lcp.direct_max_unknowns = 4001;
+  EXPECT_NE(World::Create(settings).status().message().find("rigid_lcp.direct_max_unknowns"),
+            std::string::npos);
+  settings = RigidLcpSettingsFor(RigidContactModel::kPeg, 0.5);
+  settings.rigid_lcp.iterative_max_sweeps = 0;
+  EXPECT_NE(World::Create(settings).status().message().find("rigid_lcp.iterative_max_sweeps"),
+            std::string::npos);
+  settings = RigidLcpSettingsFor(RigidContactModel::kPeg, 0.5);
+  settings.rigid_lcp.iterative_tolerance_m = -1e-7;
+  EXPECT_NE(World::Create(settings).status().message().find("rigid_lcp.iterative_tolerance_m"),
+            std::string::npos);
 }
 
 TEST(RigidLcpWorldTest, RefusesDeformableAndNonConvexBodiesAndConstraints) {
@@ -247,7 +259,13 @@ TEST(RigidLcpWorldTest, KinematicSlabLiftsACube) {
 // A snapshot taken mid-fall replays bit-identically: the pipeline keeps no state between steps
 // and the hulls are rebuilt from the meshes the same way.
 TEST(RigidLcpWorldTest, SnapshotsReplayBitIdentically) {
-  absl::StatusOr<World> world = World::Create(RigidLcpSettingsFor(RigidContactModel::kPeg, 0.8));
+  // Small islands sweep (above 24 unknowns) so the PGS path replays too, and its settings
+  // travel with the snapshot.
+  WorldSettings settings = RigidLcpSettingsFor(RigidContactModel::kPeg, 0.8);
+  settings.rigid_lcp.direct_max_unknowns = 24;
+  settings.rigid_lcp.iterative_max_sweeps = 700;
+  settings.rigid_lcp.iterative_tolerance_m = 3e-8;
+  absl::StatusOr<World> world = World::Create(settings);
   ASSERT_TRUE(world.ok()) << world.status();
   ASSERT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), 0.0).ok());
   absl::StatusOr<int32_t> a = world->AddBody(Box(Vec3(0.05, 0.04, 0.03), Vec3(0, 0, 0.2)));
@@ -256,12 +274,17 @@ TEST(RigidLcpWorldTest, SnapshotsReplayBitIdentically) {
   auto& first = static_cast<RigidBody&>(*world->body(*a));
   ASSERT_TRUE(first.SetVelocity(Vec3(0.3, 0, 0), Vec3(1.0, 2.0, 0.5)).ok());
   ASSERT_TRUE(world->Step(60).ok());
+  // The boxes rest on the plane by now: their islands (> 24 unknowns) went to PGS.
+  EXPECT_GT(world->last_diagnostics().rigid_lcp.iterative_islands, 0);
   absl::StatusOr<std::string> bytes = SerializeWorld(*world);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   absl::StatusOr<World> copy = DeserializeWorld(*bytes);
   ASSERT_TRUE(copy.ok()) << copy.status();
   EXPECT_EQ(copy->settings().pipeline, PipelineKind::kRigidLcp);
   EXPECT_EQ(copy->settings().rigid_lcp.friction_coefficient, 0.8);
+  EXPECT_EQ(copy->settings().rigid_lcp.direct_max_unknowns, 24);
+  EXPECT_EQ(copy->settings().rigid_lcp.iterative_max_sweeps, 700);
+  EXPECT_EQ(copy->settings().rigid_lcp.iterative_tolerance_m, 3e-8);
   ASSERT_TRUE(world->Step(100).ok());
   ASSERT_TRUE(copy->Step(100).ok());
   for (const int32_t id : {*a, *b}) {
