@@ -179,20 +179,7 @@ constexpr double kLgDt = 1.0 / 60.0;
 
 // A 0.1 m cube of 48 tets (rho 1000 kg/m^3: 1 kg), bottom face at height z0.
 std::unique_ptr<HyperelasticBody> Cube(double z0_m) {
-  absl::StatusOr<TetMesh> box = MakeTetBox(Vec3(0.05, 0.05, 0.05), 2, 2, 2);
-  EXPECT_TRUE(box.ok()) << box.status();
-  Points3 x = box->vertices();
-  x.col(2).array() += 0.05 + z0_m;
-  absl::StatusOr<TetMesh> placed = TetMesh::Create(x, box->tets());
-  EXPECT_TRUE(placed.ok()) << placed.status();
-  HyperelasticBodyParams params;
-  params.model = MaterialModel::kArap;
-  params.material = {1.0e6, 0.3, 1000.0};
-  params.time_step_s = kLgDt;
-  absl::StatusOr<std::unique_ptr<HyperelasticBody>> body =
-      HyperelasticBody::Create(*std::move(placed), params, std::make_shared<CpuBackend>());
-  EXPECT_TRUE(body.ok()) << body.status();
-  return *std::move(body);
+  return testing::MakeArapTetCube(0.0, z0_m, kLgDt);
 }
 
 std::vector<int32_t> TopVertices(const Body& body) {

@@ -15,6 +15,7 @@
 #include "core/linalg/cpu_backend.h"
 #include "core/sim/serialization/world_serialization.h"
 #include "core/sim/world.h"
+#include "tests/core/sim/scene_builders.h"
 
 namespace contactsim::core {
 namespace {
@@ -32,20 +33,7 @@ WorldSettings LocalGlobalSettingsFor(double mu) {
 
 // A 0.1 m cube of 48 tets (rho 1000 kg/m^3: 1 kg), bottom face at height z0.
 std::unique_ptr<HyperelasticBody> Cube(double z0_m, double dt_s = kDt) {
-  absl::StatusOr<TetMesh> box = MakeTetBox(Vec3(0.05, 0.05, 0.05), 2, 2, 2);
-  EXPECT_TRUE(box.ok()) << box.status();
-  Points3 x = box->vertices();
-  x.col(2).array() += 0.05 + z0_m;
-  absl::StatusOr<TetMesh> placed = TetMesh::Create(x, box->tets());
-  EXPECT_TRUE(placed.ok()) << placed.status();
-  HyperelasticBodyParams params;
-  params.model = MaterialModel::kArap;
-  params.material = {1.0e6, 0.3, 1000.0};
-  params.time_step_s = dt_s;
-  absl::StatusOr<std::unique_ptr<HyperelasticBody>> body =
-      HyperelasticBody::Create(*std::move(placed), params, std::make_shared<CpuBackend>());
-  EXPECT_TRUE(body.ok()) << body.status();
-  return *std::move(body);
+  return testing::MakeArapTetCube(0.0, z0_m, dt_s);
 }
 
 // A 1 x 1 x 0.1 m slab whose top face is z = 0 (a static or kinematic floor).

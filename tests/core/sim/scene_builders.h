@@ -9,11 +9,36 @@
 #include <utility>
 
 #include "core/dynamics/corotational_fem.h"
+#include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/mass_spring_cloth.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/generators.h"
+#include "core/linalg/cpu_backend.h"
 
 namespace contactsim::core::testing {
+
+// A 0.1 m ARAP cube of 48 tets (E 1 MPa, nu 0.3, rho 1000 kg/m^3: 1 kg) for the local_global
+// pipeline, its centre at x0_m along x and its bottom face at height z0_m, stepped with dt_s on
+// `backend`.
+inline std::unique_ptr<HyperelasticBody> MakeArapTetCube(
+    double x0_m, double z0_m, double dt_s,
+    std::shared_ptr<Backend> backend = std::make_shared<CpuBackend>()) {
+  absl::StatusOr<TetMesh> box = MakeTetBox(Vec3(0.05, 0.05, 0.05), 2, 2, 2);
+  EXPECT_TRUE(box.ok()) << box.status();
+  Points3 x = box->vertices();
+  x.col(0).array() += x0_m;
+  x.col(2).array() += 0.05 + z0_m;
+  absl::StatusOr<TetMesh> placed = TetMesh::Create(x, box->tets());
+  EXPECT_TRUE(placed.ok()) << placed.status();
+  HyperelasticBodyParams params;
+  params.model = MaterialModel::kArap;
+  params.material = {1.0e6, 0.3, 1000.0};
+  params.time_step_s = dt_s;
+  absl::StatusOr<std::unique_ptr<HyperelasticBody>> body =
+      HyperelasticBody::Create(*std::move(placed), params, std::move(backend));
+  EXPECT_TRUE(body.ok()) << body.status();
+  return *std::move(body);
+}
 
 // A dynamic box of the given half extents [m] and density [kg/m^3], centre at p_WB, rotated by
 // q_WB, moving with v_WB.

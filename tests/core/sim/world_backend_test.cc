@@ -17,6 +17,7 @@
 #include "core/linalg/cpu_backend.h"
 #include "core/sim/serialization/world_serialization.h"
 #include "core/sim/world.h"
+#include "tests/core/sim/scene_builders.h"
 
 namespace contactsim::core {
 namespace {
@@ -122,21 +123,7 @@ WorldSettings LocalGlobalSettings() {
 
 // A 0.1 m cube of 48 tets, bottom face at height z0, its solver on `backend`.
 std::unique_ptr<HyperelasticBody> Cube(double x0_m, double z0_m, std::shared_ptr<Backend> backend) {
-  absl::StatusOr<TetMesh> box = MakeTetBox(Vec3(0.05, 0.05, 0.05), 2, 2, 2);
-  EXPECT_TRUE(box.ok()) << box.status();
-  Points3 x = box->vertices();
-  x.col(0).array() += x0_m;
-  x.col(2).array() += 0.05 + z0_m;
-  absl::StatusOr<TetMesh> placed = TetMesh::Create(x, box->tets());
-  EXPECT_TRUE(placed.ok()) << placed.status();
-  HyperelasticBodyParams params;
-  params.model = MaterialModel::kArap;
-  params.material = {1.0e6, 0.3, 1000.0};
-  params.time_step_s = kDt;
-  absl::StatusOr<std::unique_ptr<HyperelasticBody>> body =
-      HyperelasticBody::Create(*std::move(placed), params, std::move(backend));
-  EXPECT_TRUE(body.ok()) << body.status();
-  return *std::move(body);
+  return testing::MakeArapTetCube(x0_m, z0_m, kDt, std::move(backend));
 }
 
 // Two stacked cubes (one contact group) and a lone one on a ground plane.
