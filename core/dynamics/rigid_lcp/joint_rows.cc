@@ -38,12 +38,6 @@ JointFrames Frames(const JointInput& joint, std::span<const JointBodyView> bodie
   return f;
 }
 
-Vec6 Point(const Vec3& d, const Vec3& r) {
-  Vec6 g;
-  g << d, r.cross(d);
-  return g;
-}
-
 Vec6 Angular(const Vec3& t) {
   Vec6 g;
   g << Vec3::Zero(), t;
@@ -70,8 +64,8 @@ void Perpendiculars(const Vec3& a, Vec3* t1, Vec3* t2) {
 // The generalized directions of the joint axis for child and parent.
 void AxisJacobians(const JointInput& joint, const JointFrames& f, Vec6* child, Vec6* parent) {
   if (joint.type == JointType::kPrismatic) {
-    *child = Point(f.axis_W, f.offset_c);
-    *parent = -Point(f.axis_W, f.offset_p);
+    *child = PushAtOffset(f.axis_W, f.offset_c);
+    *parent = -PushAtOffset(f.axis_W, f.offset_p);
   } else {
     *child = Angular(f.axis_W);
     *parent = -Angular(f.axis_W);
@@ -212,7 +206,8 @@ std::vector<JointRowSet> BuildJointRows(std::span<const JointInput> joints,
       linear = {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()};
     }
     for (const Vec3& d : linear) {
-      bilateral(Point(d, f.offset_c), -Point(d, f.offset_p), d.dot(position_error) / h, 0.0);
+      bilateral(PushAtOffset(d, f.offset_c), -PushAtOffset(d, f.offset_p),
+                d.dot(position_error) / h, 0.0);
     }
     // Locked rotations: the rotation vector of J_c relative to J_p (all three), or the angle
     // between the axes as seen by each body (the two across a rotational axis).

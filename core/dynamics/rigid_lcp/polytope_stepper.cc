@@ -53,13 +53,6 @@ Vec6 Twist(const RigidBodyState& s) {
   return nu;
 }
 
-// [u; r x u]: the generalized direction of a unit push u at offset r from the centre of mass.
-Vec6 Wrench(const Vec3& u, const Vec3& r) {
-  Vec6 g;
-  g << u, r.cross(u);
-  return g;
-}
-
 absl::Status CheckSettings(const PolytopeStepSettings& s) {
   if (!(std::isfinite(s.dt_s) && s.dt_s > 0.0)) {
     return absl::InvalidArgumentError(absl::StrCat("dt_s: must be finite and > 0, got ", s.dt_s));
@@ -195,7 +188,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       for (int side = 0; side < 2; ++side) {
         const int b = sides[side];
         if (b < 0) continue;
-        const Vec6 g = signs[side] * Wrench(direction, point - bodies[b].state.p_WB_m);
+        const Vec6 g = signs[side] * PushAtOffset(direction, point - bodies[b].state.p_WB_m);
         if (is_dynamic(b)) {
           (side == 0 ? out.body_a : out.body_b) = b;
           (side == 0 ? out.jacobian_a : out.jacobian_b) = g;

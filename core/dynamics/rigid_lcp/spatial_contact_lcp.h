@@ -21,12 +21,21 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/common/eigen_types.h"
 #include "core/contact/complementarity/lcp_solver_chain.h"
 
 namespace contactsim::core {
 
 using Vec6 = Eigen::Matrix<double, 6, 1>;
 using Mat6 = Eigen::Matrix<double, 6, 6>;
+
+// [u; r x u]: the generalized direction (a row of G^T) of a push u applied at offset r from a
+// body's centre of mass.
+inline Vec6 PushAtOffset(const Vec3& u, const Vec3& r) {
+  Vec6 g;
+  g << u, r.cross(u);
+  return g;
+}
 
 struct SpatialLcpBody {                  // a dynamic body; static and kinematic ones are not listed
   Mat6 inverse_mass = Mat6::Identity();  // blockdiag(I / m, I_W^-1)

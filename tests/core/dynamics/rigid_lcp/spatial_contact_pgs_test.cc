@@ -21,12 +21,6 @@ constexpr double kMass = 1.0;
 constexpr double kHalf = 0.05;
 constexpr double kMu = 0.5;
 
-Vec6 Wrench(const Vec3& u, const Vec3& r) {
-  Vec6 g;
-  g << u, r.cross(u);
-  return g;
-}
-
 SpatialLcpBody Cube(const Vec3& velocity) {
   SpatialLcpBody body;
   body.inverse_mass.setZero();
@@ -46,10 +40,10 @@ SpatialLcpConstraint Corner(int above, const Vec3& r_above, int below, const Vec
   auto row = [&](const Vec3& d) {
     SpatialLcpRow out;
     out.body_a = above;
-    out.jacobian_a = -Wrench(d, r_above);
+    out.jacobian_a = -PushAtOffset(d, r_above);
     if (below >= 0) {
       out.body_b = below;
-      out.jacobian_b = Wrench(d, r_below);
+      out.jacobian_b = PushAtOffset(d, r_below);
     }
     return out;
   };
@@ -149,7 +143,7 @@ TEST(SpatialContactPgsTest, AnInfeasibleProblemIsReportedNotAccepted) {
   for (SpatialLcpConstraint& c : rows) c.primary.bias = -1.0;
   SpatialLcpConstraint ceiling;
   ceiling.primary.body_a = 0;
-  ceiling.primary.jacobian_a = -Wrench(Vec3::UnitZ(), Vec3(0, 0, kHalf));
+  ceiling.primary.jacobian_a = -PushAtOffset(Vec3::UnitZ(), Vec3(0, 0, kHalf));
   ceiling.primary.bias = -1.0;
   rows.push_back(ceiling);
   const std::vector<SpatialLcpBody> bodies = {Cube(Vec3::Zero())};
