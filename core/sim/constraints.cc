@@ -297,7 +297,7 @@ void ConstraintSet::ClearStepReactions() {
 }
 
 void ConstraintSet::RecordHoldReactions(
-    std::span<const SimBody> bodies,
+    std::span<const SimBody> bodies, const Vec3& gravity_m_per_s2,
     const std::function<Vec3(const SimBody&, int32_t)>& held_force) {
   step_reactions_n_.resize(constraints_.size(), Vec3::Zero());
   for (size_t index = 0; index < constraints_.size(); ++index) {
@@ -305,7 +305,12 @@ void ConstraintSet::RecordHoldReactions(
     if (!Holds(c.spec.kind)) continue;
     const SimBody* sim_body = FindSimBody(bodies, c.spec.body_id);
     if (sim_body == nullptr) continue;
-    for (int32_t v : c.spec.vertices) step_reactions_n_[index] -= held_force(*sim_body, v);
+    const auto* particles = dynamic_cast<const ParticleBody*>(sim_body->body.get());
+    for (int32_t v : c.spec.vertices) {
+      step_reactions_n_[index] -= held_force(*sim_body, v);
+      if (particles != nullptr)
+        step_reactions_n_[index] -= particles->masses()(v) * gravity_m_per_s2;
+    }
   }
 }
 

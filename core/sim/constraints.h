@@ -138,9 +138,10 @@ class ConstraintSet {
   // Reactions (see the top of this file). The World clears them before each step; the pipeline
   // records them during it.
   void ClearStepReactions();
-  // Pins and attachments: adds -held_force(body, vertex) for each of their vertices, with
-  // held_force the force the rest of the body and the external loads exert on the held vertex.
-  void RecordHoldReactions(std::span<const SimBody> bodies,
+  // Pins and attachments: adds -(held_force(body, vertex) + m_vertex g) for each of their
+  // vertices, with held_force the force the rest of the body and the external loads exert on the
+  // held vertex (the pipelines apply no gravity to held vertices, but their holder carries them).
+  void RecordHoldReactions(std::span<const SimBody> bodies, const Vec3& gravity_m_per_s2,
                            const std::function<Vec3(const SimBody&, int32_t)>& held_force);
   // Position targets of an implicit pipeline: adds k (y_i - x_i) at the end-of-step positions
   // (the bodies' positions_t0() after the step).

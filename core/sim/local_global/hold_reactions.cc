@@ -1,7 +1,5 @@
 #include "core/sim/local_global/hold_reactions.h"
 
-#include <utility>
-
 #include "core/dynamics/local_global/hyperelastic_body.h"
 
 namespace contactsim::core {
@@ -34,9 +32,7 @@ void HoldReactionRecorder::RecordAfterStep(std::span<const SimBody> bodies,
     for (const SimBody& sim_body : bodies) {
       if (sim_body.id != id) continue;
       const auto& body = static_cast<const HyperelasticBody&>(*sim_body.body);
-      Points3 forces = body.ElasticForcesAt(body.positions_t0()) + pending;
-      forces += body.masses() * gravity_m_per_s2.transpose();  // the held vertices' own weight
-      held_forces_n[id] = std::move(forces);
+      held_forces_n[id] = body.ElasticForcesAt(body.positions_t0()) + pending;
     }
   }
   // Targets on held vertices: their implicit pull, which the holder takes up as well (rows of
@@ -55,10 +51,11 @@ void HoldReactionRecorder::RecordAfterStep(std::span<const SimBody> bodies,
       }
     }
   }
-  constraints->RecordHoldReactions(bodies, [&](const SimBody& held, int32_t v) -> Vec3 {
-    const auto it = held_forces_n.find(held.id);
-    return it == held_forces_n.end() ? Vec3::Zero() : Vec3(it->second.row(v).transpose());
-  });
+  constraints->RecordHoldReactions(
+      bodies, gravity_m_per_s2, [&](const SimBody& held, int32_t v) -> Vec3 {
+        const auto it = held_forces_n.find(held.id);
+        return it == held_forces_n.end() ? Vec3::Zero() : Vec3(it->second.row(v).transpose());
+      });
   constraints->RecordImplicitTargetReactions(bodies);
 }
 

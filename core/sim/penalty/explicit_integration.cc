@@ -27,15 +27,12 @@ absl::Status PredictBodies(const WorldSettings& settings, const StepInput& input
     }
     if (constraints != nullptr && !rigid_pass) {
       RETURN_IF_ERROR(constraints->ApplyAttachmentReactions(input.bodies));
-      // A held vertex's holder takes up the force Predict evaluated on it and the vertex's own
-      // weight (the holder carries the vertices it grips: a body held at rest reads its weight).
-      const Vec3 gravity = settings.gravity_m_per_s2;
-      constraints->RecordHoldReactions(input.bodies, [gravity](const SimBody& held, int32_t v) {
-        const auto* particles = dynamic_cast<const ParticleBody*>(held.body.get());
-        return particles == nullptr
-                   ? Vec3::Zero()
-                   : Vec3(particles->PredictedVertexForce(v) + particles->masses()(v) * gravity);
-      });
+      // A held vertex's holder takes up the force Predict evaluated on it (and its weight).
+      constraints->RecordHoldReactions(
+          input.bodies, settings.gravity_m_per_s2, [](const SimBody& held, int32_t v) {
+            const auto* particles = dynamic_cast<const ParticleBody*>(held.body.get());
+            return particles == nullptr ? Vec3::Zero() : particles->PredictedVertexForce(v);
+          });
     }
   }
   if (constraints != nullptr) {
