@@ -50,11 +50,13 @@ absl::StatusOr<std::vector<BodyContactTotals>> AccumulateBodyTotals(
       const absl::StatusOr<std::size_t> a = find(c.body_a, r, "body_a");
       if (!a.ok()) return a.status();
       AddImpulse(c.p_WC, origins[*a].p_WBo, j, totals[*a]);
+      totals[*a].angular_impulse_n_m_s += c.torsional_impulse_n_m_s;
     }
     if (c.body_b != kStaticEnvironmentBodyId) {
       const absl::StatusOr<std::size_t> b = find(c.body_b, r, "body_b");
       if (!b.ok()) return b.status();
       AddImpulse(c.p_WC, origins[*b].p_WBo, -j, totals[*b]);
+      totals[*b].angular_impulse_n_m_s -= c.torsional_impulse_n_m_s;
     }
   }
   return totals;

@@ -39,8 +39,10 @@ struct ContactRecord {
   Vec3 p_WC = Vec3::Zero();      // contact point in world [m] (where J_n + J_f act)
   Vec3 normal_W = Vec3::Zero();  // unit contact normal, from B towards A
   double depth_m = 0.0;          // penetration depth at the end of the step [m]
-  Vec3 normal_impulse_n_s = Vec3::Zero();            // J_n on A over the step [N s]
-  Vec3 friction_impulse_n_s = Vec3::Zero();          // J_f on A over the step [N s]
+  Vec3 normal_impulse_n_s = Vec3::Zero();    // J_n on A over the step [N s]
+  Vec3 friction_impulse_n_s = Vec3::Zero();  // J_f on A over the step [N s]
+  // Spin friction on A about the normal (rigid_lcp's torsional friction), a pure couple [N m s].
+  Vec3 torsional_impulse_n_m_s = Vec3::Zero();
   FrictionMode friction_mode = FrictionMode::kNone;  // stick / slip
 };
 

@@ -142,6 +142,11 @@ absl::Status ValidateRigidLcpSettings(const RigidLcpSettings& rl) {
     return absl::InvalidArgumentError(absl::StrCat(
         "rigid_lcp.iterative_tolerance_m: must be in (0, 1e-3], got ", rl.iterative_tolerance_m));
   }
+  if (!(rl.torsional_friction_radius_m >= 0.0 && rl.torsional_friction_radius_m <= 1.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rigid_lcp.torsional_friction_radius_m: must be in [0, 1] m, got ",
+                     rl.torsional_friction_radius_m));
+  }
   return Positive("rigid_lcp.contact_distance_floor_m", rl.contact_distance_floor_m);
 }
 

@@ -99,6 +99,10 @@ struct RigidLcpSettings {
   int32_t direct_max_unknowns = 4000;
   int32_t iterative_max_sweeps = 2000;  // PGS sweeps per island, in [1, 10000]
   double iterative_tolerance_m = 1e-7;  // PGS convergence (velocity residual x h) [m], (0, 1e-3]
+  // Spin friction of each contact patch: the radius r of a patch resisting spin about its normal
+  // with up to mu r N [m], in [0, 1]; 0 (default): point contacts, which resist no spin (a
+  // gripped part then turns slowly about the grip axis). Islands with it are solved by pivoting.
+  double torsional_friction_radius_m = 0.0;
 };
 
 enum class FrictionModel : uint8_t {

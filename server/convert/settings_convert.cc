@@ -198,6 +198,9 @@ absl::StatusOr<core::WorldSettings> WorldSettingsFromProto(const v1::WorldSettin
   if (rl.has_iterative_tolerance_m()) {
     settings.rigid_lcp.iterative_tolerance_m = rl.iterative_tolerance_m();
   }
+  if (rl.has_torsional_friction_radius_m()) {
+    settings.rigid_lcp.torsional_friction_radius_m = rl.torsional_friction_radius_m();
+  }
   if (rl.has_contact_distance_floor_m()) {
     settings.rigid_lcp.contact_distance_floor_m = rl.contact_distance_floor_m();
   }
@@ -253,6 +256,7 @@ v1::WorldSettings ToProto(const core::WorldSettings& settings) {
   rl->set_direct_max_unknowns(settings.rigid_lcp.direct_max_unknowns);
   rl->set_iterative_max_sweeps(settings.rigid_lcp.iterative_max_sweeps);
   rl->set_iterative_tolerance_m(settings.rigid_lcp.iterative_tolerance_m);
+  rl->set_torsional_friction_radius_m(settings.rigid_lcp.torsional_friction_radius_m);
   // Only what the session's pipeline reads (settings_scope.h), so that the settings a session
   // reports create a twin session as they are.
   const google::protobuf::Descriptor* descriptor = message.GetDescriptor();

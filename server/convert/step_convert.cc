@@ -137,6 +137,9 @@ void FillProto(const core::ContactRecord& record, v1::ContactRecord* out) {
   out->set_depth_m(record.depth_m);
   FillProto(record.normal_impulse_n_s, out->mutable_normal_impulse_ns());
   FillProto(record.friction_impulse_n_s, out->mutable_friction_impulse_ns());
+  if (record.torsional_impulse_n_m_s.squaredNorm() > 0.0) {
+    FillProto(record.torsional_impulse_n_m_s, out->mutable_torsional_impulse_nms());
+  }
 }
 
 void FillProto(const core::BodyContactTotals& totals, v1::BodyContactTotals* out) {

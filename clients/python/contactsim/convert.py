@@ -217,27 +217,30 @@ def contact_pairs(report):
             depth_m=record.depth_m,
             normal_impulse_ns=vec3(record.normal_impulse_ns),
             friction_impulse_ns=vec3(record.friction_impulse_ns),
+            torsional_impulse_nms=vec3(record.torsional_impulse_nms),
         )
         for record in report.contacts
     ]
 
 
 def contact_arrays(report):
-    # One flat pass over the records (18 numbers each) into one float64 array, then column views:
+    # One flat pass over the records (21 numbers each) into one float64 array, then column views:
     # about 3x faster than one pass per field. Ids and kinds are int32 on the wire, exact in a
     # float64.
     values = []
     extend = values.extend
     for r in report.contacts:
         p, n, jn, jf = r.p_WC_m, r.normal_W, r.normal_impulse_ns, r.friction_impulse_ns
+        jt = r.torsional_impulse_nms
         extend((r.body_a, r.body_b, r.kind, r.feature_a, r.feature_b, p.x, p.y, p.z, n.x, n.y,
-                n.z, r.depth_m, jn.x, jn.y, jn.z, jf.x, jf.y, jf.z))
-    table = np.array(values, dtype=np.float64).reshape(-1, 18)
+                n.z, r.depth_m, jn.x, jn.y, jn.z, jf.x, jf.y, jf.z, jt.x, jt.y, jt.z))
+    table = np.array(values, dtype=np.float64).reshape(-1, 21)
     ids = table[:, :5].astype(np.int64)
     return ContactArrays(
         body_a=ids[:, 0], body_b=ids[:, 1], kind=ids[:, 2], feature_a=ids[:, 3],
         feature_b=ids[:, 4], point_m=table[:, 5:8], normal=table[:, 8:11], depth_m=table[:, 11],
-        normal_impulse_ns=table[:, 12:15], friction_impulse_ns=table[:, 15:18])
+        normal_impulse_ns=table[:, 12:15], friction_impulse_ns=table[:, 15:18],
+        torsional_impulse_nms=table[:, 18:21])
 
 
 def body_totals(report):

@@ -111,6 +111,8 @@ class ContactPair:
     depth_m: float
     normal_impulse_ns: Vec3
     friction_impulse_ns: Vec3
+    # Spin friction on body_a about the normal [N*m*s] (rigid_lcp's torsional_friction_radius_m).
+    torsional_impulse_nms: Vec3
 
 
 @dataclass
@@ -164,7 +166,8 @@ class ContactArrays:
     """The contact pairs of one step as numpy arrays, one row per pair (the same pairs, in the
     same order, as the ContactPair list): integer arrays body_a, body_b, feature_a, feature_b,
     kind (ContactFeatureKind numbers: 1 vertex-face, 2 edge-edge, 3 vertex-plane); float64
-    point_m, normal, normal_impulse_ns, friction_impulse_ns of shape (n, 3) and depth_m (n,).
+    point_m, normal, normal_impulse_ns, friction_impulse_ns, torsional_impulse_nms of shape (n, 3)
+    and depth_m (n,).
     Impulses act on body_a; body_b gets the opposite."""
 
     body_a: np.ndarray
@@ -177,6 +180,7 @@ class ContactArrays:
     depth_m: np.ndarray
     normal_impulse_ns: np.ndarray
     friction_impulse_ns: np.ndarray
+    torsional_impulse_nms: np.ndarray
 
     def __len__(self):
         return len(self.body_a)

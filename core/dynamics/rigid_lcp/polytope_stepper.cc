@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -29,6 +30,8 @@ struct BuiltConstraint {
   // The same rows without the correction of penetrations: psi / h replaced by max(psi, 0) / h
   // (the fallback below).
   SpatialLcpConstraint rows_without_correction;
+  // The spin row [0; n] of its contact patch (torsional_friction_radius_m > 0 and mu > 0).
+  std::optional<SpatialLcpRow> spin;
   int island = -1;
 };
 
@@ -63,6 +66,9 @@ absl::Status CheckSettings(const PolytopeStepSettings& s) {
   if (!(std::isfinite(s.friction_coefficient) && s.friction_coefficient >= 0.0)) {
     return absl::InvalidArgumentError("friction_coefficient: must be finite and >= 0");
   }
+  if (!(std::isfinite(s.torsional_friction_radius_m) && s.torsional_friction_radius_m >= 0.0)) {
+    return absl::InvalidArgumentError("torsional_friction_radius_m: must be finite and >= 0");
+  }
   if (s.friction_directions < 3) {
     return absl::InvalidArgumentError("friction_directions: must be >= 3");
   }
@@ -70,6 +76,43 @@ absl::Status CheckSettings(const PolytopeStepSettings& s) {
     return absl::InvalidArgumentError("contact_distance_floor_m: must be finite and > 0");
   }
   return absl::OkStatus();
+}
+
+// The torsional friction patches of an island's constraints (in the order given): contacts
+// between the same pieces (or a piece and a plane) whose primary normals agree within 1e-3 rad
+// form one patch (a face pair's vertex contacts share the face's normal exactly; a curved
+// polytope's neighbouring faces differ by far more).
+std::vector<SpatialLcpTorsionPatch> TorsionPatches(std::span<const BuiltConstraint> built,
+                                                   std::span<const int> order,
+                                                   const PolytopeStepSettings& settings) {
+  std::vector<SpatialLcpTorsionPatch> patches;
+  if (!(settings.torsional_friction_radius_m > 0.0) || !(settings.friction_coefficient > 0.0)) {
+    return patches;
+  }
+  constexpr double kSameNormalCos = 1.0 - 5e-7;  // cos(1e-3 rad)
+  std::vector<int> first_of_patch;  // a member's index into built, for its key and normal
+  for (size_t k = 0; k < order.size(); ++k) {
+    const BuiltConstraint& c = built[order[k]];
+    if (!c.spin.has_value()) continue;
+    const PolytopeContactResult& r = c.result;
+    const Vec3& n = r.geometry.primary.normal_W;
+    size_t p = 0;
+    for (; p < patches.size(); ++p) {
+      const PolytopeContactResult& f = built[first_of_patch[p]].result;
+      if (f.body1 == r.body1 && f.body2 == r.body2 && f.piece1 == r.piece1 &&
+          f.piece2 == r.piece2 && f.plane_id == r.plane_id &&
+          f.geometry.primary.normal_W.dot(n) > kSameNormalCos) {
+        break;
+      }
+    }
+    if (p == patches.size()) {
+      patches.push_back(
+          {{}, *c.spin, settings.friction_coefficient * settings.torsional_friction_radius_m});
+      first_of_patch.push_back(order[k]);
+    }
+    patches[p].constraints.push_back(static_cast<int>(k));
+  }
+  return patches;
 }
 
 }  // namespace
@@ -176,7 +219,10 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     r.piece2 = piece2;
     r.plane_id = plane_id;
     r.geometry = geometry;
-    auto row = [&](const PotentialContact& c, const Vec3& direction, double gap_term) {
+    // The row of an impulse along direction at the contact point plus an angular impulse
+    // (torsional friction), on the second body and opposite on the first.
+    auto row = [&](const PotentialContact& c, const Vec3& direction, double gap_term,
+                   const Vec3& angular = Vec3::Zero()) {
       // c.body1 names the query's side; map it to the global bodies.
       const int first = c.body1 == geometry.primary.body1 ? g1 : g2;
       const int second = first == g1 ? g2 : g1;
@@ -188,7 +234,9 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       for (int side = 0; side < 2; ++side) {
         const int b = sides[side];
         if (b < 0) continue;
-        const Vec6 g = signs[side] * PushAtOffset(direction, point - bodies[b].state.p_WB_m);
+        Vec6 g = PushAtOffset(direction, point - bodies[b].state.p_WB_m);
+        g.tail<3>() += angular;
+        g *= signs[side];
         if (is_dynamic(b)) {
           (side == 0 ? out.body_a : out.body_b) = b;
           (side == 0 ? out.jacobian_a : out.jacobian_b) = g;
@@ -208,6 +256,9 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     if (settings.friction_coefficient > 0.0) {
       for (const Vec3& d : FrictionConeDirections(p.normal_W, settings.friction_directions)) {
         built.rows.friction.push_back(row(p, d, 0.0));
+      }
+      if (settings.torsional_friction_radius_m > 0.0) {
+        built.spin = row(p, Vec3::Zero(), 0.0, p.normal_W);
       }
     }
     built.rows_without_correction = built.rows;
@@ -376,15 +427,20 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     std::vector<int>& order = island_constraints[island];
     const Vec3 up =
         settings.gravity_m_per_s2.norm() > 0.0 ? Vec3(-settings.gravity_m_per_s2) : Vec3::UnitZ();
-    int size = SpatialJointLcpSize(lcp_joints);
+    std::vector<SpatialLcpTorsionPatch> patches = TorsionPatches(built, order, settings);
+    for (SpatialLcpTorsionPatch& patch : patches) patch.spin = localize(patch.spin);
+    int size = SpatialJointLcpSize(lcp_joints) + SpatialTorsionLcpSize(patches);
     for (const int ci : order) size += SpatialContactLcpSize({&built[ci].rows, 1});
-    const bool iterative = lcp_joints.empty() && settings.direct_max_unknowns > 0 &&
-                           size > settings.direct_max_unknowns;
+    const bool iterative = lcp_joints.empty() && settings.torsional_friction_radius_m == 0.0 &&
+                           settings.direct_max_unknowns > 0 && size > settings.direct_max_unknowns;
     if (!iterative && size > settings.max_lcp_unknowns) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("rigid_lcp: an island of ", lcp_bodies.size(), " bodies and ", order.size(),
-                       " constraints makes an LCP of ", size, " unknowns, over the limit of ",
-                       settings.max_lcp_unknowns));
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "rigid_lcp: an island of ", lcp_bodies.size(), " bodies and ", order.size(),
+          " constraints makes an LCP of ", size, " unknowns, over the limit of ",
+          settings.max_lcp_unknowns,
+          lcp_joints.empty() ? "" : " (islands with joints are solved by pivoting)",
+          settings.torsional_friction_radius_m > 0.0 ? " (torsional friction is solved by pivoting)"
+                                                     : ""));
     }
     if (iterative) {
       std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -411,8 +467,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
         ++stats.iterative_islands;
         by_sweeps = true;
       } else if (size <= settings.max_lcp_unknowns) {
-        absl::StatusOr<SpatialLcpSolution> direct =
-            SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, settings.solver);
+        absl::StatusOr<SpatialLcpSolution> direct = SolveSpatialContactLcp(
+            lcp_bodies, lcp_constraints, lcp_joints, patches, settings.solver);
         if (!direct.ok()) return direct.status();
         if (direct->solver.solved) ++stats.iterative_fallbacks;
         direct->solver.attempts.insert(direct->solver.attempts.begin(),
@@ -421,7 +477,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
         solution = std::move(direct);
       }
     } else {
-      solution = SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, settings.solver);
+      solution =
+          SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, patches, settings.solver);
       if (!solution.ok()) return solution.status();
     }
     if (!solution->solver.solved && settings.retry_without_correction) {
@@ -432,7 +489,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       // solvable (Anitescu & Potra 1997); the penetration is left to the next step's rows.
       absl::StatusOr<SpatialLcpSolution> retry =
           size <= settings.max_lcp_unknowns
-              ? SolveSpatialContactLcp(lcp_bodies, island_rows(false), lcp_joints, settings.solver)
+              ? SolveSpatialContactLcp(lcp_bodies, island_rows(false), lcp_joints, patches,
+                                       settings.solver)
               : SolveSpatialContactPgs(lcp_bodies, island_rows(false), pgs);
       if (!retry.ok()) return retry.status();
       if (retry->solver.solved) {
@@ -486,6 +544,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       const Vec3& n = r.geometry.primary.normal_W;
       r.normal_impulse_n_s = solution->normal_impulse[k];
       r.friction_impulse_n_s.setZero();
+      r.torsional_impulse_n_m_s = 0.0;
       if (!solution->friction_impulse[k].empty()) {
         const std::vector<Vec3> directions =
             FrictionConeDirections(n, static_cast<int>(solution->friction_impulse[k].size()));
@@ -494,6 +553,17 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
         }
       }
       r.sliding_speed_m_per_s = solution->sliding_speed[k];
+    }
+    // A patch's torque is shared by its contacts in proportion to their normal impulses, so that
+    // the contacts' sum is the patch's.
+    for (size_t t = 0; t < patches.size(); ++t) {
+      double normal_sum = 0.0;
+      for (const int k : patches[t].constraints) normal_sum += solution->normal_impulse[k];
+      if (!(normal_sum > 0.0)) continue;
+      for (const int k : patches[t].constraints) {
+        built[island_constraints[island][k]].result.torsional_impulse_n_m_s =
+            solution->torsion_impulse[t] * solution->normal_impulse[k] / normal_sum;
+      }
     }
   }
 
@@ -533,7 +603,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       if (b < 0) continue;
       result->received_impulse_n_s[b] += signs[side] * on_body2;
       result->received_angular_impulse_n_m_s[b] +=
-          (r.point_W - bodies[b].state.p_WB_m).cross(signs[side] * on_body2);
+          (r.point_W - bodies[b].state.p_WB_m).cross(signs[side] * on_body2) +
+          signs[side] * r.torsional_impulse_n_m_s * r.geometry.primary.normal_W;
     }
     result->contacts.push_back(std::move(r));
   }

@@ -63,6 +63,14 @@ struct PolytopeStepSettings {
   PolytopeContactModel model = PolytopeContactModel::kPeg;
   double friction_coefficient = 0.5;  // >= 0
   int friction_directions = 8;        // >= 3
+  // Torsional (spin) friction of a contact patch of this radius [m], >= 0; 0: point contacts,
+  // which resist no spin about their normal. Two more edges [0; +-r n] join each contact's
+  // friction polygon, so the linear friction |f_t| and the spin torque |tau_n| / r share the
+  // bound mu lambda (a linearized limit surface). A polytope face resting on another is
+  // represented by a few vertex contacts whose normal loads are indeterminate; a pivoting solver
+  // loads as few as it can, and a held part then turns about the grip axis without this
+  // (docs/robots.md). Islands with torsional friction are solved by pivoting.
+  double torsional_friction_radius_m = 0.0;
   double contact_distance_floor_m = 1e-3;
   ContactConstraintOptions constraints;  // its potential.max_gap_m is set per pair
   LcpSolverChainOptions solver;
@@ -101,7 +109,9 @@ struct PolytopeContactResult {
   Vec3 point_W = Vec3::Zero();               // p_c, where the impulses act [m]
   double normal_impulse_n_s = 0.0;           // lambda >= 0, on body2 along +n, on body1 along -n
   Vec3 friction_impulse_n_s = Vec3::Zero();  // on body2 (body1 receives the opposite)
-  double sliding_speed_m_per_s = 0.0;        // s: 0 when sticking
+  // The spin friction's angular impulse on body2 about +n (torsional_friction_radius_m > 0).
+  double torsional_impulse_n_m_s = 0.0;
+  double sliding_speed_m_per_s = 0.0;  // s: 0 when sticking
 };
 
 struct PolytopeStepStats {

@@ -75,6 +75,10 @@ absl::Status CheckSpatialContactProblem(std::span<const SpatialLcpBody> bodies,
   return absl::OkStatus();
 }
 
+int SpatialTorsionLcpSize(std::span<const SpatialLcpTorsionPatch> torsion) {
+  return 3 * static_cast<int>(torsion.size());
+}
+
 int SpatialJointLcpSize(const SpatialLcpJointRows& joints) {
   return static_cast<int>(joints.bilateral.size() + joints.unilateral.size() +
                           3 * joints.bounded.size());
@@ -98,7 +102,29 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
 absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
     const SpatialLcpJointRows& joints, const LcpSolverChainOptions& options) {
+  return SolveSpatialContactLcp(bodies, constraints, joints, {}, options);
+}
+
+absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
+    std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
+    const SpatialLcpJointRows& joints, std::span<const SpatialLcpTorsionPatch> torsion,
+    const LcpSolverChainOptions& options) {
   RETURN_IF_ERROR(CheckSpatialContactProblem(bodies, constraints));
+  for (size_t k = 0; k < torsion.size(); ++k) {
+    const std::string name = absl::StrCat("torsion[", k, "]");
+    RETURN_IF_ERROR(CheckRow(torsion[k].spin, static_cast<int>(bodies.size()), name + ".spin"));
+    if (!(std::isfinite(torsion[k].torque_per_normal_impulse_m) &&
+          torsion[k].torque_per_normal_impulse_m >= 0.0)) {
+      return absl::InvalidArgumentError(name +
+                                        ".torque_per_normal_impulse_m: must be finite and >= 0");
+    }
+    for (const int i : torsion[k].constraints) {
+      if (i < 0 || i >= static_cast<int>(constraints.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(name, ".constraints: ", i, " is not a constraint"));
+      }
+    }
+  }
   const int nb = static_cast<int>(bodies.size());
   const int nc = static_cast<int>(constraints.size());
   for (size_t k = 0; k < joints.bilateral.size() + joints.bounded.size(); ++k) {
@@ -143,6 +169,9 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   const int nbd = static_cast<int>(joints.bounded.size());
   const int plus0 = n, minus0 = n + nbd, bound_slack0 = n + 2 * nbd;
   n += 3 * nbd;
+  const int nt = static_cast<int>(torsion.size());
+  const int spin_plus0 = n, spin_minus0 = n + nt, spin_slack0 = n + 2 * nt;
+  n += 3 * nt;
 
   // Impulse columns (lambda_i and beta_ik) as M^-1 G per body side, and per body the columns
   // that touch it, so that N's velocity rows are formed from the (at most two) shared bodies.
@@ -186,6 +215,10 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   for (int k = 0; k < nbd; ++k) {
     add_column(plus0 + k, joints.bounded[k].row);
     add_column(minus0 + k, negated(joints.bounded[k].row));
+  }
+  for (int k = 0; k < nt; ++k) {
+    add_column(spin_plus0 + k, torsion[k].spin);
+    add_column(spin_minus0 + k, negated(torsion[k].spin));
   }
 
   LcpProblem problem;
@@ -248,6 +281,16 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     problem.m(slack, plus) = problem.m(slack, minus) = -1.0;
     problem.q(slack) = r.bound;
   }
+  for (int k = 0; k < nt; ++k) {
+    const int plus = spin_plus0 + k, minus = spin_minus0 + k, slack = spin_slack0 + k;
+    velocity_row(plus, torsion[k].spin, 1.0);
+    velocity_row(minus, torsion[k].spin, -1.0);
+    problem.m(plus, slack) = problem.m(minus, slack) = 1.0;
+    problem.m(slack, plus) = problem.m(slack, minus) = -1.0;
+    for (const int i : torsion[k].constraints) {
+      problem.m(slack, base + i) += torsion[k].torque_per_normal_impulse_m;
+    }
+  }
 
   SpatialLcpSolution out;
   out.lcp_size = n;
@@ -296,6 +339,8 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   }
   out.bounded_impulse.resize(nbd);
   for (int k = 0; k < nbd; ++k) out.bounded_impulse[k] = z(plus0 + k) - z(minus0 + k);
+  out.torsion_impulse.resize(nt);
+  for (int k = 0; k < nt; ++k) out.torsion_impulse[k] = z(spin_plus0 + k) - z(spin_minus0 + k);
   return out;
 }
 

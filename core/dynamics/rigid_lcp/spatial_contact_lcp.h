@@ -85,6 +85,21 @@ struct SpatialLcpJointRows {
   bool empty() const { return bilateral.empty() && unilateral.empty() && bounded.empty(); }
 };
 
+// Torsional (spin) friction of one contact patch: the contacts of one face pair share a normal,
+// and the patch resists spin about it with a torque up to mu r times their summed normal
+// impulse (r the patch radius), as a bounded pair with its own sliding slack:
+//   +(G_s^T nu+) + s_t >= 0                  _|_ tau+,
+//   -(G_s^T nu+) + s_t >= 0                  _|_ tau-,
+//   mu r sum_{i in patch} lambda_i - tau+ - tau- >= 0  _|_ s_t,
+// G_s = [0; n] on the patch's second body and [0; -n] on its first: tau = tau+ - tau- is the
+// angular impulse about n [N m s]. One pair per patch, not per contact: the spin rows of a patch's
+// contacts would be identical columns (a singular basis for the pivoting).
+struct SpatialLcpTorsionPatch {
+  std::vector<int> constraints;  // indices into the constraints (their lambda bound tau)
+  SpatialLcpRow spin;            // bias: the non-dynamic sides' spin
+  double torque_per_normal_impulse_m = 0.0;  // mu r >= 0
+};
+
 struct SpatialLcpSolution {
   std::vector<double> normal_impulse;                 // lambda_i [N s]
   std::vector<std::vector<double>> friction_impulse;  // beta_ik [N s] (empty without friction)
@@ -93,6 +108,7 @@ struct SpatialLcpSolution {
   std::vector<double> bilateral_impulse;              // per joint row [N s or N m s]
   std::vector<double> unilateral_impulse;
   std::vector<double> bounded_impulse;  // beta+ - beta-
+  std::vector<double> torsion_impulse;  // per patch, tau+ - tau- [N m s]
   LcpSolverChainResult solver;
   int lcp_size = 0;
 };
@@ -106,6 +122,11 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
 absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
     const SpatialLcpJointRows& joints, const LcpSolverChainOptions& options);
+// With torsional friction patches too.
+absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
+    std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
+    const SpatialLcpJointRows& joints, std::span<const SpatialLcpTorsionPatch> torsion,
+    const LcpSolverChainOptions& options);
 
 // InvalidArgument naming the first malformed entry: a body index out of range, rows of a
 // constraint on different bodies, no cone edges for mu > 0, non-finite data.
@@ -116,5 +137,6 @@ absl::Status CheckSpatialContactProblem(std::span<const SpatialLcpBody> bodies,
 // forming it).
 int SpatialContactLcpSize(std::span<const SpatialLcpConstraint> constraints);
 int SpatialJointLcpSize(const SpatialLcpJointRows& joints);
+int SpatialTorsionLcpSize(std::span<const SpatialLcpTorsionPatch> torsion);
 
 }  // namespace contactsim::core

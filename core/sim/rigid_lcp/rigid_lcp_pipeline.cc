@@ -87,6 +87,7 @@ PolytopeStepSettings StepSettingsOf(const WorldSettings& world) {
   settings.direct_max_unknowns = world.rigid_lcp.direct_max_unknowns;
   settings.iterative.max_sweeps = world.rigid_lcp.iterative_max_sweeps;
   settings.iterative_tolerance_m = world.rigid_lcp.iterative_tolerance_m;
+  settings.torsional_friction_radius_m = world.rigid_lcp.torsional_friction_radius_m;
   return settings;
 }
 
@@ -110,6 +111,7 @@ ContactRecord RecordOf(const PolytopeContactResult& contact, std::span<const Sim
   record.depth_m = std::max(-primary.gap_m, 0.0);
   record.normal_impulse_n_s = -contact.normal_impulse_n_s * primary.normal_W;
   record.friction_impulse_n_s = -contact.friction_impulse_n_s;
+  record.torsional_impulse_n_m_s = -contact.torsional_impulse_n_m_s * primary.normal_W;
   if (contact.friction_impulse_n_s.squaredNorm() > 0.0) {
     record.friction_mode =
         contact.sliding_speed_m_per_s > 0.0 ? FrictionMode::kSlip : FrictionMode::kStick;
@@ -154,8 +156,9 @@ absl::Status RigidLcpPipeline::Step(const StepInput& input, StepDiagnostics* dia
   }
   report->contacts.clear();
   for (const PolytopeContactResult& contact : result.contacts) {
-    const bool carries =
-        contact.normal_impulse_n_s > 0.0 || contact.friction_impulse_n_s.squaredNorm() > 0.0;
+    const bool carries = contact.normal_impulse_n_s > 0.0 ||
+                         contact.friction_impulse_n_s.squaredNorm() > 0.0 ||
+                         contact.torsional_impulse_n_m_s != 0.0;
     if (!carries) continue;
     const ContactRecord record = RecordOf(contact, input.bodies);
     if (record.kind == ContactFeatureKind::kVertexPlane) {

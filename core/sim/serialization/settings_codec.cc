@@ -105,6 +105,7 @@ void WriteRigidLcpSettings(const RigidLcpSettings& settings, ByteWriter* out) {
   out->I32(settings.direct_max_unknowns);
   out->I32(settings.iterative_max_sweeps);
   out->F64(settings.iterative_tolerance_m);
+  out->F64(settings.torsional_friction_radius_m);
 }
 
 absl::Status ReadRigidLcpSettings(ByteReader* in, RigidLcpSettings* settings) {
@@ -124,6 +125,10 @@ absl::Status ReadRigidLcpSettings(ByteReader* in, RigidLcpSettings* settings) {
     settings->direct_max_unknowns = in->I32("rigid_lcp.direct_max_unknowns");
     settings->iterative_max_sweeps = in->I32("rigid_lcp.iterative_max_sweeps");
     settings->iterative_tolerance_m = in->FiniteF64("rigid_lcp.iterative_tolerance_m");
+  }
+  // Torsional friction came later still (older blobs: point contacts).
+  if (in->ok() && in->remaining() > 0) {
+    settings->torsional_friction_radius_m = in->FiniteF64("rigid_lcp.torsional_friction_radius_m");
   }
   if (!in->ok()) return in->status();
   return ValidateRigidLcpSettings(*settings);

@@ -51,6 +51,24 @@ std::vector<ContactRecord> Records() {
   return records;
 }
 
+// Spin friction (rigid_lcp's torsional friction) is a pure couple: A receives the angular impulse
+// whatever the lever arm, B the opposite, and neither a linear impulse.
+TEST(ContactReportTest, TorsionalImpulseIsACouple) {
+  const std::array<BodyOrigin, 2> origins = {{{1, Vec3(0, 0, 1)}, {2, Vec3(3, 0, 0)}}};
+  const std::vector<ContactRecord> records = {{.body_a = 1,
+                                               .body_b = 2,
+                                               .p_WC = Vec3(1, 2, 0.5),
+                                               .normal_W = Vec3::UnitZ(),
+                                               .torsional_impulse_n_m_s = Vec3(0, 0, 0.25)}};
+  const absl::StatusOr<std::vector<BodyContactTotals>> totals =
+      AccumulateBodyTotals(records, origins);
+  ASSERT_TRUE(totals.ok()) << totals.status();
+  EXPECT_EQ((*totals)[0].impulse_n_s, Vec3::Zero());
+  EXPECT_EQ((*totals)[0].angular_impulse_n_m_s, Vec3(0, 0, 0.25));
+  EXPECT_EQ((*totals)[1].impulse_n_s, Vec3::Zero());
+  EXPECT_EQ((*totals)[1].angular_impulse_n_m_s, Vec3(0, 0, -0.25));
+}
+
 TEST(ContactReportTest, TotalsMatchHandComputation) {
   const std::array<BodyOrigin, 3> origins = {
       {{1, Vec3(0, 0, 1)}, {2, Vec3::Zero()}, {5, Vec3(9, 9, 9)}}};
