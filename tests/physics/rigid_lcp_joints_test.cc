@@ -282,6 +282,77 @@ TEST(RigidLcpJointsTest, VelocityMotorKeepsItsSpeed) {
   }
 }
 
+// Velocity limits (the URDF's actuator speed, joint_rows.h): the rod of the tests above without
+// gravity, so that only the motor drives it.
+PolytopeStepSettings WithoutGravity() {
+  PolytopeStepSettings s = Settings();
+  s.gravity_m_per_s2.setZero();
+  return s;
+}
+
+TEST(RigidLcpJointsTest, VelocityMotorTargetIsClampedToTheVelocityLimit) {
+  const Rod rod(0.1, 1.0);
+  Pendulum p = HorizontalAtZero(rod, 0.0);
+  p.joints[0].motor.mode = JointMotorMode::kVelocity;
+  p.joints[0].motor.target_velocity = -10.0;
+  p.joints[0].effort_limit = 10.0;
+  p.joints[0].velocity_limit = 2.0;
+  PolytopeStepResult r;
+  for (int i = 0; i < 50; ++i) r = Step(p.bodies, p.joints, WithoutGravity());
+  // The row holds qdot = -2 exactly once reached (3 steps at 10 N m, as above): round-off.
+  EXPECT_NEAR(r.joints[0].velocity, -2.0, 1e-9);
+}
+
+TEST(RigidLcpJointsTest, PositionMotorMovesNoFasterThanTheVelocityLimit) {
+  const Rod rod(0.1, 1.0);
+  Pendulum p = HorizontalAtZero(rod, 0.0);
+  JointMotor& m = p.joints[0].motor;
+  m.mode = JointMotorMode::kPosition;
+  m.target_position = 1.0;
+  m.stiffness = 1000.0;
+  m.damping = 5.0;
+  p.joints[0].effort_limit = 10.0;
+  p.joints[0].velocity_limit = 0.5;
+  double fastest = 0.0, reached_at = -1.0;
+  PolytopeStepResult r;
+  for (int i = 1; i <= 3000; ++i) {
+    r = Step(p.bodies, p.joints, WithoutGravity());
+    fastest = std::max(fastest, std::abs(r.joints[0].velocity));
+    if (reached_at < 0.0 && std::abs(r.joints[0].position - 1.0) < 1e-3) reached_at = i * kH;
+  }
+  std::printf("velocity-limited PD: fastest %.12f rad/s (limit 0.5), within 1 mrad at %.3f s\n",
+              fastest, reached_at);
+  // The implicit PD's row asks qdot+ = clamp(v*) - gamma u with u >= 0 accelerating it: never
+  // faster than the limit (round-off 1e-9), so 1 rad takes at least 2 s; it then settles as the
+  // unclamped PD (within 1 mrad 0.1 s later at most).
+  EXPECT_LE(fastest, 0.5 + 1e-9);
+  EXPECT_GE(reached_at, 1.0 / 0.5 - 1e-3 / 0.5);
+  EXPECT_LT(reached_at, 2.1);
+  EXPECT_NEAR(r.joints[0].position, 1.0, 1e-6);
+}
+
+TEST(RigidLcpJointsTest, TorqueMotorGivesNoEffortBeyondTheVelocityLimit) {
+  const Rod rod(0.1, 1.0);
+  Pendulum p = HorizontalAtZero(rod, 0.0);
+  p.joints[0].motor.mode = JointMotorMode::kTorque;
+  p.joints[0].motor.torque = 0.5;
+  p.joints[0].velocity_limit = 1.0;
+  // The rod turns about its end: I = m (w^2 + l^2) / 3 + m l^2 (parallel axes) about the joint.
+  const double w2 = 0.02 * 0.02, l = 0.1;
+  const double inertia = rod.mass * (w2 + l * l) / 3.0 + rod.mass * l * l;
+  double fastest = 0.0;
+  PolytopeStepResult r;
+  for (int i = 0; i < 500; ++i) {
+    r = Step(p.bodies, p.joints, WithoutGravity());
+    fastest = std::max(fastest, r.joints[0].velocity);
+  }
+  // It accelerates at tau / I until the step that starts at or beyond 1 rad/s, which adds no
+  // more: at most one step's tau h / I above the limit, and then it coasts (no friction).
+  EXPECT_GE(r.joints[0].velocity, 1.0);
+  EXPECT_LE(fastest, 1.0 + 0.5 * kH / inertia + 1e-9);
+  EXPECT_EQ(r.joints[0].applied_effort, 0.0);
+}
+
 // Links hanging straight down from the world at rest: the reaction at each joint is the weight of
 // the links beyond it, upward, with no torque; masses 1, 1000, 1 kg (1000 : 1 between
 // neighbours). Exact statics: the tolerance is the LCP's round-off relative to the heavy weight.

@@ -100,6 +100,9 @@ absl::Status ValidateJoints(std::span<const JointInput> joints, int num_bodies) 
         !(std::isfinite(j.friction) && j.friction >= 0.0)) {
       return absl::InvalidArgumentError(name + ": damping and friction must be finite and >= 0");
     }
+    if (!(j.velocity_limit > 0.0)) {
+      return absl::InvalidArgumentError(name + ".velocity_limit: must be > 0");
+    }
     if (!(j.effort_limit > 0.0)) {
       return absl::InvalidArgumentError(name + ".effort_limit: must be > 0");
     }
@@ -299,10 +302,11 @@ std::vector<JointRowSet> BuildJointRows(std::span<const JointInput> joints,
       if (k > 0.0) {
         double error = m.target_position - q.position;
         if (joint.type == JointType::kContinuous) error = WrapAngle(error);
-        motor_row((m.stiffness * error + m.damping * m.target_velocity) / k, 1.0 / (h * k));
+        const double v = (m.stiffness * error + m.damping * m.target_velocity) / k;
+        motor_row(std::clamp(v, -joint.velocity_limit, joint.velocity_limit), 1.0 / (h * k));
       }
     } else if (m.mode == JointMotorMode::kVelocity) {
-      motor_row(m.target_velocity, 0.0);
+      motor_row(std::clamp(m.target_velocity, -joint.velocity_limit, joint.velocity_limit), 0.0);
     }
     if (joint.friction > 0.0 && m.mode != JointMotorMode::kVelocity) {
       set.bounded.push_back({row(gc, gp, 0.0), 0.0, joint.friction * h});
@@ -312,6 +316,13 @@ std::vector<JointRowSet> BuildJointRows(std::span<const JointInput> joints,
   return out;
 }
 
+double TorqueMotorEffort(const JointInput& joint, std::span<const JointBodyView> bodies) {
+  const double effort = std::clamp(joint.motor.torque, -joint.effort_limit, joint.effort_limit);
+  if (std::isinf(joint.velocity_limit)) return effort;
+  const double qdot = ComputeJointCoordinate(joint, bodies).velocity;
+  return effort * qdot >= 0.0 && std::abs(qdot) >= joint.velocity_limit ? 0.0 : effort;
+}
+
 void AddJointMotorWrenches(std::span<const JointInput> joints,
                            std::span<const JointBodyView> bodies, std::vector<Vec6>* wrenches) {
   for (const JointInput& joint : joints) {
@@ -319,7 +330,7 @@ void AddJointMotorWrenches(std::span<const JointInput> joints,
         joint.mimic_joint >= 0) {
       continue;
     }
-    const double effort = std::clamp(joint.motor.torque, -joint.effort_limit, joint.effort_limit);
+    const double effort = TorqueMotorEffort(joint, bodies);
     Vec6 gc, gp;
     AxisJacobians(joint, Frames(joint, bodies), &gc, &gp);
     (*wrenches)[joint.child] += effort * gc;
@@ -347,7 +358,7 @@ JointStepResult JointResultFromImpulses(const JointInput& joint, const JointRowS
   const JointFrames f = Frames(joint, bodies);
   if (joint.motor.mode == JointMotorMode::kTorque && joint.type != JointType::kFixed &&
       joint.mimic_joint < 0) {
-    out.applied_effort = std::clamp(joint.motor.torque, -joint.effort_limit, joint.effort_limit);
+    out.applied_effort = TorqueMotorEffort(joint, bodies);
     Vec6 gc, gp;
     AxisJacobians(joint, f, &gc, &gp);
     impulse += h * out.applied_effort * gc;

@@ -20,6 +20,8 @@
 //                       not added: the motor's effort is what holds the joint);
 //   torque motor        an applied generalized force (clamped to the effort limit), in the free
 //                       velocities (AddJointMotorWrenches);
+//   velocity limit      the position and velocity motors' v* clamped to [-v_max, v_max]; a
+//                       torque motor's effort is 0 while |qdot| >= v_max in its direction;
 //   mimic               a bilateral row qdot_f - m qdot_l + (q_f - m q_l - offset) / h = 0 on the
 //                       follower f (URDF <mimic joint=l multiplier=m offset=...>), which replaces
 //                       the follower's motor; the two joints may touch at most three bodies
@@ -66,6 +68,10 @@ struct JointInput {
   double damping = 0.0;                                           // d >= 0 [N m s/rad or N s/m]
   double friction = 0.0;                                          // f >= 0 [N m or N]
   double effort_limit = std::numeric_limits<double>::infinity();  // > 0 [N m or N]
+  // > 0 [rad/s or m/s]: the motor drives no faster (the URDF's actuator speed): a position or
+  // velocity motor's target speed is clamped to it, and a torque motor gives no effort in the
+  // direction of motion at or beyond it. Gravity and contacts may still move the joint faster.
+  double velocity_limit = std::numeric_limits<double>::infinity();
   JointMotor motor;
   int mimic_joint = -1;  // index of the leader l in the joints, -1: none
   double mimic_multiplier = 1.0;
@@ -124,6 +130,10 @@ JointCoordinate ComputeJointCoordinate(const JointInput& joint,
 // The rows of every joint at the step start; h the step.
 std::vector<JointRowSet> BuildJointRows(std::span<const JointInput> joints,
                                         std::span<const JointBodyView> bodies, double h);
+
+// The effort a torque motor applies over the step: its torque clamped to the effort limit, 0
+// while the joint turns at or beyond its velocity limit in the torque's direction.
+double TorqueMotorEffort(const JointInput& joint, std::span<const JointBodyView> bodies);
 
 // Torque motors' generalized forces [f; tau about the centre of mass] added to each body.
 void AddJointMotorWrenches(std::span<const JointInput> joints,

@@ -70,6 +70,7 @@ absl::Status PlaceRobot(const RobotModel& model, const Eigen::Isometry3d& world_
     j.damping = rj.damping;
     j.friction = rj.friction;
     if (rj.effort_limit > 0.0) j.effort_limit = rj.effort_limit;
+    if (rj.velocity_limit > 0.0) j.velocity_limit = rj.velocity_limit;
     j.mimic_joint = rj.mimic_joint;
     j.mimic_multiplier = rj.mimic_multiplier;
     j.mimic_offset = rj.mimic_offset;

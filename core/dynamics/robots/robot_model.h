@@ -48,7 +48,7 @@ struct RobotJoint {
   bool has_limits = false;
   double lower = 0.0, upper = 0.0;
   double effort_limit = 0.0;    // 0: unlimited
-  double velocity_limit = 0.0;  // 0: unlimited (reported, not enforced by the step)
+  double velocity_limit = 0.0;  // 0: unlimited; the motors drive no faster (joint_rows.h)
   double damping = 0.0, friction = 0.0;
   int mimic_joint = -1;
   double mimic_multiplier = 1.0, mimic_offset = 0.0;
