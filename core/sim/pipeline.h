@@ -17,6 +17,7 @@
 #include "core/sim/constraints.h"
 #include "core/sim/sim_body.h"
 #include "core/sim/step_diagnostics.h"
+#include "core/sim/world_robot.h"
 
 namespace contactsim::core {
 
@@ -25,6 +26,9 @@ struct StepInput {
   std::span<const GroundPlane> planes;  // ascending id
   // The World's constraints, applied through their step hooks (constraints.h); may be null.
   ConstraintSet* constraints = nullptr;
+  // Articulated robots (world_robot.h): their links are among the bodies; the pipeline writes
+  // each joint's step result into last_joint_states. Only rigid_lcp takes robots.
+  std::span<WorldRobot> robots;
 };
 
 class Pipeline {

@@ -68,6 +68,11 @@ int World::BodyIndex(int32_t id) const {
 }
 
 absl::StatusOr<int32_t> World::AddBody(std::unique_ptr<Body> body, BodyOptions options) {
+  return InsertBody(std::move(body), std::move(options), /*check_with_pipeline=*/true);
+}
+
+absl::StatusOr<int32_t> World::InsertBody(std::unique_ptr<Body> body, BodyOptions options,
+                                          bool check_with_pipeline) {
   if (body == nullptr) return absl::InvalidArgumentError("body: must not be null");
   if (absl::Status s = body->CheckFinite(); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("body: ", s.message()));
@@ -75,7 +80,7 @@ absl::StatusOr<int32_t> World::AddBody(std::unique_ptr<Body> body, BodyOptions o
   if (body->positions_t0() != body->positions_t1()) {
     return absl::InvalidArgumentError("body: is part-way through a step (Predict without Correct)");
   }
-  RETURN_IF_ERROR(pipeline_->CheckBody(*body));
+  if (check_with_pipeline) RETURN_IF_ERROR(pipeline_->CheckBody(*body));
   if (!options.name.empty() && FindBody(options.name).ok()) {
     return absl::AlreadyExistsError(
         absl::StrCat("name: a body named '", options.name, "' already exists"));
@@ -97,6 +102,12 @@ absl::StatusOr<int32_t> World::AddBody(std::unique_ptr<Body> body, BodyOptions o
 absl::Status World::RemoveBody(int32_t id) {
   const int index = BodyIndex(id);
   if (index < 0) return absl::NotFoundError(absl::StrCat("id: no body with id ", id));
+  int link = -1;
+  if (const WorldRobot* robot = RobotOfBody(id, &link); robot != nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("id: body ", id, " is link '", robot->model->links[link].name, "' of robot ",
+                     robot->id, " (a robot's links go with the robot)"));
+  }
   constraints_.ForgetBody(id, bodies_);
   bodies_.erase(bodies_.begin() + index);
   pipeline_->ForgetBody(id);
@@ -200,7 +211,7 @@ absl::Status World::Step(int num_steps, std::vector<StepDiagnostics>* diagnostic
 absl::Status World::PrepareStep() {
   if (diverged_) return absl::OkStatus();
   return pipeline_->PrepareStep(
-      StepInput{bodies_, planes_, constraints_.empty() ? nullptr : &constraints_});
+      StepInput{bodies_, planes_, constraints_.empty() ? nullptr : &constraints_, robots_});
 }
 
 absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
@@ -225,14 +236,15 @@ absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
 
   StepDiagnostics step;
   constraints_.ClearStepReactions();
-  const absl::Status status =
-      pipeline_->Step(StepInput{bodies_, planes_, constraints_.empty() ? nullptr : &constraints_},
-                      &step, &last_report_);
+  const absl::Status status = pipeline_->Step(
+      StepInput{bodies_, planes_, constraints_.empty() ? nullptr : &constraints_, robots_}, &step,
+      &last_report_);
   // Energy fed in from outside (controller forces, kinematic bodies) raises what a passive
   // system may hold, so the blow-up check compares with the reference plus that work.
   for (const SimBody& sim_body : bodies_) {
     *energy_reference_j_ += sim_body.body->ExternalWorkOfLastStep();
   }
+  for (const WorldRobot& robot : robots_) *energy_reference_j_ += robot.motor_work_last_step_j;
   ++step_count_;
   time_s_ = static_cast<double>(step_count_) * settings_.dt_s;
   step.step = step_count_;
@@ -281,6 +293,8 @@ absl::StatusOr<WorldSnapshot> World::Snapshot() const {
   snapshot.bodies_ = std::move(bodies);
   snapshot.planes_ = planes_;
   snapshot.constraints_ = constraints_;
+  snapshot.robots_ = robots_;
+  snapshot.next_robot_id_ = next_robot_id_;
   snapshot.pipeline_ = pipeline_->Clone();
   snapshot.time_s_ = time_s_;
   snapshot.step_count_ = step_count_;
@@ -304,6 +318,8 @@ absl::Status World::Restore(const WorldSnapshot& snapshot) {
   bodies_ = std::move(bodies);
   planes_ = snapshot.planes_;
   constraints_ = snapshot.constraints_;
+  robots_ = snapshot.robots_;
+  next_robot_id_ = snapshot.next_robot_id_;
   pipeline_ = snapshot.pipeline_->Clone();
   pipeline_->SetBackend(backend_);
   time_s_ = snapshot.time_s_;

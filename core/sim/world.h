@@ -98,11 +98,13 @@ class WorldSnapshot {
   std::vector<SimBody> bodies_;
   std::vector<GroundPlane> planes_;
   ConstraintSet constraints_;  // with the bodies' holds, which CloneBody copies
+  std::vector<WorldRobot> robots_;
   std::unique_ptr<Pipeline> pipeline_;
   double time_s_ = 0.0;
   int64_t step_count_ = 0;
   int32_t next_body_id_ = 0;
   int32_t next_plane_id_ = 0;
+  int32_t next_robot_id_ = 0;
   std::optional<double> energy_reference_j_;
   StepDiagnostics last_diagnostics_;
   ContactReport last_report_;
@@ -157,6 +159,25 @@ class World {
   // InvalidArgument for another kind, a count mismatch or a non-finite target.
   absl::Status SetConstraintTargets(int32_t id, const Points3& targets_m);
   const ConstraintSet& constraints() const { return constraints_; }
+
+  // Robots (world_robot.h; the rigid_lcp pipeline only, FailedPrecondition naming the pipeline
+  // otherwise). AddRobot loads the spec (errors name the field, or the URDF's link or joint and
+  // line; ResourceExhausted over a limit) and adds one body per link, named "<robot name or
+  // robot<id>>/<link>", at spec.initial_positions, at rest; nothing changes on failure. Returns
+  // the robot id. A link's body cannot be removed alone (RemoveBody answers FailedPrecondition).
+  absl::StatusOr<int32_t> AddRobot(RobotSpec spec, const RobotLimits& limits = {});
+  std::span<const WorldRobot> robots() const { return robots_; }
+  const WorldRobot* robot(int32_t id) const;  // nullptr for an unknown id
+  // The motor command of one joint, kept until replaced: NotFound for an unknown robot,
+  // InvalidArgument naming the field for an index out of range, a mimic follower (it follows its
+  // leader), a fixed joint, or non-finite or negative values.
+  absl::Status SetJointMotor(int32_t robot_id, int joint, const JointMotor& motor);
+  // Places the links at joint positions q [rad or m] with joint velocities qdot (one per joint;
+  // fixed joints' entries ignored), the root where it is, by forward kinematics (velocities
+  // included: each link's twist from its parent's and the joint's rate); the pipeline's contact
+  // memory of the links is dropped and the energy reference renewed (as SetBodyState).
+  absl::Status SetJointState(int32_t robot_id, std::span<const double> q,
+                             std::span<const double> qdot);
 
   // Advances num_steps (>= 0, else InvalidArgument) steps; appends one StepDiagnostics per step
   // taken to *diagnostics when given. FailedPrecondition when the world has diverged, now or
@@ -226,17 +247,25 @@ class World {
   // Body energies plus the target springs' energy (potential).
   WorldEnergies MeasureWorldEnergies() const;
   int BodyIndex(int32_t id) const;  // -1 when unknown
+  // AddBody's checks and insertion; check_with_pipeline false for a robot's link (the pipeline
+  // takes the link's collision polytopes from the robot, not from the mesh).
+  absl::StatusOr<int32_t> InsertBody(std::unique_ptr<Body> body, BodyOptions options,
+                                     bool check_with_pipeline);
+  // The robot and link a body belongs to, or nullptr.
+  const WorldRobot* RobotOfBody(int32_t body_id, int* link) const;
 
   WorldSettings settings_;
   std::shared_ptr<Backend> backend_;  // before everything that lives on it
   std::vector<SimBody> bodies_;       // ascending id
   std::vector<GroundPlane> planes_;   // ascending id
   ConstraintSet constraints_;
+  std::vector<WorldRobot> robots_;  // ascending id
   std::unique_ptr<Pipeline> pipeline_;
   double time_s_ = 0.0;
   int64_t step_count_ = 0;
   int32_t next_body_id_ = 0;
   int32_t next_plane_id_ = 0;
+  int32_t next_robot_id_ = 0;
   std::optional<double> energy_reference_j_;
   bool diverged_ = false;
   StepDiagnostics last_diagnostics_;

@@ -28,9 +28,20 @@ absl::Status PlaceRobot(const RobotModel& model, const Eigen::Isometry3d& world_
                         const std::vector<double>& q, int first_body,
                         std::vector<PolytopeBodyInput>* bodies, std::vector<JointInput>* joints,
                         bool self_collision) {
+  return PlaceRobot(model, world_from_root, q, {}, first_body, bodies, joints, self_collision);
+}
+
+absl::Status PlaceRobot(const RobotModel& model, const Eigen::Isometry3d& world_from_root,
+                        const std::vector<double>& q, const std::vector<double>& qdot,
+                        int first_body, std::vector<PolytopeBodyInput>* bodies,
+                        std::vector<JointInput>* joints, bool self_collision) {
   if (!q.empty() && q.size() != model.joints.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("q: ", q.size(), " positions for ", model.joints.size(), " joints"));
+  }
+  if (!qdot.empty() && qdot.size() != model.joints.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("qdot: ", qdot.size(), " velocities for ", model.joints.size(), " joints"));
   }
   const int n = static_cast<int>(model.links.size());
   std::vector<Eigen::Isometry3d> world_from_link(n, Eigen::Isometry3d::Identity());
@@ -39,6 +50,24 @@ absl::Status PlaceRobot(const RobotModel& model, const Eigen::Isometry3d& world_
     const RobotJoint& joint = model.joints[j];
     world_from_link[joint.child] = world_from_link[joint.parent] * joint.parent_from_joint *
                                    JointMotion(joint, q.empty() ? 0.0 : q[j]);
+  }
+  // Twists from the root (at rest) outwards: the child's centre of mass moves with the parent's
+  // rigid motion plus the joint's rate about (or along) its axis through the joint origin.
+  std::vector<Vec3> v(n, Vec3::Zero()), w(n, Vec3::Zero());
+  auto com = [&](int l) { return world_from_link[l] * model.links[l].center_of_mass_L; };
+  for (size_t j = 0; j < model.joints.size() && !qdot.empty(); ++j) {
+    const RobotJoint& joint = model.joints[j];
+    const int p = joint.parent, c = joint.child;
+    const Eigen::Isometry3d world_from_joint = world_from_link[p] * joint.parent_from_joint;
+    const Vec3 axis = world_from_joint.linear() * joint.axis;
+    w[c] = w[p];
+    v[c] = v[p] + w[p].cross(com(c) - com(p));
+    if (joint.type == JointType::kRevolute || joint.type == JointType::kContinuous) {
+      w[c] += qdot[j] * axis;
+      v[c] += (qdot[j] * axis).cross(com(c) - world_from_joint.translation());
+    } else if (joint.type == JointType::kPrismatic) {
+      v[c] += qdot[j] * axis;
+    }
   }
   for (int l = 0; l < n; ++l) {
     const RobotLink& link = model.links[l];
@@ -51,6 +80,10 @@ absl::Status PlaceRobot(const RobotModel& model, const Eigen::Isometry3d& world_
     body.inertia_body_kg_m2 = link.inertia_body_kg_m2;
     body.state.p_WB_m = world_from_body.translation();
     body.state.q_WB = Eigen::Quaterniond(world_from_body.rotation()).normalized();
+    if (!link.is_static) {
+      body.state.v_WB_m_per_s = v[l];
+      body.state.w_WB_rad_per_s = w[l];
+    }
     body.collides = link.collision.has_value();
     body.collision_group = self_collision ? -1 : first_body;
     bodies->push_back(body);

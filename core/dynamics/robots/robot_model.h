@@ -73,5 +73,11 @@ absl::Status PlaceRobot(const RobotModel& model, const Eigen::Isometry3d& world_
                         const std::vector<double>& q, int first_body,
                         std::vector<PolytopeBodyInput>* bodies, std::vector<JointInput>* joints,
                         bool self_collision = false);
+// The same, moving: joint velocities qdot (one per joint; empty: at rest) give each link's twist,
+// the root at rest.
+absl::Status PlaceRobot(const RobotModel& model, const Eigen::Isometry3d& world_from_root,
+                        const std::vector<double>& q, const std::vector<double>& qdot,
+                        int first_body, std::vector<PolytopeBodyInput>* bodies,
+                        std::vector<JointInput>* joints, bool self_collision = false);
 
 }  // namespace contactsim::core

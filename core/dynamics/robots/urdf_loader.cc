@@ -123,12 +123,27 @@ absl::StatusOr<Points3> ElementPoints(const urdf::Geometry& geometry,
     }
     case urdf::Geometry::MESH: {
       const auto& m = static_cast<const urdf::Mesh&>(geometry);
-      const std::filesystem::path path = ResolveMesh(m.filename, options);
-      if (!std::filesystem::exists(path)) {
-        return absl::NotFoundError(
-            absl::StrCat("mesh '", m.filename, "' not found (", path.string(), ")"));
+      absl::StatusOr<TriangleMesh> mesh;
+      if (options.mesh_files != nullptr) {
+        const auto sent = options.mesh_files->find(m.filename);
+        if (sent == options.mesh_files->end()) {
+          return absl::NotFoundError(absl::StrCat("mesh '", m.filename, "' was not sent"));
+        }
+        const std::string extension = std::filesystem::path(m.filename).extension().string();
+        mesh = ImportTriangleMeshFromMemory(sent->second,
+                                            extension.empty() ? "" : extension.substr(1));
+        if (!mesh.ok()) {
+          return absl::Status(mesh.status().code(),
+                              absl::StrCat("mesh '", m.filename, "': ", mesh.status().message()));
+        }
+      } else {
+        const std::filesystem::path path = ResolveMesh(m.filename, options);
+        if (!std::filesystem::exists(path)) {
+          return absl::NotFoundError(
+              absl::StrCat("mesh '", m.filename, "' not found (", path.string(), ")"));
+        }
+        mesh = ImportTriangleMesh(path);
       }
-      absl::StatusOr<TriangleMesh> mesh = ImportTriangleMesh(path);
       if (!mesh.ok()) return mesh.status();
       local = mesh->vertices();
       for (Eigen::Index i = 0; i < local.rows(); ++i) {

@@ -18,6 +18,8 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -30,6 +32,10 @@ struct UrdfLoadOptions {
   // Relative mesh paths and package://<name>/<rest> resolve against this folder (package://
   // drops <name>); absolute paths and file:// are used as given.
   std::filesystem::path mesh_root;
+  // When set, meshes come from these bytes instead of the disk, looked up by the filename exactly
+  // as the URDF writes it (a service's client sends the files it resolved on its own machine);
+  // a mesh not in the map is NotFound naming it.
+  const std::map<std::string, std::string>* mesh_files = nullptr;
   int cylinder_sides = 16;   // >= 3
   int sphere_segments = 12;  // >= 4
   // A mesh's hull from its support points in this many directions (fewer, by 12, down to 24,

@@ -124,29 +124,75 @@ ContactRecord RecordOf(const PolytopeContactResult& contact, std::span<const Sim
 absl::Status RigidLcpPipeline::Step(const StepInput& input, StepDiagnostics* diagnostics,
                                     ContactReport* report) {
   std::vector<PolytopeBodyInput> bodies(input.bodies.size());
+  std::map<int32_t, int> index_of_body;
+  for (size_t i = 0; i < input.bodies.size(); ++i) {
+    index_of_body.emplace(input.bodies[i].id, static_cast<int>(i));
+  }
+  // A robot's links collide as the model's polytopes (a union for several collision elements),
+  // not as their mesh's hull, and not with each other (one collision group per robot).
+  std::vector<const PolytopeUnion*> link_shapes(input.bodies.size(), nullptr);
+  std::vector<int> link_group(input.bodies.size(), -1);
+  std::vector<JointInput> joints;
+  std::vector<size_t> first_joint;
+  for (const WorldRobot& robot : input.robots) {
+    std::vector<int> body_of_link;
+    for (size_t l = 0; l < robot.link_body_ids.size(); ++l) {
+      const auto it = index_of_body.find(robot.link_body_ids[l]);
+      if (it == index_of_body.end()) {
+        return absl::InternalError(absl::StrCat("robot ", robot.id, ": link body ",
+                                                robot.link_body_ids[l], " is missing"));
+      }
+      const RobotLink& link = robot.model->links[l];
+      link_shapes[it->second] = link.collision ? &*link.collision : nullptr;
+      link_group[it->second] = robot.id;
+      body_of_link.push_back(it->second);
+    }
+    first_joint.push_back(joints.size());
+    for (JointInput joint : robot.joints) {  // relative to the first link: to body indices
+      if (joint.parent >= 0) joint.parent = body_of_link[joint.parent];
+      joint.child = body_of_link[joint.child];
+      joints.push_back(joint);
+    }
+  }
+  // The shapes the step reads stay alive in `held` until it returns.
+  std::vector<std::shared_ptr<const PolytopeUnion>> held(input.bodies.size());
   for (size_t i = 0; i < input.bodies.size(); ++i) {
     const SimBody& sim = input.bodies[i];
     const auto* rigid = dynamic_cast<const RigidBody*>(sim.body.get());
     if (rigid == nullptr) {
       return absl::InternalError(absl::StrCat("body ", sim.id, " is not rigid"));
     }
-    ASSIGN_OR_RETURN(std::shared_ptr<const PolytopeUnion> shape, ShapeOf(sim));
     PolytopeBodyInput& body = bodies[i];
-    body.shape = shape.get();
+    if (link_group[i] >= 0) {
+      body.shape = link_shapes[i];
+      body.collision_group = link_group[i];
+    } else {
+      ASSIGN_OR_RETURN(held[i], ShapeOf(sim));
+      body.shape = held[i].get();
+    }
     body.kind = rigid->kind();
     body.mass_kg = rigid->mass_kg();
     body.inertia_body_kg_m2 = rigid->inertia_body_kg_m2();
     body.state = rigid->state();
     body.force_n = rigid->pending_force_n();
     body.torque_n_m = rigid->pending_torque_n_m();
-    body.collides = sim.collision.enabled;
+    body.collides = sim.collision.enabled && body.shape != nullptr;
   }
   std::vector<PolytopePlaneInput> planes;
   for (const GroundPlane& plane : input.planes) {
     planes.push_back({plane.id, plane.normal, plane.offset_m});
   }
   PolytopeStepResult result;
-  RETURN_IF_ERROR(StepPolytopes(bodies, planes, StepSettingsOf(settings_), &result));
+  RETURN_IF_ERROR(StepPolytopes(bodies, planes, joints, StepSettingsOf(settings_), &result));
+  for (size_t r = 0; r < input.robots.size(); ++r) {
+    WorldRobot& robot = input.robots[r];
+    robot.last_joint_states.assign(result.joints.begin() + first_joint[r],
+                                   result.joints.begin() + first_joint[r] + robot.joints.size());
+    robot.motor_work_last_step_j = 0.0;
+    for (const JointStepResult& joint : robot.last_joint_states) {
+      robot.motor_work_last_step_j += joint.applied_effort * joint.velocity * settings_.dt_s;
+    }
+  }
 
   for (size_t i = 0; i < input.bodies.size(); ++i) {
     auto* rigid = static_cast<RigidBody*>(input.bodies[i].body.get());

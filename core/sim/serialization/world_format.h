@@ -60,6 +60,12 @@ inline constexpr uint32_t kRigidLcpTag = SectionTag("RLCP");
 // step without the dashpot.
 inline constexpr uint32_t kContactDampingTag = SectionTag("CDMP");
 
+// The World's robots (robots_codec.h): next robot id, then per robot its id, spec (name, URDF
+// text, mesh files, base, load options, initial positions), link body ids and motor commands;
+// written only when the World has had a robot, so worlds without keep their bytes. The links'
+// states are their bodies'. Required: a reader that skipped it would step without the joints.
+inline constexpr uint32_t kRobotsTag = SectionTag("RBOT");
+
 // Body kinds inside a BODY section.
 enum class BodyKindCode : uint8_t {
   kRigid = 0,

@@ -21,6 +21,7 @@
 #include "core/sim/serialization/checksum.h"
 #include "core/sim/serialization/constraints_codec.h"
 #include "core/sim/serialization/contact_state_codec.h"
+#include "core/sim/serialization/robots_codec.h"
 #include "core/sim/serialization/settings_codec.h"
 #include "core/sim/serialization/vertex_contact_codec.h"
 #include "core/sim/serialization/world_format.h"
@@ -193,6 +194,12 @@ absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
     payload.EndSection(at);
   }
 
+  if (!s.robots_.empty() || s.next_robot_id_ != 0) {
+    at = payload.BeginSection(kRobotsTag, kSectionRequired);
+    WriteRobots(s.robots_, s.next_robot_id_, &payload);
+    payload.EndSection(at);
+  }
+
   if (pipeline != nullptr) {
     at = payload.BeginSection(kTrackedPairsTag, kSectionRequired);
     WriteTrackedPairs(pipeline->tracked_pairs(), &payload);
@@ -225,6 +232,7 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
   const Section* group_contacts_section = nullptr;
   const Section* contact_damping_section = nullptr;
   const Section* rigid_lcp_section = nullptr;
+  const Section* robots_section = nullptr;
   std::vector<const Section*> body_sections;
   for (const Section& section : sections) {
     const Section** singleton = nullptr;
@@ -258,6 +266,9 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
         break;
       case kRigidLcpTag:
         singleton = &rigid_lcp_section;
+        break;
+      case kRobotsTag:
+        singleton = &robots_section;
         break;
       case kBodyTag:
         body_sections.push_back(&section);
@@ -417,9 +428,26 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     in.ExpectEnd("plane_contacts");
     RETURN_IF_ERROR(in.status());
   }
+  if (robots_section != nullptr && s.settings_.pipeline != PipelineKind::kRigidLcp) {
+    return absl::InvalidArgumentError("sections: RBOT (robots) without the rigid_lcp pipeline");
+  }
+  std::set<int32_t> link_bodies;
+  if (robots_section != nullptr) {
+    ByteReader in(robots_section->bytes);
+    ASSIGN_OR_RETURN(ReadRobotsResult robots, ReadRobots(&in, s.bodies_));
+    in.ExpectEnd("robots");
+    RETURN_IF_ERROR(in.status());
+    s.robots_ = std::move(robots.robots);
+    s.next_robot_id_ = robots.next_robot_id;
+    for (const WorldRobot& robot : s.robots_) {
+      link_bodies.insert(robot.link_body_ids.begin(), robot.link_body_ids.end());
+    }
+  }
   if (s.settings_.pipeline == PipelineKind::kRigidLcp) {
     std::unique_ptr<Pipeline> pipeline = MakePipeline(s.settings_, backend);
     for (size_t i = 0; i < s.bodies_.size(); ++i) {
+      // A link collides as its robot's polytopes, checked when the robot was read.
+      if (link_bodies.contains(s.bodies_[i].id)) continue;
       if (absl::Status check = pipeline->CheckBody(*s.bodies_[i].body); !check.ok()) {
         return absl::InvalidArgumentError(absl::StrCat("bodies[", i, "]: ", check.message()));
       }
