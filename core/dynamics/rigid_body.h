@@ -83,6 +83,10 @@ class RigidBody final : public Body {
   Mat3 InverseInertiaWorld() const;                                 // I_W^-1 (0 without mass)
   // Mesh vertices relative to the centre of mass, in B [m] (r_i above).
   const Points3& body_vertices() const { return body_vertices_; }
+  // The surface is closed and encloses a positive volume (sum over faces of r0 . (r1 x r2) / 6),
+  // i.e. its faces wind counter-clockwise seen from outside. A rigid motion keeps the volume, so
+  // this is decided once, from body_vertices(), rather than from the world positions each step.
+  bool outward_closed() const { return outward_closed_; }
   // The centre of mass in mesh coordinates the body was built with [m] (0 without mass): with the
   // mesh, mass and inertia it rebuilds the same body (world serialization).
   const Vec3& center_of_mass_mesh_m() const { return center_of_mass_mesh_m_; }
@@ -163,6 +167,7 @@ class RigidBody final : public Body {
   TriangleMesh mesh_;
   Vec3 center_of_mass_mesh_m_ = Vec3::Zero();
   Points3 body_vertices_;  // r_i in B [m]
+  bool outward_closed_ = false;
   double mass_kg_ = 0.0;
   Mat3 inertia_body_ = Mat3::Zero();
   Mat3 inverse_inertia_body_ = Mat3::Zero();

@@ -337,5 +337,33 @@ TEST(RigidBodyTest, StepErrorsAndFiniteCheck) {
   EXPECT_NE(finite.message().find("x is inf"), std::string::npos) << finite;
 }
 
+// The flag the penalty pipeline reads for exit crossings (collision_bodies.cc): true for a closed
+// surface wound counter-clockwise seen from outside, false when it is wound the other way or open.
+TEST(RigidBodyTest, OutwardClosedFollowsTheWindingAndClosedness) {
+  absl::StatusOr<TriangleMesh> box = MakeBox(kHalf);
+  ASSERT_TRUE(box.ok()) << box.status();
+  EXPECT_TRUE(MakeBoxBody().outward_closed());
+  EXPECT_TRUE(MakeBoxBody(RigidBodyKind::kStatic).outward_closed());
+
+  IndexTriples reversed = box->faces();
+  reversed.col(1).swap(reversed.col(2));
+  absl::StatusOr<TriangleMesh> inward = TriangleMesh::Create(box->vertices(), reversed);
+  ASSERT_TRUE(inward.ok()) << inward.status();
+  ASSERT_TRUE(inward->is_closed());
+  absl::StatusOr<RigidBody> inward_body =
+      RigidBody::CreateWithoutMass(*std::move(inward), RigidBodyKind::kStatic);
+  ASSERT_TRUE(inward_body.ok()) << inward_body.status();
+  EXPECT_FALSE(inward_body->outward_closed());
+
+  const IndexTriples open = box->faces().topRows(box->num_faces() - 1);
+  absl::StatusOr<TriangleMesh> open_mesh = TriangleMesh::Create(box->vertices(), open);
+  ASSERT_TRUE(open_mesh.ok()) << open_mesh.status();
+  ASSERT_FALSE(open_mesh->is_closed());
+  absl::StatusOr<RigidBody> open_body =
+      RigidBody::CreateWithoutMass(*std::move(open_mesh), RigidBodyKind::kStatic);
+  ASSERT_TRUE(open_body.ok()) << open_body.status();
+  EXPECT_FALSE(open_body->outward_closed());
+}
+
 }  // namespace
 }  // namespace contactsim::core
