@@ -200,6 +200,14 @@ void Registry::AddCallbackGauge(std::string name, std::string help,
                                             std::move(label_names), std::move(collect)));
 }
 
+void Registry::AddCallbackCounter(
+    std::string name, std::string help, std::vector<std::string> label_names,
+    std::function<std::vector<CallbackGaugeFamily::Sample>()> collect) {
+  Add(std::make_unique<CallbackGaugeFamily>(std::move(name), std::move(help),
+                                            std::move(label_names), std::move(collect),
+                                            Family::Type::kCounter));
+}
+
 std::string Registry::Exposition() const {
   std::lock_guard lock(mu_);
   std::string out;

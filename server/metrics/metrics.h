@@ -130,13 +130,14 @@ using CounterFamily = ChildFamily<Counter>;
 using GaugeFamily = ChildFamily<Gauge>;
 using HistogramFamily = ChildFamily<Histogram>;
 
-// A gauge whose samples are computed at scrape time (e.g. sessions by state).
+// A gauge (or a counter kept elsewhere, e.g. the kernel's CPU time) whose samples are computed
+// at scrape time (e.g. sessions by state).
 class CallbackGaugeFamily : public Family {
  public:
   using Sample = std::pair<LabelValues, double>;
   CallbackGaugeFamily(std::string name, std::string help, std::vector<std::string> label_names,
-                      std::function<std::vector<Sample>()> collect)
-      : Family(std::move(name), std::move(help), Type::kGauge, std::move(label_names)),
+                      std::function<std::vector<Sample>()> collect, Type type = Type::kGauge)
+      : Family(std::move(name), std::move(help), type, std::move(label_names)),
         collect_(std::move(collect)) {}
 
  protected:
@@ -158,6 +159,9 @@ class Registry {
                                       std::vector<double> upper_bounds);
   void AddCallbackGauge(std::string name, std::string help, std::vector<std::string> label_names,
                         std::function<std::vector<CallbackGaugeFamily::Sample>()> collect);
+  // A counter read at scrape time from a source that only grows (e.g. getrusage's CPU time).
+  void AddCallbackCounter(std::string name, std::string help, std::vector<std::string> label_names,
+                          std::function<std::vector<CallbackGaugeFamily::Sample>()> collect);
 
   // Unlabelled shorthands.
   Counter& AddCounter(std::string name, std::string help) {

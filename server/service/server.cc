@@ -9,6 +9,7 @@
 #include "core/common/status_macros.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "server/metrics/process_metrics.h"
 #include "server/metrics/rpc_interceptor.h"
 #include "server/service/listen_address.h"
 #include "spdlog/spdlog.h"
@@ -63,6 +64,8 @@ ContactSimServer::ContactSimServer(const ServerOptions& options,
             {{"cpu"}, static_cast<double>(counts["cpu"].resident_bytes)},
             {{"cuda"}, static_cast<double>(counts["cuda"].resident_bytes)}};
       });
+  metrics::AddProcessMetrics(&registry_);
+  metrics::AddBuildInfo(&registry_, CONTACTSIM_VERSION, CONTACTSIM_GIT_COMMIT);
   if (devices_->budget() != nullptr) {
     registry_.AddCallbackGauge("contactsim_gpu_memory_budget_used_bytes",
                                "device bytes charged to --gpu-memory-budget by all CUDA sessions",

@@ -79,6 +79,24 @@ TEST_F(MetricsServiceTest, FreshServerReportsZeros) {
   EXPECT_EQ(scraped.samples.count(kStepOk), 0u);  // codes appear when they happen
 }
 
+// The server registers the process_* metrics and its build info (their values are checked in
+// server_process_metrics_test); a server has a listener, gRPC threads and more than a page.
+TEST_F(MetricsServiceTest, ScrapeShowsProcessMetricsAndBuildInfo) {
+  const Exposition scraped = Scrape();
+  EXPECT_GT(scraped["process_resident_memory_bytes"], 0);
+  EXPECT_GT(scraped["process_open_fds"], 0);
+  EXPECT_GE(scraped["process_threads"], 1);
+  EXPECT_EQ(scraped.types.at("process_cpu_seconds_total"), "counter");
+  EXPECT_EQ(scraped.types.at("process_start_time_seconds"), "gauge");
+  int build_info_rows = 0;
+  for (const auto& [key, value] : scraped.samples) {
+    if (key.rfind("contactsim_build_info{version=\"", 0) != 0) continue;
+    ++build_info_rows;
+    EXPECT_EQ(value, 1) << key;
+  }
+  EXPECT_EQ(build_info_rows, 1);
+}
+
 TEST_F(MetricsServiceTest, CountersFollowSessionsAndSteps) {
   const SessionHandle a = CreateSession(BoxSceneRequest());
   AddBody(a, BoxBody());
