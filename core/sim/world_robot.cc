@@ -28,7 +28,16 @@ absl::StatusOr<std::shared_ptr<const RobotModel>> LoadRobotModel(const RobotSpec
     return absl::ResourceExhaustedError(absl::StrCat(
         "mesh_files: ", mesh_bytes, " bytes in all, over the limit of ", limits.max_mesh_bytes));
   }
-  if (spec.world_from_root.matrix().allFinite() == false) {
+  // Resolutions bound the polytopes' sizes (a snapshot or a client may carry any number).
+  if (spec.cylinder_sides < 3 || spec.cylinder_sides > 256) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cylinder_sides: must be in [3, 256], got ", spec.cylinder_sides));
+  }
+  if (spec.sphere_segments < 4 || spec.sphere_segments > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sphere_segments: must be in [4, 64], got ", spec.sphere_segments));
+  }
+  if (!spec.world_from_root.matrix().allFinite()) {
     return absl::InvalidArgumentError("base_pose: must be finite");
   }
   for (size_t j = 0; j < spec.initial_positions.size(); ++j) {

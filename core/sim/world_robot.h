@@ -30,8 +30,8 @@ struct RobotSpec {
   // Mesh files by the path the URDF writes (e.g. "package://arm/meshes/l1.stl") -> bytes.
   std::map<std::string, std::string> mesh_files;
   bool fixed_base = true;
-  int cylinder_sides = 16;   // >= 3 (urdf_loader.h)
-  int sphere_segments = 12;  // >= 4
+  int cylinder_sides = 16;   // in [3, 256] (urdf_loader.h)
+  int sphere_segments = 12;  // in [4, 64]
   Eigen::Isometry3d world_from_root = Eigen::Isometry3d::Identity();
   std::vector<double> initial_positions;  // one per joint (0 for fixed ones), or empty: all 0
 };

@@ -1,13 +1,14 @@
 // Writes the seed corpus of snapshot_fuzzer: the payloads of real worlds' snapshots (every penalty
 // scene at its coarsest resolution after a few steps, mid-contact; a local_global world with two
-// hyperelastic cubes on a slab). Generated at build time rather than committed, so the seeds
-// follow the format. Usage: make_snapshot_seeds OUT_DIR
+// hyperelastic cubes on a slab; a rigid_lcp world with a robot). Generated at build time rather
+// than committed, so the seeds follow the format. Usage: make_snapshot_seeds OUT_DIR
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
 
+#include "core/common/status_macros.h"
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/generators.h"
@@ -67,6 +68,37 @@ absl::StatusOr<World> LocalGlobalWorld() {
   return world;
 }
 
+// A rigid_lcp world with a two-link robot (a box base and a cylinder on a revolute joint under a
+// position motor), stepped mid-swing: the seed of the robots section (RBOT).
+absl::StatusOr<World> RobotWorld() {
+  WorldSettings settings;
+  settings.pipeline = PipelineKind::kRigidLcp;
+  settings.dt_s = 1e-3;
+  absl::StatusOr<World> world = World::Create(settings);
+  if (!world.ok()) return world.status();
+  RobotSpec spec;
+  spec.name = "pendulum";
+  spec.cylinder_sides = 6;
+  spec.urdf = R"(<robot name="pendulum">
+  <link name="base"><collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link>
+  <link name="rod">
+    <inertial><origin xyz="0 0 -0.1"/><mass value="1"/>
+      <inertia ixx="0.004" iyy="0.004" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><origin xyz="0 0 -0.1"/>
+      <geometry><cylinder radius="0.02" length="0.2"/></geometry></collision>
+  </link>
+  <joint name="hinge" type="revolute"><parent link="base"/><child link="rod"/>
+    <origin xyz="0 0 -0.06"/><axis xyz="1 0 0"/>
+    <limit lower="-1" upper="1" effort="10" velocity="3"/></joint>
+</robot>)";
+  spec.world_from_root.translation() = Vec3(0, 0, 1);
+  absl::StatusOr<int32_t> id = world->AddRobot(spec);
+  if (!id.ok()) return id.status();
+  RETURN_IF_ERROR(world->SetJointMotor(*id, 0, {JointMotorMode::kPosition, 0.5, 0, 0, 100, 2}));
+  RETURN_IF_ERROR(world->Step(5));
+  return world;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,5 +128,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   ok = WriteSeed(dir, "local_global_cubes", *local_global) && ok;
+  absl::StatusOr<World> robot = RobotWorld();
+  if (!robot.ok()) {
+    std::fprintf(stderr, "robot: %s\n", robot.status().ToString().c_str());
+    return 1;
+  }
+  ok = WriteSeed(dir, "rigid_lcp_robot", *robot) && ok;
   return ok ? 0 : 1;
 }

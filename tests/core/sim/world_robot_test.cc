@@ -197,6 +197,8 @@ TEST(WorldRobotTest, RefusalsNameTheField) {
   RobotSpec other = ArmSpec();
   other.name = "other";
   EXPECT_NE(world->AddRobot(other, small).status().message().find("urdf: "), std::string::npos);
+  other.cylinder_sides = 1 << 30;  // would make a polytope of a billion vertices
+  EXPECT_NE(world->AddRobot(other).status().message().find("cylinder_sides"), std::string::npos);
   EXPECT_EQ(world->num_bodies(), bodies);
   // Only rigid_lcp steps robots.
   WorldSettings penalty;
