@@ -71,16 +71,7 @@ RigidBody::RigidBody(TriangleMesh mesh, double mass_kg, const Vec3& center_of_ma
       inertia_body_(inertia_body),
       kind_(kind) {
   body_vertices_ = mesh_.vertices().rowwise() - center_of_mass_m.transpose();
-  if (mesh_.is_closed()) {
-    double six_volume = 0.0;
-    for (int f = 0; f < mesh_.num_faces(); ++f) {
-      const Vec3 a = body_vertices_.row(mesh_.faces()(f, 0)).transpose();
-      const Vec3 b = body_vertices_.row(mesh_.faces()(f, 1)).transpose();
-      const Vec3 c = body_vertices_.row(mesh_.faces()(f, 2)).transpose();
-      six_volume += a.dot(b.cross(c));
-    }
-    outward_closed_ = six_volume > 0.0;
-  }
+  outward_closed_ = EnclosesPositiveVolume(mesh_, body_vertices_);
   if (mass_kg_ > 0.0) {
     inverse_inertia_body_ = inertia_body_.inverse();
     const Eigen::SelfAdjointEigenSolver<Mat3> eigen(inertia_body_);

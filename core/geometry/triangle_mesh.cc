@@ -238,4 +238,16 @@ Vec3 TriangleMesh::FaceNormal(int f) const {
   return (x1 - x0).cross(x2 - x0).normalized();
 }
 
+bool EnclosesPositiveVolume(const TriangleMesh& mesh, const Points3& positions) {
+  if (!mesh.is_closed()) return false;
+  double six_volume = 0.0;
+  for (int f = 0; f < mesh.num_faces(); ++f) {
+    const Vec3 a = positions.row(mesh.faces()(f, 0)).transpose();
+    const Vec3 b = positions.row(mesh.faces()(f, 1)).transpose();
+    const Vec3 c = positions.row(mesh.faces()(f, 2)).transpose();
+    six_volume += a.dot(b.cross(c));
+  }
+  return six_volume > 0.0;
+}
+
 }  // namespace contactsim::core

@@ -83,4 +83,9 @@ class TriangleMesh {
   bool is_closed_ = false;
 };
 
+// True when the mesh is closed and, with its vertices at `positions` (one row per vertex), encloses
+// a positive volume (sum over faces of x0 . (x1 x x2) / 6 > 0): its faces wind counter-clockwise
+// seen from outside. A closed mesh wound the other way fails.
+bool EnclosesPositiveVolume(const TriangleMesh& mesh, const Points3& positions);
+
 }  // namespace contactsim::core

@@ -109,7 +109,10 @@ const WorldRobot* World::RobotOfBody(int32_t body_id, int* link) const {
 }
 
 absl::Status World::SetJointMotor(int32_t robot_id, int joint, const JointMotor& motor) {
-  WorldRobot* robot = const_cast<WorldRobot*>(this->robot(robot_id));
+  WorldRobot* robot = nullptr;
+  for (WorldRobot& r : robots_) {
+    if (r.id == robot_id) robot = &r;
+  }
   if (robot == nullptr) {
     return absl::NotFoundError(absl::StrCat("robot_id: no robot with id ", robot_id));
   }

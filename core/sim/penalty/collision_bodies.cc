@@ -17,17 +17,7 @@ bool IsOutwardClosed(const Body& body) {
   if (body.type() == BodyType::kRigid) {
     return static_cast<const RigidBody&>(body).outward_closed();
   }
-  const TriangleMesh& mesh = body.surface();
-  if (!mesh.is_closed()) return false;
-  const Points3& x = body.positions_t0();
-  double six_volume = 0.0;
-  for (int f = 0; f < mesh.num_faces(); ++f) {
-    const Vec3 a = x.row(mesh.faces()(f, 0)).transpose();
-    const Vec3 b = x.row(mesh.faces()(f, 1)).transpose();
-    const Vec3 c = x.row(mesh.faces()(f, 2)).transpose();
-    six_volume += a.dot(b.cross(c));
-  }
-  return six_volume > 0.0;
+  return EnclosesPositiveVolume(body.surface(), body.positions_t0());
 }
 
 }  // namespace

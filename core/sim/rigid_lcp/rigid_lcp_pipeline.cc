@@ -124,8 +124,8 @@ ContactRecord RecordOf(const PolytopeContactResult& contact, std::span<const Sim
 absl::Status RigidLcpPipeline::Step(const StepInput& input, StepDiagnostics* diagnostics,
                                     ContactReport* report) {
   std::vector<PolytopeBodyInput> bodies(input.bodies.size());
-  std::map<int32_t, int> index_of_body;
-  for (size_t i = 0; i < input.bodies.size(); ++i) {
+  std::map<int32_t, int> index_of_body;  // only with robots: a step without them needs none
+  for (size_t i = 0; i < input.bodies.size() && !input.robots.empty(); ++i) {
     index_of_body.emplace(input.bodies[i].id, static_cast<int>(i));
   }
   // A robot's links collide as the model's polytopes (a union for several collision elements),
