@@ -10,6 +10,7 @@ rules are the C++ client's (clients/cpp/mesh_path_resolver.cc):
 - relative paths against the URDF's folder.
 """
 
+import errno
 import os
 import xml.etree.ElementTree as ElementTree
 
@@ -22,9 +23,11 @@ class MeshNotFoundError(FileNotFoundError):
     `written` is the filename as the URDF writes it; `filename` the path tried, if any."""
 
     def __init__(self, written, message, tried=None):
-        super().__init__(f"mesh \"{written}\": {message}")
+        super().__init__(errno.ENOENT, f"mesh \"{written}\": {message}", tried)
         self.written = written
-        self.filename = tried
+
+    def __str__(self):  # the message alone: OSError's "[Errno 2] ...: 'path'" says it twice
+        return self.strerror
 
 
 def mesh_filenames(urdf_text):
@@ -102,7 +105,7 @@ def read_mesh_files(urdf_text, *, given=None, urdf_dir=None, packages=None, sear
             with open(path, "rb") as file:
                 files[written] = file.read()
         except OSError as error:
-            raise MeshNotFoundError(written, f"cannot read {path} ({error.strerror})",
+            raise MeshNotFoundError(written, f"cannot read {path}: {error.strerror}",
                                     path) from None
     if given:  # a typo in a key would otherwise resurface as a file the server says is missing
         raise ValueError(f"mesh_files: {sorted(given)} not named by any <mesh filename> of the "

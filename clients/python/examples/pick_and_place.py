@@ -2,19 +2,22 @@
 """1 kHz lockstep pick and place: the repository's 6-axis arm takes the top part of a pile of
 boxes and puts it in a bin, one Step of one 1 ms step per control tick.
 
-The scene (a rigid_lcp session, PEG contacts, friction coefficient 0.8, the pads' torsional
-friction radius 5 mm so that a held part does not creep; friction pyramids of 4 edges; docs/robots.md): the ground plane, a
-pile of four 4 cm cubes (three in a row, one on top) dropped 3 mm apart and settled, a bin of five static
-boxes, and scenes/robots/six_axis_arm.urdf on a fixed base at the origin.
+The scene: a rigid_lcp session (PEG contacts, friction coefficient 0.8 with friction pyramids of
+4 edges, the pads' torsional friction radius 5 mm so that a held part does not creep;
+docs/robots.md), the ground plane, a pile of four 4 cm cubes of 1000 kg/m^3 (three in a row
+3 mm apart, one on top) dropped and settled, a bin of five static boxes (12 cm square inside,
+walls 7 cm high, centred at (0, 0.4) m), and scenes/robots/six_axis_arm.urdf on a fixed base at
+the origin.
 
 The controller sends joint-space PD targets (implicit PD on the server, kp 1e4 N*m/rad on the
 shoulder and elbow) with the reference velocity, from waypoints that a small numeric IK
 (urdf_kinematics.py, from the URDF's own joint origins and axes) computes once per phase:
-above the part, straight down, close (the left finger's position motor capped at the grip force;
-the right finger mimics it), lift, hold, across to the bin, down, open, up. It reads each reply's
-joint states (the wrist force: the reaction of the fixed joint `hand_mount` between link6 and
-the hand, in the hand frame) and contact pairs (the grasp's impulses: finger links against the
-part), prints them per phase, and at the end says whether the part lies in the bin.
+above the part, straight down, close (a 10 N effort command on the left finger; the right one
+mimics it, so each presses with 5 N), lift, hold, across to the bin, down, open, up. It reads
+each reply's joint states (the wrist force: the reaction of the fixed joint `hand_mount` between
+link6 and the hand, in the hand frame) and contact pairs (the grasp's impulses over the last
+step: finger links against the part), prints them per phase, and at the end says whether the
+part lies in the bin. With --steps-per-call k each tick is one Step call of k steps.
 
 Exit codes: 0 the part is in the bin, 1 it is not, 2 usage error, 3 the server refused or could
 not be reached.
@@ -372,6 +375,9 @@ def main(argv=None):
     except contactsim.ContactSimError as error:
         print(f"pick_and_place: {error} (server {args.address})", file=sys.stderr)
         return 3
+    except RuntimeError as error:  # a waypoint the IK cannot reach
+        print(f"pick_and_place: {error}", file=sys.stderr)
+        return 1
     wall_s = time.monotonic() - wall_start
     p = summary["part_final_m"]
     print(f"summary: in_bin={int(summary['in_bin'])} part_final_m=({p.x:.4f},{p.y:.4f},"
