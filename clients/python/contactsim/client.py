@@ -533,8 +533,8 @@ class Session:
         from dicts); each persists until a later command for the same joint replaces it.
         parts: None for the whole reply, or the parts to return (STEP_REPLY_PARTS: "body_poses",
         "body_velocities", "vertex_positions", "contact_pairs", "contact_totals",
-        "diagnostics", "joint_states"); the others come back empty (docs/service.md, "Replies the caller asked
-        for"), which saves the server and this process the copies."""
+        "diagnostics", "joint_states"); the others come back empty (docs/service.md, "Replies
+        the caller asked for"), which saves the server and this process the copies."""
         request = simulation_pb2.StepRequest(session_id=self.id, n_steps=int(n))
         if parts is not None:
             if isinstance(parts, str):

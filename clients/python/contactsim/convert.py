@@ -191,7 +191,8 @@ def robot(message):
     joints.sort(key=lambda joint: joint.index)
     return robot_types.Robot(robot_id=message.robot_id, name=message.name,
                              links={link.name: link.body_id for link in message.links},
-                             joints=joints, fixed_base=message.fixed_base)
+                             joints=joints, fixed_base=message.fixed_base,
+                             notes=list(message.notes))
 
 
 def pose_into(pose, message, field):

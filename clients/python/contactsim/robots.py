@@ -44,7 +44,8 @@ class Robot:
 
     robot_id; name; fixed_base; links: {link name: body id} in URDF order, the root first (the
     links are ordinary rigid bodies: their BodyState is in StepResult.bodies); joints: RobotJoint
-    list in the joint-state order. Pass a Robot (or its robot_id) wherever a robot is asked for.
+    list in the joint-state order; notes: what the server's loader read leniently (strings). Pass
+    a Robot (or its robot_id) wherever a robot is asked for.
 
     Command helpers return lists of joint commands for Session.step(joint_commands=...), which
     concatenate with +:
@@ -53,12 +54,13 @@ class Robot:
           + arm.off(["joint4"])
     """
 
-    def __init__(self, robot_id, name, links, joints, fixed_base):
+    def __init__(self, robot_id, name, links, joints, fixed_base, notes=()):
         self.robot_id = robot_id
         self.name = name
         self.links = links
         self.joints = joints
         self.fixed_base = fixed_base
+        self.notes = list(notes)
         self._index = {joint.name: joint.index for joint in joints}
 
     @property

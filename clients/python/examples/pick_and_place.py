@@ -263,7 +263,8 @@ class Controller:
               f"ms/call  part=({part.x:+.4f}, {part.y:+.4f}, "
               f"{part.z:+.4f}) m  gripper q={states.position(GRIPPER) * 1e3:5.2f} mm  "
               f"wrist |F|={force.norm():6.3f} N (F_z {force.z:+6.3f} N, |T| "
-              f"{torque.norm():.4f} N*m)  grasp impulses (last step): left normal {grasp[0][0]:.5f} N*s "
+              f"{torque.norm():.4f} N*m)  grasp impulses (last step): left normal "
+              f"{grasp[0][0]:.5f} N*s "
               f"friction {grasp[0][1]:.5f} N*s, right normal {grasp[1][0]:.5f} N*s "
               f"friction {grasp[1][1]:.5f} N*s", flush=True)
 
