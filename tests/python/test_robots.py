@@ -9,6 +9,7 @@ step advances q by h qdot.
 import math
 import os
 import tempfile
+import threading
 import unittest
 import xml.etree.ElementTree as ElementTree
 from unittest import mock
@@ -29,6 +30,7 @@ ARM_URDF = os.path.join(SOURCE_DIR, "scenes", "robots", "six_axis_arm.urdf")
 SHARED_ROBOTS = os.environ.get("CONTACTSIM_SHARED_ROBOTS_DIR", "")
 ARM_JOINTS = ["joint1", "joint2", "joint3", "joint4", "joint5", "joint6"]
 HOLD_KP, HOLD_KD = 1e4, 200.0
+WATCHDOG_S = 60.0  # ends a stream that should have delivered by then, so a bug fails, not hangs
 
 server = None
 
@@ -185,6 +187,28 @@ class RobotTest(RobotCase):
         self.assertIsNone(other.step(1).joints(arm.robot_id).joint_names)
         other.info()
         self.assertEqual(other.step(1).joints(arm.robot_id).joint_names, arm.joint_names)
+
+    def test_stream_frames_carry_the_step_s_joint_states(self):
+        session = self.session()
+        arm = session.add_robot(ARM_URDF)
+        result = session.step(5, joint_commands=arm.position({"joint2": 0.2}, kp=HOLD_KP,
+                                                             kd=HOLD_KD))
+        viewer = self.client.session(session.id, session.viewer_token)
+        viewer.info()  # the viewer's handle learns the joint names
+        stream = viewer.stream()  # from the newest frame: the one this step published
+        watchdog = threading.Timer(WATCHDOG_S, stream.cancel)
+        watchdog.start()
+        try:
+            frame = next(stream)
+        finally:
+            watchdog.cancel()
+            stream.cancel()
+        self.assertEqual(frame.step_count, result.step_count)
+        states, expected = frame.joint_states[arm.robot_id], result.joints(arm)
+        self.assertEqual(states.joint_names, arm.joint_names)
+        for name in ("positions", "velocities", "efforts", "reaction_forces_n",
+                     "reaction_torques_n_m"):
+            np.testing.assert_array_equal(getattr(states, name), getattr(expected, name))
 
     def test_wrist_reads_the_weight_beyond_it_at_rest(self):
         session = self.session()
