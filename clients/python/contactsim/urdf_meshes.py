@@ -30,22 +30,32 @@ class MeshNotFoundError(FileNotFoundError):
         return self.strerror
 
 
+def _local_name(element):
+    """A tag without its "{namespace}" (a URDF with a default xmlns has them)."""
+    return element.tag.rpartition("}")[2] if isinstance(element.tag, str) else ""
+
+
+def _children(element, name):
+    return [child for child in element if _local_name(child) == name]
+
+
 def mesh_filenames(urdf_text):
-    """Every distinct `<mesh filename>` of the URDF (visual and collision), in document order.
-    ValueError "urdf: ..." when the text is not XML."""
+    """Every distinct `<mesh filename>` of the URDF's links (visual and collision geometry: what
+    the server's loader reads; meshes in other tags, e.g. <gazebo>, are not sent), in document
+    order. ValueError "urdf: ..." when the text is not XML."""
     try:
         root = ElementTree.fromstring(urdf_text)
     except ElementTree.ParseError as error:
         raise ValueError(f"urdf: not well-formed XML ({error})") from None
     names = []
-    for element in root.iter():
-        if not isinstance(element.tag, str) or element.tag.rpartition("}")[2] != "mesh":
-            continue  # comments; a default xmlns makes tags "{namespace}mesh"
-        filename = element.get("filename")
-        if filename is None:
-            continue  # the server's loader names the element that lacks it
-        if filename not in names:
-            names.append(filename)
+    for link in _children(root, "link"):
+        for element in _children(link, "visual") + _children(link, "collision"):
+            for geometry in _children(element, "geometry"):
+                for mesh in _children(geometry, "mesh"):
+                    filename = mesh.get("filename")
+                    # one without a filename: the server's loader names the element
+                    if filename is not None and filename not in names:
+                        names.append(filename)
     return names
 
 
