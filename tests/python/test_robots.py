@@ -359,6 +359,17 @@ class RobotMeshTest(RobotCase):
                                    {"in/memory.stl": file.read()}, fixed_base=False,
                                    base_pose=(2.0, 0.0, 0.2))
 
+    def test_only_the_links_meshes_are_sent(self):
+        # A <gazebo> block's mesh is no link geometry (the loader never reads it): not sought.
+        urdf = one_link_urdf("meshes/box.stl", 1.0, self.half_m).replace(
+            "</robot>", '<gazebo><mesh filename="meshes/not_here.stl"/></gazebo></robot>')
+        session = self.session()
+        with mock.patch.object(self.client, "_call", wraps=self.client._call) as rpc:
+            session.add_robot_text(urdf, base_dir=os.path.join(self.dir, "meshbox_pkg"))
+        sent = rpc.call_args.args[1]
+        self.assertEqual([file.path for file in sent.mesh_files], ["meshes/box.stl"])
+        self.assertEqual(sent.mesh_files[0].data, ascii_stl_box(self.half_m))
+
     def test_a_missing_mesh_is_named_before_any_rpc(self):
         session = self.session()
         cases = [
