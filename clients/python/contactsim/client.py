@@ -252,7 +252,7 @@ class Session:
         16) and sphere_segments in [4, 64] (12): the collision polytopes' resolution; name:
         empty for the URDF's <robot name>. mesh_files: {filename as written: bytes} sent
         instead of reading those files."""
-        with open(urdf_path, encoding="utf-8") as file:
+        with open(urdf_path, encoding="utf-8-sig") as file:  # -sig: a BOM is no text
             urdf_text = file.read()
         return self.add_robot_text(
             urdf_text, mesh_files, base_dir=os.path.dirname(os.path.abspath(urdf_path)),

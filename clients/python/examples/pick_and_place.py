@@ -30,6 +30,7 @@ import math
 import os
 import sys
 import time
+import xml.etree.ElementTree as ElementTree
 
 try:
     import contactsim
@@ -272,7 +273,8 @@ class Controller:
 def pick_and_place(session, arm, pile, steps_per_call):
     """The whole task; returns the summary dict."""
     with open(ARM_URDF, encoding="utf-8") as file:
-        chain = Chain(file.read(), "hand", transform(translation=(0.0, 0.0, TOOL_OFFSET_M)))
+        urdf_text = file.read()
+    chain = Chain(urdf_text, "hand", transform(translation=(0.0, 0.0, TOOL_OFFSET_M)))
     assert chain.joint_names == ARM_JOINTS
     # Start bent over towards the pile, above it, so that nothing swings through the scene.
     home_rotation = tool_rotation(0.0)
@@ -346,7 +348,9 @@ def pick_and_place(session, arm, pile, steps_per_call):
     control.run("settle", Hold(retreat.end, 0.3))
 
     final = control.result.bodies[top.body_id]
-    hand_and_fingers_kg = 0.3 + 0.05 + 0.05  # six_axis_arm.urdf's inertials
+    masses = {link.get("name"): float(link.find("inertial/mass").get("value"))
+              for link in ElementTree.fromstring(urdf_text).iter("link")}
+    hand_and_fingers_kg = masses["hand"] + masses["finger_left"] + masses["finger_right"]
     return {
         "in_bin": in_bin(final.position_m),
         "part_final_m": final.position_m,
