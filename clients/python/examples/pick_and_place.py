@@ -60,8 +60,8 @@ GRIPPER_KP, GRIPPER_KD = 2000.0, 20.0  # opening: PD to 0 [N/m], [N*s/m]
 TOOL_OFFSET_M = 0.06
 
 # Edges of each contact's friction pyramid: 4 (the default is 8) keeps the held part's LCP small
-# enough for 1 kHz on a small machine; the grip (2 x 8 N x 0.8 cos 45 deg = 9 N) still holds a
-# 0.63 N part by far.
+# enough for 1 kHz on a small machine; the grip (2 fingers x 5 N x 0.8 cos 45 deg = 5.7 N of
+# friction at the pyramid's weakest heading) still holds a 0.63 N part by far.
 FRICTION_DIRECTIONS = 4
 CUBE_HALF_M = 0.02
 CUBE_DENSITY_KG_PER_M3 = 1000.0  # 64 g
