@@ -8,15 +8,19 @@
 //   - force_n / torque_n_m on a dynamic rigid body and vertex forces [N] act on every step;
 //   - a kinematic target pose is reached at the end of the call (constant velocities over n dt);
 //     kinematic velocities, when given instead, are set once and persist;
-//   - constraint targets [m] are set once, before the first step, and stay where they are put.
+//   - constraint targets [m] are set once, before the first step, and stay where they are put;
+//   - robot joint motor commands are set once the controls are validated (also for n = 0) and
+//     persist after the call until a later command for the same joint replaces them.
 #pragma once
 
 #include <Eigen/Geometry>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/common/eigen_types.h"
+#include "core/dynamics/rigid_lcp/joint_rows.h"
 
 namespace contactsim::core {
 
@@ -48,10 +52,18 @@ struct ConstraintTargetInput {
   Points3 targets_m;  // one row per vertex of the constraint, finite
 };
 
+struct JointCommandInput {
+  int index = 0;  // in controls.joint_commands
+  int32_t robot_id = 0;
+  std::string joint;  // the URDF joint name
+  JointMotor motor;   // mode kNone turns the joint's motor off
+};
+
 struct StepControls {
   std::vector<BodyControlInput> bodies;
   std::vector<VertexForcesInput> vertex_forces;
   std::vector<ConstraintTargetInput> constraint_targets;
+  std::vector<JointCommandInput> joint_commands;
 };
 
 }  // namespace contactsim::core

@@ -330,6 +330,10 @@ absl::Status World::Restore(const WorldSnapshot& snapshot) {
   last_diagnostics_ = snapshot.last_diagnostics_;
   last_report_ = snapshot.last_report_;
   diverged_ = false;
+  // A decoded blob keeps no joint states (they follow from the links, efforts from a step).
+  for (WorldRobot& robot : robots_) {
+    if (robot.last_joint_states.size() != robot.joints.size()) RefreshJointStates(&robot);
+  }
   return absl::OkStatus();
 }
 

@@ -172,6 +172,9 @@ class World {
   // InvalidArgument naming the field for an index out of range, a mimic follower (it follows its
   // leader), a fixed joint, or non-finite or negative values.
   absl::Status SetJointMotor(int32_t robot_id, int joint, const JointMotor& motor);
+  // SetJointMotor's checks alone (errors name the JointMotor member, without a prefix).
+  static absl::Status ValidateJointMotor(const WorldRobot& robot, int joint,
+                                         const JointMotor& motor);
   // Places the links at joint positions q [rad or m] with joint velocities qdot (one per joint;
   // fixed joints' entries ignored), the root where it is, by forward kinematics (velocities
   // included: each link's twist from its parent's and the joint's rate); the pipeline's contact
@@ -244,6 +247,8 @@ class World {
   absl::Status PrepareStep();
   // Applies the controls before one step of a Step(n, controls, ...) call (world_controls.cc).
   absl::Status ApplyControls(const StepControls& controls, bool first_step, int num_steps);
+  // The controls' joint motor commands into their joints (after ValidateControls).
+  absl::Status ApplyJointCommands(const StepControls& controls);
   // Body energies plus the target springs' energy (potential).
   WorldEnergies MeasureWorldEnergies() const;
   int BodyIndex(int32_t id) const;  // -1 when unknown
@@ -253,6 +258,10 @@ class World {
                                      bool check_with_pipeline);
   // The robot and link a body belongs to, or nullptr.
   const WorldRobot* RobotOfBody(int32_t body_id, int* link) const;
+  WorldRobot* mutable_robot(int32_t id);  // nullptr for an unknown id
+  // Each joint's position and velocity in last_joint_states from its links' states, effort and
+  // reaction 0 (no step has acted on them yet): after AddRobot, SetJointState and a restore.
+  void RefreshJointStates(WorldRobot* robot) const;
 
   WorldSettings settings_;
   std::shared_ptr<Backend> backend_;  // before everything that lives on it

@@ -1,7 +1,9 @@
 // World::Step(n, controls, &outcome) and the copies for reporting: the controller's path through
 // the World (step_controls.h, world_state.h).
+#include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -120,6 +122,41 @@ absl::Status World::ValidateControls(const StepControls& controls) const {
                        constraint->spec.vertices.size(), " vertices"));
     }
   }
+  std::vector<std::pair<int32_t, int>> commanded;  // (robot, joint) already in this call
+  for (const JointCommandInput& command : controls.joint_commands) {
+    const std::string field = absl::StrCat("controls.joint_commands[", command.index, "]");
+    const WorldRobot* target = robot(command.robot_id);
+    if (target == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat(field, ".robot_id: no robot with id ", command.robot_id));
+    }
+    absl::StatusOr<int> joint = RobotJointIndex(*target, command.joint);
+    if (!joint.ok()) {
+      return absl::Status(joint.status().code(),
+                          absl::StrCat(field, ".", joint.status().message()));
+    }
+    const std::pair<int32_t, int> key{command.robot_id, *joint};
+    if (std::find(commanded.begin(), commanded.end(), key) != commanded.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".joint: '", command.joint,
+                                                     "' of robot ", command.robot_id,
+                                                     " is commanded twice in this call"));
+    }
+    commanded.push_back(key);
+    const absl::Status motor = ValidateJointMotor(*target, *joint, command.motor);
+    if (!motor.ok()) {
+      return absl::Status(motor.code(), absl::StrCat(field, ".", motor.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status World::ApplyJointCommands(const StepControls& controls) {
+  for (const JointCommandInput& command : controls.joint_commands) {
+    WorldRobot* target = mutable_robot(command.robot_id);
+    CONTACTSIM_CHECK(target != nullptr, "a joint command ValidateControls did not admit");
+    ASSIGN_OR_RETURN(const int joint, RobotJointIndex(*target, command.joint));
+    target->joints[joint].motor = command.motor;
+  }
   return absl::OkStatus();
 }
 
@@ -167,6 +204,7 @@ absl::Status World::Step(int num_steps, const StepControls& controls, StepOutcom
     return absl::InvalidArgumentError(absl::StrCat("num_steps: must be >= 0, got ", num_steps));
   }
   RETURN_IF_ERROR(ValidateControls(controls));
+  RETURN_IF_ERROR(ApplyJointCommands(controls));  // they persist: set once, also for 0 steps
   outcome->diagnostics.clear();
   outcome->diagnostics.reserve(num_steps);
   outcome->summed_totals.clear();
@@ -240,6 +278,10 @@ WorldState World::CopyState() const {
     for (int i = 0; i < source.num_vertices(); ++i) {
       copy.velocities_m_per_s.row(i) = source.VertexVelocity(i).transpose();
     }
+  }
+  state.robots.reserve(robots_.size());
+  for (const WorldRobot& robot : robots_) {
+    state.robots.push_back({robot.id, robot.last_joint_states});
   }
   return state;
 }

@@ -82,15 +82,22 @@ absl::StatusOr<int32_t> World::AddRobot(RobotSpec spec, const RobotLimits& limit
     }
     robot.link_body_ids.push_back(*id);
   }
-  robot.last_joint_states.resize(robot.joints.size());
   ++next_robot_id_;
   robots_.push_back(std::move(robot));
+  RefreshJointStates(&robots_.back());
   energy_reference_j_.reset();
   return robots_.back().id;
 }
 
 const WorldRobot* World::robot(int32_t id) const {
   for (const WorldRobot& r : robots_) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+WorldRobot* World::mutable_robot(int32_t id) {
+  for (WorldRobot& r : robots_) {
     if (r.id == id) return &r;
   }
   return nullptr;
@@ -108,25 +115,19 @@ const WorldRobot* World::RobotOfBody(int32_t body_id, int* link) const {
   return nullptr;
 }
 
-absl::Status World::SetJointMotor(int32_t robot_id, int joint, const JointMotor& motor) {
-  WorldRobot* robot = nullptr;
-  for (WorldRobot& r : robots_) {
-    if (r.id == robot_id) robot = &r;
-  }
-  if (robot == nullptr) {
-    return absl::NotFoundError(absl::StrCat("robot_id: no robot with id ", robot_id));
-  }
-  if (joint < 0 || joint >= static_cast<int>(robot->joints.size())) {
+absl::Status World::ValidateJointMotor(const WorldRobot& robot, int joint,
+                                       const JointMotor& motor) {
+  if (joint < 0 || joint >= static_cast<int>(robot.joints.size())) {
     return absl::InvalidArgumentError(
-        absl::StrCat("joint: ", joint, " out of range [0, ", robot->joints.size(), ")"));
+        absl::StrCat("joint: ", joint, " out of range [0, ", robot.joints.size(), ")"));
   }
-  const RobotJoint& rj = robot->model->joints[joint];
+  const RobotJoint& rj = robot.model->joints[joint];
   if (rj.type == JointType::kFixed) {
     return absl::InvalidArgumentError(absl::StrCat("joint: '", rj.name, "' is fixed"));
   }
   if (rj.mimic_joint >= 0) {
     return absl::InvalidArgumentError(absl::StrCat("joint: '", rj.name, "' mimics '",
-                                                   robot->model->joints[rj.mimic_joint].name,
+                                                   robot.model->joints[rj.mimic_joint].name,
                                                    "'; command the leader"));
   }
   for (const auto& [value, field] :
@@ -140,13 +141,46 @@ absl::Status World::SetJointMotor(int32_t robot_id, int joint, const JointMotor&
   if (motor.stiffness < 0.0 || motor.damping < 0.0) {
     return absl::InvalidArgumentError("stiffness, damping: must be >= 0");
   }
+  if (!(motor.max_effort > 0.0)) {  // NaN refused too; +inf: the joint's limit alone
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_effort: must be > 0, got ", motor.max_effort));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status World::SetJointMotor(int32_t robot_id, int joint, const JointMotor& motor) {
+  WorldRobot* robot = mutable_robot(robot_id);
+  if (robot == nullptr) {
+    return absl::NotFoundError(absl::StrCat("robot_id: no robot with id ", robot_id));
+  }
+  RETURN_IF_ERROR(ValidateJointMotor(*robot, joint, motor));
   robot->joints[joint].motor = motor;
   return absl::OkStatus();
 }
 
+void World::RefreshJointStates(WorldRobot* robot) const {
+  std::vector<JointBodyView> views;
+  views.reserve(robot->link_body_ids.size());
+  for (const int32_t id : robot->link_body_ids) {
+    const auto& link = static_cast<const RigidBody&>(*body(id));
+    JointBodyView view;
+    view.position = link.state().p_WB_m;
+    view.rotation = link.state().q_WB.toRotationMatrix();
+    view.velocity << link.state().v_WB_m_per_s, link.state().w_WB_rad_per_s;
+    view.dynamic = link.kind() == RigidBodyKind::kDynamic;
+    views.push_back(view);
+  }
+  robot->last_joint_states.assign(robot->joints.size(), JointStepResult{});
+  for (size_t j = 0; j < robot->joints.size(); ++j) {
+    const JointCoordinate q = ComputeJointCoordinate(robot->joints[j], views);
+    robot->last_joint_states[j].position = q.position;
+    robot->last_joint_states[j].velocity = q.velocity;
+  }
+}
+
 absl::Status World::SetJointState(int32_t robot_id, std::span<const double> q,
                                   std::span<const double> qdot) {
-  const WorldRobot* robot = this->robot(robot_id);
+  WorldRobot* robot = mutable_robot(robot_id);
   if (robot == nullptr) {
     return absl::NotFoundError(absl::StrCat("robot_id: no robot with id ", robot_id));
   }
@@ -178,6 +212,7 @@ absl::Status World::SetJointState(int32_t robot_id, std::span<const double> q,
     RETURN_IF_ERROR(link.SetState(placed[l].state));
     pipeline_->ForgetBody(robot->link_body_ids[l]);
   }
+  RefreshJointStates(robot);
   energy_reference_j_.reset();
   return absl::OkStatus();
 }

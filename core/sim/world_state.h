@@ -12,6 +12,7 @@
 #include "core/common/eigen_types.h"
 #include "core/contact/contact_report.h"
 #include "core/dynamics/body.h"
+#include "core/dynamics/rigid_lcp/joint_rows.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/geometry/triangle_mesh.h"
 #include "core/sim/constraints.h"
@@ -45,10 +46,18 @@ struct BodyStateCopy {
   Vec3 centre_of_mass_m = Vec3::Zero();
 };
 
+// One robot's joints at the end of the last step (WorldRobot::last_joint_states), in its
+// model's joint order.
+struct RobotJointStatesCopy {
+  int32_t robot_id = 0;
+  std::vector<JointStepResult> joints;
+};
+
 struct WorldState {
   double time_s = 0.0;
   int64_t step_count = 0;
-  std::vector<BodyStateCopy> bodies;  // ascending id
+  std::vector<BodyStateCopy> bodies;         // ascending id
+  std::vector<RobotJointStatesCopy> robots;  // ascending robot id
 };
 
 // The reaction of one World constraint over a Step call (constraints.h, "Reactions"): the

@@ -266,6 +266,35 @@ TEST(RigidLcpJointsTest, PositionMotorEffortLimitSaturates) {
   EXPECT_LT(r.joints[0].position, -0.1);
 }
 
+// A command's max_effort caps below the joint's own limit: the same rod with the URDF limit
+// (5 N m) above m g r but the command's cap (0.5 N m) below it falls at the cap; with a torque
+// command of 3 N m and a cap of 0.5, the torque applied is the cap as well.
+TEST(RigidLcpJointsTest, CommandMaxEffortCapsBelowTheJointLimit) {
+  const Rod rod(0.1, 1.0);
+  Pendulum p = HorizontalAtZero(rod, 0.0);
+  JointMotor& m = p.joints[0].motor;
+  m.mode = JointMotorMode::kPosition;
+  m.stiffness = 1000.0;
+  m.damping = 5.0;
+  m.max_effort = 0.5;  // < m g r = 0.981 N m < effort_limit
+  p.joints[0].effort_limit = 5.0;
+  PolytopeStepResult r;
+  for (int i = 0; i < 100; ++i) r = Step(p.bodies, p.joints, Settings());
+  EXPECT_NEAR(std::abs(r.joints[0].applied_effort), 0.5, 1e-9);
+  EXPECT_LT(r.joints[0].position, -0.1);
+
+  Pendulum q = HorizontalAtZero(rod, 0.0);
+  q.joints[0].effort_limit = 5.0;
+  q.joints[0].motor.mode = JointMotorMode::kTorque;
+  q.joints[0].motor.torque = 3.0;
+  q.joints[0].motor.max_effort = 0.5;
+  r = Step(q.bodies, q.joints, Settings());
+  EXPECT_DOUBLE_EQ(r.joints[0].applied_effort, 0.5);
+
+  q.joints[0].motor.max_effort = 0.0;  // a cap must be > 0
+  EXPECT_FALSE(ValidateJoints(q.joints, 1).ok());
+}
+
 // A velocity motor turns the rod at its target speed when its effort suffices.
 TEST(RigidLcpJointsTest, VelocityMotorKeepsItsSpeed) {
   const Rod rod(0.1, 1.0);

@@ -106,6 +106,9 @@ absl::Status ValidateJoints(std::span<const JointInput> joints, int num_bodies) 
     if (!(j.effort_limit > 0.0)) {
       return absl::InvalidArgumentError(name + ".effort_limit: must be > 0");
     }
+    if (!(j.motor.max_effort > 0.0)) {
+      return absl::InvalidArgumentError(name + ".motor.max_effort: must be > 0");
+    }
     if (j.mimic_joint != -1) {
       if (j.mimic_joint < 0 || j.mimic_joint >= static_cast<int>(joints.size()) ||
           j.mimic_joint == static_cast<int>(i)) {
@@ -287,7 +290,7 @@ std::vector<JointRowSet> BuildJointRows(std::span<const JointInput> joints,
       ++set.locked;  // a constraint, not the motor
     }
     const JointMotor& m = joint.mimic_joint >= 0 ? JointMotor{} : joint.motor;
-    const double bound = joint.effort_limit * h;
+    const double bound = MotorEffortLimit(joint) * h;
     auto motor_row = [&](double target, double compliance) {
       if (std::isinf(bound)) {
         bilateral(gc, gp, -target, compliance);
@@ -316,8 +319,13 @@ std::vector<JointRowSet> BuildJointRows(std::span<const JointInput> joints,
   return out;
 }
 
+double MotorEffortLimit(const JointInput& joint) {
+  return std::min(joint.effort_limit, joint.motor.max_effort);
+}
+
 double TorqueMotorEffort(const JointInput& joint, std::span<const JointBodyView> bodies) {
-  const double effort = std::clamp(joint.motor.torque, -joint.effort_limit, joint.effort_limit);
+  const double limit = MotorEffortLimit(joint);
+  const double effort = std::clamp(joint.motor.torque, -limit, limit);
   if (std::isinf(joint.velocity_limit)) return effort;
   const double qdot = ComputeJointCoordinate(joint, bodies).velocity;
   return effort * qdot >= 0.0 && std::abs(qdot) >= joint.velocity_limit ? 0.0 : effort;

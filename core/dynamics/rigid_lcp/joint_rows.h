@@ -52,6 +52,9 @@ struct JointMotor {
   double torque = 0.0;           // [N m or N] (torque)
   double stiffness = 0.0;        // kp [N m/rad or N/m] (position)
   double damping = 0.0;          // kd [N m s/rad or N s/m] (position)
+  // > 0 [N m or N]: the most effort this command spends, below the joint's effort_limit (a gripper
+  // squeezing with a chosen force); +inf: the joint's limit alone.
+  double max_effort = std::numeric_limits<double>::infinity();
 };
 
 struct JointInput {
@@ -130,6 +133,10 @@ JointCoordinate ComputeJointCoordinate(const JointInput& joint,
 // The rows of every joint at the step start; h the step.
 std::vector<JointRowSet> BuildJointRows(std::span<const JointInput> joints,
                                         std::span<const JointBodyView> bodies, double h);
+
+// The most effort the joint's motor may give [N m or N]: the joint's effort limit, or the
+// command's max_effort when lower.
+double MotorEffortLimit(const JointInput& joint);
 
 // The effort a torque motor applies over the step: its torque clamped to the effort limit, 0
 // while the joint turns at or beyond its velocity limit in the torque's direction.

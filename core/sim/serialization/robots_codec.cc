@@ -68,6 +68,10 @@ void WriteRobots(std::span<const WorldRobot> robots, int32_t next_robot_id, Byte
       out->F64(m.damping);
     }
   }
+  // The commands' effort caps came later: a trailing block, absent in older blobs (no cap).
+  for (const WorldRobot& robot : robots) {
+    for (const JointInput& joint : robot.joints) out->F64(joint.motor.max_effort);
+  }
 }
 
 absl::StatusOr<ReadRobotsResult> ReadRobots(ByteReader* in, std::span<const SimBody> bodies) {
@@ -167,8 +171,17 @@ absl::StatusOr<ReadRobotsResult> ReadRobots(ByteReader* in, std::span<const SimB
       }
     }
     RETURN_IF_ERROR(in->status());
-    robot.last_joint_states.resize(robot.joints.size());
     out.robots.push_back(std::move(robot));
+  }
+  if (in->ok() && in->remaining() > 0) {
+    for (size_t r = 0; r < out.robots.size() && in->ok(); ++r) {
+      for (size_t j = 0; j < out.robots[r].joints.size() && in->ok(); ++j) {
+        const std::string field = absl::StrCat("robots[", r, "].motors[", j, "].max_effort");
+        const double cap = in->F64(field);
+        if (in->ok() && !(cap > 0.0)) in->Fail(field, absl::StrCat("must be > 0, got ", cap));
+        out.robots[r].joints[j].motor.max_effort = cap;
+      }
+    }
   }
   RETURN_IF_ERROR(in->status());
   return out;

@@ -102,12 +102,23 @@ TEST(WorldRobotTest, SnapshotsReplayBitIdentically) {
   std::vector<double> q(9, 0.0);
   q[Joint(*world->robot(*id), "joint2")] = 0.8;  // moving towards it when the snapshot is taken
   HoldAt(*world, *id, q);
+  JointMotor capped{JointMotorMode::kPosition, 0.8, 0.0, 0.0, 1e4, 200.0};
+  capped.max_effort = 40.0;  // below the shoulder's 200 N m: the snapshot keeps the cap
+  ASSERT_TRUE(world->SetJointMotor(*id, Joint(*world->robot(*id), "joint2"), capped).ok());
   ASSERT_TRUE(world->Step(50).ok());
   absl::StatusOr<std::string> bytes = SerializeWorld(*world);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   absl::StatusOr<World> copy = DeserializeWorld(*bytes);
   ASSERT_TRUE(copy.ok()) << copy.status();
   ASSERT_EQ(copy->robots().size(), 1u);
+  EXPECT_EQ(copy->robot(*id)->joints[Joint(*copy->robot(*id), "joint2")].motor.max_effort, 40.0);
+  // Positions and velocities read back from the restored links (efforts need a step).
+  for (size_t j = 0; j < q.size(); ++j) {
+    // Round-off of the coordinate recomputed from the same link states: 1e-12.
+    EXPECT_NEAR(copy->robot(*id)->last_joint_states[j].position,
+                world->robot(*id)->last_joint_states[j].position, 1e-12)
+        << j;
+  }
   ASSERT_TRUE(world->Step(100).ok());
   ASSERT_TRUE(copy->Step(100).ok());
   const WorldRobot& a = *world->robot(*id);
@@ -130,6 +141,68 @@ TEST(WorldRobotTest, SnapshotsReplayBitIdentically) {
   EXPECT_EQ(copy->robots().size(), 1u);
 }
 
+// Motor commands through StepControls (the service's path): checked with the rest of the
+// controls before anything changes, set once, kept by later calls that do not name the joint.
+TEST(WorldRobotTest, JointCommandsInStepControlsPersistAndAreCheckedFirst) {
+  absl::StatusOr<World> world = World::Create(RobotSettings());
+  ASSERT_TRUE(world.ok()) << world.status();
+  absl::StatusOr<int32_t> id = world->AddRobot(ArmSpec());
+  ASSERT_TRUE(id.ok()) << id.status();
+  const WorldRobot& robot = *world->robot(*id);
+  StepControls hold;
+  for (const char* name : {"joint1", "joint2", "joint3", "joint4", "joint5", "joint6"}) {
+    JointCommandInput command{
+        .index = static_cast<int>(hold.joint_commands.size()), .robot_id = *id, .joint = name};
+    command.motor = {
+        JointMotorMode::kPosition, std::string(name) == "joint2" ? 0.6 : 0.0, 0.0, 0.0, 1e4, 200.0};
+    hold.joint_commands.push_back(command);
+  }
+  StepOutcome outcome;
+  ASSERT_TRUE(world->Step(300, hold, &outcome).ok());
+  ASSERT_TRUE(world->Step(300, StepControls{}, &outcome).ok());  // the commands persist
+  const int shoulder = Joint(robot, "joint2");
+  // The PD's static sag, as in ArmHoldsItsPoseAndReportsJointStates: bound 2e-3 rad.
+  EXPECT_NEAR(robot.last_joint_states[shoulder].position, 0.6, 2e-3);
+
+  auto refused = [&](JointCommandInput second) {
+    StepControls controls;
+    const JointCommandInput first{.index = 0,
+                                  .robot_id = *id,
+                                  .joint = "joint1",
+                                  .motor = {JointMotorMode::kVelocity, 0.0, 1.0}};
+    second.index = 1;
+    controls.joint_commands = {first, second};
+    const absl::Status status = world->Step(1, controls, &outcome);
+    // Nothing was applied: joint1 keeps its position motor.
+    EXPECT_EQ(robot.joints[Joint(robot, "joint1")].motor.mode, JointMotorMode::kPosition);
+    return status;
+  };
+  const int64_t steps = world->step_count();
+  absl::Status s = refused({.robot_id = 7, .joint = "joint1", .motor = {}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(s.message().find("controls.joint_commands[1].robot_id"), std::string::npos) << s;
+  s = refused({.robot_id = *id, .joint = "nope", .motor = {}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(s.message().find("controls.joint_commands[1].joint"), std::string::npos) << s;
+  s = refused({.robot_id = *id, .joint = "joint1", .motor = {}});
+  EXPECT_NE(s.message().find("commanded twice"), std::string::npos) << s;
+  s = refused({.robot_id = *id, .joint = "finger_right_joint", .motor = {}});
+  EXPECT_NE(s.message().find("controls.joint_commands[1].joint: 'finger_right_joint' mimics"),
+            std::string::npos)
+      << s;
+  JointCommandInput capped{.robot_id = *id, .joint = "joint3", .motor = {}};
+  capped.motor.max_effort = 0.0;
+  s = refused(capped);
+  EXPECT_NE(s.message().find("controls.joint_commands[1].max_effort"), std::string::npos) << s;
+  EXPECT_EQ(world->step_count(), steps);
+
+  // A call of 0 steps sets the commands too; a command without a mode turns the motor off.
+  StepControls off;
+  off.joint_commands.push_back({.index = 0, .robot_id = *id, .joint = "joint2", .motor = {}});
+  ASSERT_TRUE(world->Step(0, off, &outcome).ok());
+  EXPECT_EQ(robot.joints[shoulder].motor.mode, JointMotorMode::kNone);
+}
+
 TEST(WorldRobotTest, JointStateSetsPositionsAndVelocities) {
   WorldSettings settings = RobotSettings();
   settings.gravity_m_per_s2.setZero();
@@ -146,6 +219,10 @@ TEST(WorldRobotTest, JointStateSetsPositionsAndVelocities) {
   q[shoulder] = 0.5;
   qdot[yaw] = 0.3;
   ASSERT_TRUE(world->SetJointState(*id, q, qdot).ok());
+  // The joint states read back from the placed links at once (forward then inverse kinematics:
+  // round-off, 1e-12).
+  EXPECT_NEAR(robot.last_joint_states[shoulder].position, 0.5, 1e-12);
+  EXPECT_NEAR(robot.last_joint_states[yaw].velocity, 0.3, 1e-12);
   ASSERT_TRUE(world->Step(1).ok());
   // One free step (no gravity, no motors): the positions moved by at most h qdot, and the base
   // yaw turns at its set rate (the arm's centrifugal pull on the shoulder changes it by O(h),
