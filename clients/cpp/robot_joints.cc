@@ -15,15 +15,16 @@ v1::JointCommand Command(int32_t robot_id, std::string_view joint) {
 
 }  // namespace
 
-v1::JointCommand PositionCommand(int32_t robot_id, std::string_view joint,
-                                 const PositionMotor& motor) {
+v1::JointCommand PositionCommand(int32_t robot_id, std::string_view joint, double target, double kp,
+                                 double kd, double target_velocity,
+                                 std::optional<double> max_effort) {
   v1::JointCommand command = Command(robot_id, joint);
   v1::JointPositionCommand* position = command.mutable_position();
-  position->set_target(motor.target);
-  position->set_kp(motor.kp);
-  position->set_kd(motor.kd);
-  position->set_target_velocity(motor.target_velocity);
-  if (motor.max_effort) position->set_max_effort(*motor.max_effort);
+  position->set_target(target);
+  position->set_kp(kp);
+  position->set_kd(kd);
+  position->set_target_velocity(target_velocity);
+  if (max_effort) position->set_max_effort(*max_effort);
   return command;
 }
 

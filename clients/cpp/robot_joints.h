@@ -20,17 +20,11 @@
 namespace contactsim::client {
 
 // A PD position motor: effort = kp (target - q) + kd (target_velocity - qdot), within the
-// joint's effort limit (and max_effort when set).
-struct PositionMotor {
-  double target = 0.0;               // [rad or m]
-  double kp = 0.0;                   // >= 0 [N m/rad or N/m]
-  double kd = 0.0;                   // >= 0 [N m s/rad or N s/m]
-  double target_velocity = 0.0;      // [rad/s or m/s]
-  std::optional<double> max_effort;  // > 0, below the URDF's limit [N m or N]
-};
-
-v1::JointCommand PositionCommand(int32_t robot_id, std::string_view joint,
-                                 const PositionMotor& motor);
+// joint's effort limit and `max_effort` when set. target [rad or m], kp >= 0 [N m/rad or N/m],
+// kd >= 0 [N m s/rad or N s/m], target_velocity [rad/s or m/s], max_effort > 0 [N m or N].
+v1::JointCommand PositionCommand(int32_t robot_id, std::string_view joint, double target, double kp,
+                                 double kd, double target_velocity = 0.0,
+                                 std::optional<double> max_effort = std::nullopt);
 // Holds `target_velocity` [rad/s or m/s] with at most `max_effort` (unset: the URDF's limit).
 v1::JointCommand VelocityCommand(int32_t robot_id, std::string_view joint, double target_velocity,
                                  std::optional<double> max_effort = std::nullopt);

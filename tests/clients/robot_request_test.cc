@@ -201,18 +201,16 @@ TEST(RobotRequestKukaTest, SendsEveryVisualAndCollisionMeshOfTheKuka) {
 }
 
 TEST(RobotJointsTest, CommandsCarryTheirMode) {
-  PositionMotor motor;
-  motor.target = 0.5;
-  motor.kp = 100.0;
-  motor.kd = 10.0;
-  v1::JointCommand position = PositionCommand(3, "elbow", motor);
+  v1::JointCommand position = PositionCommand(3, "elbow", 0.5, 100.0, 10.0);
   EXPECT_EQ(position.robot_id(), 3);
   EXPECT_EQ(position.joint(), "elbow");
   ASSERT_EQ(position.mode_case(), v1::JointCommand::kPosition);
   EXPECT_EQ(position.position().target(), 0.5);
   EXPECT_EQ(position.position().kp(), 100.0);
   EXPECT_EQ(position.position().kd(), 10.0);
+  EXPECT_EQ(position.position().target_velocity(), 0.0);
   EXPECT_FALSE(position.position().has_max_effort());
+  EXPECT_EQ(PositionCommand(3, "elbow", 0.5, 100.0, 10.0, 0.2, 5.0).position().max_effort(), 5.0);
   v1::JointCommand velocity = VelocityCommand(3, "elbow", -1.0, 2.0);
   ASSERT_EQ(velocity.mode_case(), v1::JointCommand::kVelocity);
   EXPECT_EQ(velocity.velocity().target(), -1.0);

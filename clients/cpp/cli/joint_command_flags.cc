@@ -70,13 +70,9 @@ absl::StatusOr<v1::JointCommand> JointCommandFromFlag(const std::string& value) 
   if (mode == "pos") {
     absl::StatusOr<std::vector<double>> n = Numbers(value, "pos", numbers_text, 3, 5);
     if (!n.ok()) return n.status();
-    PositionMotor motor;
-    motor.target = (*n)[0];
-    motor.kp = (*n)[1];
-    motor.kd = (*n)[2];
-    if (n->size() > 3) motor.target_velocity = (*n)[3];
-    if (n->size() > 4) motor.max_effort = (*n)[4];
-    return PositionCommand(robot_id, joint, motor);
+    return PositionCommand(robot_id, joint, (*n)[0], (*n)[1], (*n)[2],
+                           n->size() > 3 ? (*n)[3] : 0.0,
+                           n->size() > 4 ? std::optional<double>((*n)[4]) : std::nullopt);
   }
   if (mode == "vel") {
     absl::StatusOr<std::vector<double>> n = Numbers(value, "vel", numbers_text, 1, 2);
