@@ -40,8 +40,10 @@ absl::StatusOr<v1::AddRobotRequest> MakeAddRobotRequest(const std::filesystem::p
   if (error) roots.urdf_dir = urdf_path.parent_path();
   roots.package_dirs = packages.dirs;
   roots.package_search_roots = packages.search_roots;
-  absl::StatusOr<std::vector<v1::MeshFile>> meshes =
-      ReadUrdfMeshFiles(urdf, roots, absl::StrCat("urdf ", urdf_path.string()));
+  absl::StatusOr<std::vector<v1::MeshFile>> meshes = ReadUrdfMeshFiles(
+      urdf, roots,
+      options.collision_meshes_only ? UrdfMeshes::kCollisionOnly : UrdfMeshes::kVisualAndCollision,
+      absl::StrCat("urdf ", urdf_path.string()));
   if (!meshes.ok()) return meshes.status();
 
   v1::AddRobotRequest request;

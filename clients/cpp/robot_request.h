@@ -31,6 +31,9 @@ struct AddRobotOptions {
   bool fixed_base = true;             // false: a floating base (the root link is free)
   std::string name;                   // empty: the URDF's <robot name>
   v1::RobotLoadOptions load;          // cylinder_sides, sphere_segments; unset: the server's
+  // Send only the <collision> meshes (all the server builds the robot from): a robot whose
+  // visual meshes are large or absent on this machine still loads. Default: visual ones too.
+  bool collision_meshes_only = false;
 };
 
 // Reads the URDF (INVALID_ARGUMENT naming the file when it cannot be read), finds and reads its

@@ -28,6 +28,7 @@ const char* GeometryMeshFilename(const tinyxml2::XMLElement* shape_owner) {
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> UrdfMeshFilenames(std::string_view urdf_text,
+                                                           UrdfMeshes which,
                                                            std::string_view source) {
   tinyxml2::XMLDocument document;
   if (document.Parse(urdf_text.data(), urdf_text.size()) != tinyxml2::XML_SUCCESS) {
@@ -49,7 +50,9 @@ absl::StatusOr<std::vector<std::string>> UrdfMeshFilenames(std::string_view urdf
     for (const tinyxml2::XMLElement* child = link->FirstChildElement(); child != nullptr;
          child = child->NextSiblingElement()) {
       const std::string_view tag = child->Name();
-      if (tag != "visual" && tag != "collision") continue;
+      const bool wanted =
+          tag == "collision" || (tag == "visual" && which == UrdfMeshes::kVisualAndCollision);
+      if (!wanted) continue;
       const char* filename = GeometryMeshFilename(child);
       if (filename != nullptr && seen.insert(filename).second) filenames.emplace_back(filename);
     }
@@ -59,8 +62,9 @@ absl::StatusOr<std::vector<std::string>> UrdfMeshFilenames(std::string_view urdf
 
 absl::StatusOr<std::vector<v1::MeshFile>> ReadUrdfMeshFiles(std::string_view urdf_text,
                                                             const MeshPathRoots& roots,
+                                                            UrdfMeshes which,
                                                             std::string_view source) {
-  absl::StatusOr<std::vector<std::string>> filenames = UrdfMeshFilenames(urdf_text, source);
+  absl::StatusOr<std::vector<std::string>> filenames = UrdfMeshFilenames(urdf_text, which, source);
   if (!filenames.ok()) return filenames.status();
   // Resolve and check every file first: a missing one is reported before any is read.
   std::vector<std::pair<std::string, std::filesystem::path>> files;

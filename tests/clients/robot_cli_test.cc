@@ -241,6 +241,27 @@ TEST_F(RobotCliTest, PackageMeshesResolveThroughPackageFlagOrRosPackagePath) {
   EXPECT_THAT(neither.output, HasSubstr("package://pkg_arm/meshes/base.stl"));
 }
 
+// A visual mesh that is not on this machine refuses the robot (every mesh the URDF names is
+// sent), unless only the collision meshes are asked for: the server builds from those.
+TEST_F(RobotCliTest, CollisionMeshesOnlyLeavesTheVisualMeshesOut) {
+  CreateSession();
+  Write("ros/pkg_arm/meshes/base.stl", test_fixtures::BinaryStlBox(0.05f));
+  Write("ros/pkg_arm/meshes/arm.stl", test_fixtures::BinaryStlBox(0.02f));
+  std::string text = PackageUrdf();
+  const std::string visual =
+      "<visual><geometry><mesh filename=\"package://pkg_arm/meshes/arm_visual.dae\"/></geometry>"
+      "</visual>";
+  text.insert(text.find("<collision><origin"), visual);
+  const std::string urdf = Write("urdf/visual.urdf", text).string();
+  const std::string package = " --package pkg_arm=" + (dir_ / "ros" / "pkg_arm").string();
+  CliResult all = Run("add-robot", urdf + package);
+  EXPECT_EQ(all.exit_code, 2) << all.output;
+  EXPECT_THAT(all.output, HasSubstr("package://pkg_arm/meshes/arm_visual.dae"));
+  CliResult lean = Run("add-robot", urdf + package + " --collision-meshes-only");
+  ASSERT_EQ(lean.exit_code, 0) << lean.output;
+  EXPECT_EQ(ParseFields(lean.output)["links"], "2");
+}
+
 // The KUKA iiwa of ../shared/robots with its mesh paths rewritten to package://kuka_iiwa/...
 TEST_F(RobotCliTest, KukaWithPackageMeshesLoads) {
   const fs::path kuka = kSharedRobots / "kuka_iiwa";

@@ -86,11 +86,16 @@ TEST(UrdfMeshFilenamesTest, ListsEveryLinkMeshOnceInDocumentOrder) {
   absl::StatusOr<std::vector<std::string>> names = UrdfMeshFilenames(urdf);
   ASSERT_TRUE(names.ok()) << names.status();
   EXPECT_THAT(*names, ElementsAre("package://p/a_visual.obj", "a.stl", "b&c.stl"));
+  absl::StatusOr<std::vector<std::string>> collision =
+      UrdfMeshFilenames(urdf, UrdfMeshes::kCollisionOnly);
+  ASSERT_TRUE(collision.ok()) << collision.status();
+  EXPECT_THAT(*collision, ElementsAre("a.stl"));
 }
 
 TEST(UrdfMeshFilenamesTest, TextThatIsNotAUrdfIsRefusedWithTheLine) {
   absl::StatusOr<std::vector<std::string>> broken =
-      UrdfMeshFilenames("<robot name=\"r\">\n<link name=\"a\">\n</robot>\n", "arm.urdf");
+      UrdfMeshFilenames("<robot name=\"r\">\n<link name=\"a\">\n</robot>\n",
+                        UrdfMeshes::kVisualAndCollision, "arm.urdf");
   ASSERT_EQ(broken.status().code(), absl::StatusCode::kInvalidArgument);
   // tinyxml2 names the line of the element left open (the <link>), where the fix goes.
   EXPECT_THAT(std::string(broken.status().message()), HasSubstr("arm.urdf: not XML (line 2)"));
@@ -198,6 +203,15 @@ TEST(RobotRequestKukaTest, SendsEveryVisualAndCollisionMeshOfTheKuka) {
   }
   EXPECT_EQ(request->mesh_files(0).path(), "meshes/link_0.obj");
   EXPECT_EQ(request->mesh_files(1).path(), "meshes/link_0.stl");
+  // Only the 8 collision STLs with collision_meshes_only.
+  AddRobotOptions collision_only;
+  collision_only.collision_meshes_only = true;
+  absl::StatusOr<v1::AddRobotRequest> lean = MakeAddRobotRequest(urdf, {}, collision_only);
+  ASSERT_TRUE(lean.ok()) << lean.status();
+  ASSERT_EQ(lean->mesh_files_size(), 8);
+  for (const v1::MeshFile& mesh : lean->mesh_files()) {
+    EXPECT_TRUE(mesh.path().ends_with(".stl")) << mesh.path();
+  }
 }
 
 TEST(RobotJointsTest, CommandsCarryTheirMode) {

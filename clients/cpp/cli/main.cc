@@ -414,6 +414,10 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   add_robot->add_flag("--floating-base", robot_args.floating_base,
                       "the root link is free (default: held by the world)");
+  add_robot->add_flag("--collision-meshes-only", robot_args.collision_meshes_only,
+                      "send only the <collision> meshes, all the server builds the robot from "
+                      "(default: <visual> ones too, kept for a viewer; they count against the "
+                      "robot's mesh bytes)");
   add_robot->add_option("--name", robot_args.name, "robot name (default: the URDF's)");
   add_robot->add_option(
       "--cylinder-sides", robot_args.cylinder_sides,

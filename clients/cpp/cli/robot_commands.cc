@@ -186,6 +186,7 @@ int RunAddRobot(const Context& context, const AddRobotArgs& args) {
     options.base_pose = *pose;
   }
   options.fixed_base = !args.floating_base;
+  options.collision_meshes_only = args.collision_meshes_only;
   options.name = args.name;
   if (args.cylinder_sides) options.load.set_cylinder_sides(*args.cylinder_sides);
   if (args.sphere_segments) options.load.set_sphere_segments(*args.sphere_segments);

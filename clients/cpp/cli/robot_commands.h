@@ -21,6 +21,7 @@ struct AddRobotArgs {
   std::vector<std::string> packages;  // NAME=DIR
   std::vector<double> base_pose;      // x,y,z or x,y,z,qw,qx,qy,qz
   bool floating_base = false;
+  bool collision_meshes_only = false;
   std::string name;
   std::optional<int> cylinder_sides;
   std::optional<int> sphere_segments;
