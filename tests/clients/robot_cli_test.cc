@@ -183,6 +183,17 @@ TEST_F(RobotCliTest, JointCommandsMoveTheJointAndTheStatesArePrinted) {
   EXPECT_NEAR(std::stod(match[2]), 0.0, 1e-3);
   EXPECT_NEAR(std::stod(match[3]), 0.4 * 9.81, 1e-3);
 
+  // A viewer watching with --joints sees the same states in the frames (a live stream starts
+  // with the newest frame, the Step's).
+  CliResult watched =
+      RunCli(Server() + "watch " + session_ + " --token " + viewer_ + " --frames 1 --joints");
+  ASSERT_EQ(watched.exit_code, 0) << watched.output;
+  EXPECT_THAT(watched.output, HasSubstr("steps 500"));
+  EXPECT_EQ(ValueOnLine(watched.output, "robot 0 joint1:", "position_rad"),
+            ValueOnLine(stepped.output, "robot 0 joint1:", "position_rad"))
+      << watched.output;
+  EXPECT_THAT(watched.output, HasSubstr("robot 0 hand_mount: fixed reaction_force_n=("));
+
   // The commands persist: a call without --joint keeps joint 1 where its motor holds it.
   CliResult again = Run("step", "--steps 10");
   ASSERT_EQ(again.exit_code, 0) << again.output;

@@ -164,6 +164,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   watch->add_option("--max-rate-hz", watch_args.max_rate_hz, "frame rate cap [1/s] (0: none)")
       ->check(CLI::NonNegativeNumber);
+  watch->add_flag("--joints", watch_args.joints,
+                  "also print every robot joint's state per frame (position, velocity, effort, "
+                  "reaction wrench; named as `step` names them)");
 
   cli::SnapshotArgs snapshot_args;
   CLI::App* snapshot = app.add_subcommand("snapshot", "capture a session's state");
