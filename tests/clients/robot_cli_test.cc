@@ -290,6 +290,20 @@ TEST_F(RobotCliTest, KukaWithPackageMeshesLoads) {
   EXPECT_THAT(added.output, HasSubstr("lower_rad=-2.96706 upper_rad=2.96706 effort_limit_n_m=300"));
 }
 
+// The double pendulum of ../shared/robots writes <limit lower="0" upper="0" .../> on both joints,
+// which the loader reads as "no position limit" with a note (docs/robots.md): the CLI shows the
+// joints unlimited and prints the server's notes.
+TEST_F(RobotCliTest, LoaderNotesArePrinted) {
+  const fs::path urdf = kSharedRobots / "double_pendulum" / "double_pendulum.urdf";
+  if (!fs::exists(urdf)) GTEST_SKIP() << "no " << urdf << " (../shared/robots)";
+  CreateSession();
+  CliResult added = Run("add-robot", urdf.string());
+  ASSERT_EQ(added.exit_code, 0) << added.output;
+  EXPECT_THAT(added.output, ContainsRegex("joint [^:]+: revolute index=0 parent=[^ ]+ child=[^ ]+ "
+                                          "position_limits=none "));
+  EXPECT_THAT(added.output, ContainsRegex("\nnote: [^\n]+"));
+}
+
 // A mesh that is not there, a bad --package or --base-pose, a file that is not a URDF, bad
 // --joint and set-joint-state values: exit 2 with the flag or file named, and no call made (the
 // server address is a closed port: a call would be exit 3, "unreachable").

@@ -140,6 +140,8 @@ void PrintRobotLinksAndJoints(std::ostream& out, const v1::RobotInfo& robot,
     }
     out << "\n";
   }
+  // What the server's loader read leniently (e.g. a limit ignored), so the user can check it.
+  for (const std::string& note : robot.notes()) out << indent << "note: " << note << "\n";
 }
 
 void PrintJointStates(std::ostream& out,

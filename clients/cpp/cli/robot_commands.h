@@ -44,7 +44,7 @@ int RunAddRobot(const Context& context, const AddRobotArgs& args);
 int RunSetJointState(const Context& context, const SetJointStateArgs& args);
 
 // "link NAME: body_id=N" and "joint NAME: TYPE index=... parent=... child=... limits..." lines,
-// each after `indent`; units by the joint's type (rad or m).
+// then "note: ..." per loader note, each after `indent`; units by the joint's type (rad or m).
 void PrintRobotLinksAndJoints(std::ostream& out, const v1::RobotInfo& robot,
                               const std::string& indent);
 // "robot R JOINT: position_rad=... velocity_rad_per_s=... applied_effort_n_m=...
