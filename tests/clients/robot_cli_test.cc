@@ -353,14 +353,20 @@ TEST_F(RobotCliTest, BadInputIsAUsageErrorBeforeAnyCall) {
   }
 }
 
-// What the server refuses comes back as exit 4 with its message: a robot in a penalty session,
-// a command for a joint the robot does not have, or for the mimic finger.
+// What the server refuses comes back as exit 4 with its message: a robot in a penalty session, a
+// base pose whose quaternion is not a unit one, a command for a joint the robot does not have, or
+// for the mimic finger.
 TEST_F(RobotCliTest, ServerRefusalsAreExit4NamingTheCause) {
   CreateSession("penalty");
   CliResult penalty = Run("add-robot", kArm);
   EXPECT_EQ(penalty.exit_code, 4) << penalty.output;
   EXPECT_THAT(penalty.output, HasSubstr("FAILED_PRECONDITION"));
   CreateSession();
+  // A quaternion that is not a unit one is the server's to refuse, naming the field.
+  CliResult pose = Run("add-robot", kArm + " --base-pose 0,0,0,2,0,0,0");
+  EXPECT_EQ(pose.exit_code, 4) << pose.output;
+  EXPECT_THAT(pose.output, HasSubstr("INVALID_ARGUMENT"));
+  EXPECT_THAT(pose.output, HasSubstr("base_pose"));
   ASSERT_EQ(Run("add-robot", kArm).exit_code, 0);
   CliResult unknown = Run("step", "--joint 0:elbow=vel:1");
   EXPECT_EQ(unknown.exit_code, 4) << unknown.output;
