@@ -1,5 +1,6 @@
 #include "clients/cpp/urdf_mesh_files.h"
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -9,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "tinyxml2.h"
 
 namespace contactsim::client {
@@ -23,6 +25,20 @@ const char* GeometryMeshFilename(const tinyxml2::XMLElement* shape_owner) {
   if (shape == nullptr || std::string_view(shape->Name()) != "mesh") return nullptr;
   // A <mesh> without a filename is the server's loader's error to name (link and line).
   return shape->Attribute("filename");
+}
+
+constexpr char kMeshExtensions[] = ".stl .obj .ply .dae .gltf .glb .fbx .3ds .off";
+
+// The mesh formats a URDF names in practice, all of which the server's importer (assimp) reads.
+// A URDF is a document from elsewhere: without this check, a <mesh filename="file:///home/u/
+// .ssh/id_rsa"> would have the client upload any file it can read.
+bool HasMeshExtension(const std::filesystem::path& path) {
+  std::string extension = path.extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const absl::string_view mesh : absl::StrSplit(kMeshExtensions, ' ')) {
+    if (extension == mesh) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -71,6 +87,11 @@ absl::StatusOr<std::vector<v1::MeshFile>> ReadUrdfMeshFiles(std::string_view urd
   for (const std::string& written : *filenames) {
     absl::StatusOr<std::filesystem::path> path = ResolveMeshPath(written, roots);
     if (!path.ok()) return path.status();
+    if (!HasMeshExtension(*path)) {
+      return absl::InvalidArgumentError(absl::StrCat("mesh \"", written,
+                                                     "\": not a mesh file by its extension (",
+                                                     kMeshExtensions, "); it is not read or sent"));
+    }
     std::error_code error;
     if (!std::filesystem::is_regular_file(*path, error)) {
       const bool exists = std::filesystem::exists(*path, error);

@@ -29,7 +29,9 @@ absl::StatusOr<std::vector<std::string>> UrdfMeshFilenames(
 // AddRobotRequest.mesh_files. Every path is resolved and checked before any file is read; the
 // first that cannot be found is NOT_FOUND naming the path as written and where it was looked
 // for (a directory, a device or an unreadable file likewise), so nothing is sent for a URDF
-// whose meshes are not all there.
+// whose meshes are not all there. Only mesh files are read: a path whose extension is none of
+// .stl .obj .ply .dae .gltf .glb .fbx .3ds .off (any case) is INVALID_ARGUMENT naming it, so a
+// URDF from elsewhere cannot make the client upload another file it can read.
 absl::StatusOr<std::vector<v1::MeshFile>> ReadUrdfMeshFiles(
     std::string_view urdf_text, const MeshPathRoots& roots,
     UrdfMeshes which = UrdfMeshes::kVisualAndCollision, std::string_view source = "urdf");

@@ -191,6 +191,21 @@ TEST_F(RobotRequestTest, AMissingMeshIsNamedBeforeAnyCall) {
   EXPECT_THAT(no_urdf.status().message(), HasSubstr("none.urdf: no such file"));
 }
 
+// A URDF that names a file that is not a mesh (here one that exists) is refused before anything
+// is read: the client never uploads, say, a key file a downloaded URDF points at.
+TEST_F(RobotRequestTest, FilesThatAreNotMeshesAreNeitherReadNorSent) {
+  Write("robot/meshes/base.STL", test_fixtures::BinaryStlBox(0.05f));  // any case
+  const fs::path secret = Write("home/.ssh/id_rsa", "not for the server");
+  for (const std::string& named :
+       {"file://" + secret.string(), secret.string(), std::string("../home/.ssh/id_rsa")}) {
+    const fs::path urdf = Write("robot/arm.urdf", TwoLinkUrdf("meshes/base.STL", named));
+    absl::StatusOr<v1::AddRobotRequest> request = MakeAddRobotRequest(urdf, {}, {});
+    ASSERT_EQ(request.status().code(), absl::StatusCode::kInvalidArgument) << named;
+    EXPECT_THAT(std::string(request.status().message()),
+                HasSubstr("mesh \"" + named + "\": not a mesh file by its extension"));
+  }
+}
+
 TEST(RobotRequestKukaTest, SendsEveryVisualAndCollisionMeshOfTheKuka) {
   const fs::path urdf = kSharedRobots / "kuka_iiwa" / "model.urdf";
   if (!fs::exists(urdf)) GTEST_SKIP() << "no " << urdf << " (../shared/robots)";
