@@ -316,6 +316,12 @@ TEST_F(RobotCliTest, BadInputIsAUsageErrorBeforeAnyCall) {
                                                    ""))
           .string();  // meshes/base.stl is there, meshes/arm.stl is not
   const std::string not_xml = Write("arm/not.urdf", "<robot name=\"x\">\n<link>\n").string();
+  const std::string not_mesh =
+      Write("arm/passwd.urdf", std::regex_replace(PackageUrdf(),
+                                                  std::regex("package://pkg_arm/"
+                                                             "meshes/base.stl"),
+                                                  "file:///etc/passwd"))
+          .string();
   const std::string folder = (dir_ / "arm").string();
   struct Case {
     std::string command, rest, message;
@@ -324,6 +330,7 @@ TEST_F(RobotCliTest, BadInputIsAUsageErrorBeforeAnyCall) {
       {"add-robot", missing, "mesh \"meshes/arm.stl\": " + folder + "/meshes/arm.stl not found"},
       {"add-robot", (dir_ / "none.urdf").string(), "none.urdf: no such file"},
       {"add-robot", not_xml, "not.urdf: not XML (line 2)"},
+      {"add-robot", not_mesh, "mesh \"file:///etc/passwd\": not a mesh file by its extension"},
       {"add-robot", missing + " --package pkg_arm", "--package \"pkg_arm\": expected NAME=DIR"},
       {"add-robot", missing + " --package =/tmp", "expected NAME=DIR"},
       {"add-robot", missing + " --package pkg_arm=" + folder + "/nowhere", "is not a folder"},
