@@ -18,6 +18,7 @@ absl::StatusOr<LoadedScene> LoadScene(const Connection& connection, const v1::Sc
   loaded.session.viewer_token = ids->session.viewer_token;
   loaded.bodies = std::move(ids->bodies);
   loaded.constraint_ids = std::move(ids->constraint_ids);
+  loaded.robots = std::move(ids->robots);
   return loaded;
 }
 

@@ -21,6 +21,7 @@ struct LoadedScene {
   CreatedSession session;
   std::vector<v1::AddBodyResponse> bodies;  // in file order
   std::vector<int32_t> constraint_ids;      // in file order
+  std::vector<v1::RobotInfo> robots;        // in file order
 };
 
 // scenes::LoadScene through the connection's stub, deadline and tokens.

@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "clients/cpp/connection.h"
-#include "clients/cpp/robot_request.h"
+#include "clients/cpp/robot_files.h"
 #include "clients/cpp/step_reply.h"
 #include "clients/cpp/stream_stop.h"
 #include "contactsim/v1/simulation.pb.h"

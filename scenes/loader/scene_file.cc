@@ -13,6 +13,7 @@
 #include "google/protobuf/text_format.h"
 #include "scenes/loader/grpc_status.h"
 #include "scenes/loader/mesh_file_upload.h"
+#include "scenes/loader/robot_request.h"
 #include "scenes/loader/session_metadata.h"
 #include "scenes/loader/utf8_fields.h"
 
@@ -54,6 +55,20 @@ std::string BodyLabel(int index, const v1::BodySpec& body) {
   return label;
 }
 
+// The AddRobotRequest of a scene's robot: the URDF and its mesh files read here (robot_request.h).
+absl::StatusOr<v1::AddRobotRequest> SceneRobotRequest(const v1::SceneRobot& robot) {
+  if (robot.urdf_path().empty()) return absl::InvalidArgumentError("urdf_path: required");
+  RobotPackages packages;
+  for (const auto& [name, folder] : robot.packages()) packages.dirs[name] = folder;
+  packages.search_roots = RosPackagePathFromEnvironment();
+  AddRobotOptions options;
+  if (robot.has_base_pose()) options.base_pose = robot.base_pose();
+  options.fixed_base = !robot.has_fixed_base() || robot.fixed_base();
+  options.name = robot.name();
+  options.load = robot.options();
+  return MakeAddRobotRequest(robot.urdf_path(), packages, options);
+}
+
 }  // namespace
 
 absl::StatusOr<v1::SceneFile> ParseSceneFile(std::string_view text, std::string_view source) {
@@ -86,6 +101,16 @@ absl::StatusOr<v1::SceneFile> ReadSceneFile(const std::string& path) {
     if (!mesh_file.path().empty() && mesh_path.is_relative()) {
       mesh_file.set_path((directory / mesh_path).string());
     }
+  }
+  // So are a robot's URDF and package folders.
+  auto relative_to_scene = [&](const std::string& written) {
+    const std::filesystem::path written_path(written);
+    return written.empty() || written_path.is_absolute() ? written
+                                                         : (directory / written_path).string();
+  };
+  for (v1::SceneRobot& robot : *scene->mutable_robots()) {
+    robot.set_urdf_path(relative_to_scene(robot.urdf_path()));
+    for (auto& [name, folder] : *robot.mutable_packages()) folder = relative_to_scene(folder);
   }
   return scene;
 }
@@ -182,6 +207,34 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
     absl::Status status = FromGrpcStatus(stub.AddConstraint(&context, request, &response));
     if (!status.ok()) return fail(status, absl::StrCat("constraints[", i, "]"));
     loaded.constraint_ids.push_back(response.constraint_id());
+  }
+  for (int i = 0; i < scene.robots_size(); ++i) {
+    const v1::SceneRobot& robot = scene.robots(i);
+    const std::string label = absl::StrCat("robots[", i, "] (", robot.urdf_path(), ")");
+    absl::StatusOr<v1::AddRobotRequest> request = SceneRobotRequest(robot);
+    if (!request.ok()) return fail(request.status(), label);
+    request->set_session_id(session_id);
+    v1::AddRobotResponse added;
+    {
+      grpc::ClientContext context;
+      prepare(context, token);
+      AddSessionIdMetadata(context, session_id);
+      absl::Status status = FromGrpcStatus(stub.AddRobot(&context, *request, &added));
+      if (!status.ok()) return fail(status, label);
+    }
+    if (!robot.joint_positions().empty()) {
+      grpc::ClientContext context;
+      prepare(context, token);
+      AddSessionIdMetadata(context, session_id);
+      v1::SetJointStateRequest state;
+      state.set_session_id(session_id);
+      state.set_robot_id(added.robot().robot_id());
+      *state.mutable_positions() = robot.joint_positions();
+      v1::SetJointStateResponse response;
+      absl::Status status = FromGrpcStatus(stub.SetJointState(&context, state, &response));
+      if (!status.ok()) return fail(status, label + ".joint_positions");
+    }
+    loaded.robots.push_back(added.robot());
   }
   return loaded;
 }

@@ -49,14 +49,16 @@ struct LoadedSceneIds {
   SceneSession session;
   std::vector<v1::AddBodyResponse> bodies;  // in file order
   std::vector<int32_t> constraint_ids;      // in file order
+  std::vector<v1::RobotInfo> robots;        // in file order
 };
 
 // Creates the scene's session (named `name` when not empty, else as the file says), uploads its
 // mesh files (paths as given: ReadSceneFile resolved them) and adds its bodies (a mesh_id naming
-// a mesh file gets the server's id) and constraints in file order. InvalidArgument before
-// anything is created when mesh_files names are missing or repeated or a body's mesh_id names
-// none of them. On a refusal the half-built session is closed and the
-// server's code is returned with the element prefixed: "bodies[3] (link3): body.primitive...",
+// a mesh file gets the server's id), constraints and robots (their URDF and mesh files read here,
+// robot_request.h, then AddRobot and SetJointState for their joint_positions) in file order.
+// InvalidArgument before anything is created when mesh_files names are missing or repeated or a
+// body's mesh_id names none of them. On a refusal the half-built session is closed and the server's
+// code is returned with the element prefixed: "bodies[3] (link3): body.primitive...",
 // "mesh_files[0] (bunny): file_bytes: ...".
 absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
                                          const PrepareContextFn& prepare,

@@ -1,9 +1,8 @@
 // ResolveMeshPath: the client-side resolution of a URDF's mesh filenames (package://, file://,
 // absolute, relative) before AddRobot sends the bytes.
-#include "clients/cpp/mesh_path_resolver.h"
-
 #include <fstream>
 
+#include "clients/cpp/robot_files.h"
 #include "gtest/gtest.h"
 
 namespace contactsim::client {

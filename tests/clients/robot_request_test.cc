@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "clients/cpp/client.h"
-#include "clients/cpp/urdf_mesh_files.h"
+#include "clients/cpp/robot_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/common/mesh_file_bytes.h"

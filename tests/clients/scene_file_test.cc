@@ -12,6 +12,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dynamics/particle_body.h"
@@ -196,9 +197,50 @@ TEST_F(ClientTest, EverySceneFileParsesAndLoads) {
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     EXPECT_EQ(static_cast<int>(loaded->bodies.size()), scene->bodies_size());
   }
-  // blob, box, bucket, chain, push_box, rigid_pour, rings, soft_lift, soft_rollers, stick,
-  // tori_cloth
-  EXPECT_EQ(files, 11);
+  // blob, box, bucket, chain, push_box, rigid_pour, rings, robot_arm, soft_lift, soft_rollers,
+  // stick, tori_cloth
+  EXPECT_EQ(files, 12);
+}
+
+// A scene's robot: its URDF read by the loader relative to the scene file, its links after the
+// bodies, its joints where joint_positions puts them; a missing URDF closes the half-built
+// session naming the robot.
+TEST_F(ClientTest, RobotArmSceneAddsTheArmAtItsJointPositions) {
+  absl::StatusOr<v1::SceneFile> scene = ReadSceneFile(ScenePath("robot_arm"));
+  ASSERT_TRUE(scene.ok()) << scene.status();
+  absl::StatusOr<LoadedScene> loaded = LoadScene(*connection_, *scene);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->robots.size(), 1u);
+  const v1::RobotInfo& arm = loaded->robots[0];
+  EXPECT_EQ(arm.name(), "arm");
+  ASSERT_EQ(arm.links_size(), 10);
+  EXPECT_EQ(arm.links(0).body_id(), 3);  // after the three cubes
+  const SessionHandle session =
+      connection_->Session(loaded->session.session_id, loaded->session.controller_token);
+  absl::StatusOr<v1::StepResponse> stepped = session.Step(1);
+  ASSERT_TRUE(stepped.ok()) << stepped.status();
+  ASSERT_EQ(stepped->joint_states_size(), 1);
+  // One 1 ms step from rest: a joint moves by at most ~alpha h^2 (alpha < 200 rad/s^2 for the
+  // arm folding under gravity here): 1e-3 rad holds it.
+  for (const auto& [name, q] : {std::pair{"joint2", 0.8}, std::pair{"joint3", 1.2},
+                                std::pair{"joint5", 0.9}, std::pair{"joint1", 0.0}}) {
+    int index = -1;
+    for (const v1::RobotJointInfo& joint : arm.joints()) {
+      if (joint.name() == name) index = joint.index();
+    }
+    ASSERT_GE(index, 0) << name;
+    EXPECT_NEAR(stepped->joint_states(0).joints(index).position(), q, 1e-3) << name;
+  }
+
+  v1::SceneFile missing = *scene;
+  missing.mutable_robots(0)->set_urdf_path("/nonexistent/arm.urdf");
+  absl::StatusOr<LoadedScene> refused = LoadScene(*connection_, missing, "missing");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              StartsWith("robots[0] (/nonexistent/arm.urdf): "));
+  absl::StatusOr<std::vector<v1::SessionSummary>> sessions = connection_->ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  EXPECT_EQ(sessions->size(), 1u);  // the first scene's; the refused one was closed
 }
 
 // The local_global scene through the service: the rollers' friction draws the soft ball through a

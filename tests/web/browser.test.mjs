@@ -207,3 +207,29 @@ test('a session that diverges shows FAILED and why', async () => {
   assert.equal(list.sessions[0].state, 'FAILED');
   await page.close();
 });
+
+// A robot is drawn as its links, bodies like any other (scenes/robot_arm.textproto: the arm's
+// ten links after three cubes); without a motor command it folds under gravity, so the picture
+// changes.
+test('a robot scene draws every link, and the arm moves', async () => {
+  const robot = await startHarness(join(process.env.CONTACTSIM_SCENES_DIR, 'robot_arm.textproto'),
+    ['--push-force-n', '0', '--step-sleep-us', '500']);
+  try {
+    const page = await openViewer(robot.viewerUrl());
+    await waitFor(page, () => window.__viewer.frames >= 5);
+    const names = await page.evaluate(() => window.__viewer.bodyNames);
+    assert.equal(names.length, 13, names.join(', '));
+    for (const link of ['arm/base', 'arm/link2', 'arm/hand', 'arm/finger_left', 'arm/finger_right']) {
+      assert.ok(names.includes(link), `${link} is not drawn: ${names.join(', ')}`);
+    }
+    const a = await thumbnail(page);
+    await sleep(700);
+    const b = await thumbnail(page);
+    const changed = differingPixels(a, b);
+    assert.ok(changed >= 10, `only ${changed} of ${96 * 64} pixels changed in 0.7 s`);
+    await page.screenshot({ path: join(process.env.CONTACTSIM_SCREENSHOT_DIR ?? '/tmp', 'viewer-robot.png') });
+    await page.close();
+  } finally {
+    await robot.stop();
+  }
+});

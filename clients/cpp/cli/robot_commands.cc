@@ -11,8 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "clients/cpp/cli/exit_codes.h"
 #include "clients/cpp/cli/joint_command_flags.h"
-#include "clients/cpp/mesh_path_resolver.h"
-#include "clients/cpp/robot_request.h"
+#include "clients/cpp/robot_files.h"
 #include "clients/cpp/session_handle.h"
 
 namespace contactsim::client::cli {

@@ -21,7 +21,7 @@ const $ = (id) => document.getElementById(id);
 const stats = {
   status: 'starting', closeCode: 0, closeReason: '', lastSeq: 0, frames: 0, dropped: 0,
   fps: 0, stepsPerS: 0, contactsShown: 0, arrowsShown: 0, state: '', topologyVersion: -1,
-  connections: 0, errors: 0, planes: null, renders: 0, webglError: '',
+  connections: 0, errors: 0, planes: null, renders: 0, webglError: '', bodyNames: [],
 };
 window.__viewer = stats;
 
@@ -188,6 +188,7 @@ function applyTopology(t) {
   }
   topologyVersion = t.version;
   stats.topologyVersion = t.version;
+  stats.bodyNames = t.bodies.map((b) => b.name);
   buildLegend(t.bodies);
 }
 

@@ -1,4 +1,4 @@
-#include "clients/cpp/mesh_path_resolver.h"
+#include "scenes/loader/mesh_path_resolver.h"
 
 #include <algorithm>
 #include <system_error>
@@ -6,7 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace contactsim::client {
+namespace contactsim::scenes {
 namespace {
 
 constexpr std::string_view kPackageScheme = "package://";
@@ -76,4 +76,4 @@ std::vector<std::filesystem::path> SplitPackageSearchPath(std::string_view value
   return roots;
 }
 
-}  // namespace contactsim::client
+}  // namespace contactsim::scenes

@@ -1,4 +1,4 @@
-#include "clients/cpp/urdf_mesh_files.h"
+#include "scenes/loader/urdf_mesh_files.h"
 
 #include <cctype>
 #include <filesystem>
@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "tinyxml2.h"
 
-namespace contactsim::client {
+namespace contactsim::scenes {
 namespace {
 
 // The filename of a <visual> or <collision>'s mesh, or null. urdfdom reads the first element
@@ -117,4 +117,4 @@ absl::StatusOr<std::vector<v1::MeshFile>> ReadUrdfMeshFiles(std::string_view urd
   return mesh_files;
 }
 
-}  // namespace contactsim::client
+}  // namespace contactsim::scenes

@@ -1,4 +1,4 @@
-#include "clients/cpp/robot_request.h"
+#include "scenes/loader/robot_request.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -8,10 +8,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "clients/cpp/mesh_path_resolver.h"
-#include "clients/cpp/urdf_mesh_files.h"
+#include "scenes/loader/mesh_path_resolver.h"
+#include "scenes/loader/urdf_mesh_files.h"
 
-namespace contactsim::client {
+namespace contactsim::scenes {
 
 std::vector<std::filesystem::path> RosPackagePathFromEnvironment() {
   const char* value = std::getenv("ROS_PACKAGE_PATH");
@@ -56,4 +56,4 @@ absl::StatusOr<v1::AddRobotRequest> MakeAddRobotRequest(const std::filesystem::p
   return request;
 }
 
-}  // namespace contactsim::client
+}  // namespace contactsim::scenes

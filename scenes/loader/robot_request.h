@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "contactsim/v1/robot.pb.h"
 
-namespace contactsim::client {
+namespace contactsim::scenes {
 
 // Where package://NAME/... meshes lie.
 struct RobotPackages {
@@ -43,4 +43,4 @@ absl::StatusOr<v1::AddRobotRequest> MakeAddRobotRequest(const std::filesystem::p
                                                         const RobotPackages& packages,
                                                         const AddRobotOptions& options);
 
-}  // namespace contactsim::client
+}  // namespace contactsim::scenes

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "clients/cpp/mesh_path_resolver.h"
 #include "contactsim/v1/robot.pb.h"
+#include "scenes/loader/mesh_path_resolver.h"
 
-namespace contactsim::client {
+namespace contactsim::scenes {
 
 // Which of a link's meshes: the server builds the robot from the <collision> meshes only; the
 // <visual> ones are kept for a viewer, and count against the robot's mesh bytes (64 MiB).
@@ -36,4 +36,4 @@ absl::StatusOr<std::vector<v1::MeshFile>> ReadUrdfMeshFiles(
     std::string_view urdf_text, const MeshPathRoots& roots,
     UrdfMeshes which = UrdfMeshes::kVisualAndCollision, std::string_view source = "urdf");
 
-}  // namespace contactsim::client
+}  // namespace contactsim::scenes

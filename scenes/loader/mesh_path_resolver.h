@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace contactsim::client {
+namespace contactsim::scenes {
 
 struct MeshPathRoots {
   std::filesystem::path urdf_dir;  // relative paths resolve against the URDF's folder
@@ -34,4 +34,4 @@ absl::StatusOr<std::pair<std::string, std::filesystem::path>> ParsePackageFlag(
 // A ROS_PACKAGE_PATH value ("a:b:c") into its non-empty roots, in order.
 std::vector<std::filesystem::path> SplitPackageSearchPath(std::string_view value);
 
-}  // namespace contactsim::client
+}  // namespace contactsim::scenes
