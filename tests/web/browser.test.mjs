@@ -209,11 +209,12 @@ test('a session that diverges shows FAILED and why', async () => {
 });
 
 // A robot is drawn as its links, bodies like any other (scenes/robot_arm.textproto: the arm's
-// ten links after three cubes); without a motor command it folds under gravity, so the picture
-// changes.
+// ten links after three cubes); without a motor command it folds under gravity onto the cubes
+// within ~0.5 s of simulated time, so the controller is slowed to ~200 steps/s (5 ms between
+// calls) to keep it folding while the picture is compared.
 test('a robot scene draws every link, and the arm moves', async () => {
   const robot = await startHarness(join(process.env.CONTACTSIM_SCENES_DIR, 'robot_arm.textproto'),
-    ['--push-force-n', '0', '--step-sleep-us', '500']);
+    ['--push-force-n', '0', '--step-sleep-us', '5000']);
   try {
     const page = await openViewer(robot.viewerUrl());
     await waitFor(page, () => window.__viewer.frames >= 5);
