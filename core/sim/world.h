@@ -166,6 +166,9 @@ class World {
   // robot<id>>/<link>", at spec.initial_positions, at rest; nothing changes on failure. Returns
   // the robot id. A link's body cannot be removed alone (RemoveBody answers FailedPrecondition).
   absl::StatusOr<int32_t> AddRobot(RobotSpec spec, const RobotLimits& limits = {});
+  // The same with the model already loaded from this spec (LoadRobotModel): a service loads it
+  // off its session's lock and checks the names before it adds the robot.
+  absl::StatusOr<int32_t> AddRobot(RobotSpec spec, std::shared_ptr<const RobotModel> model);
   std::span<const WorldRobot> robots() const { return robots_; }
   const WorldRobot* robot(int32_t id) const;  // nullptr for an unknown id
   // The motor command of one joint, kept until replaced: NotFound for an unknown robot,

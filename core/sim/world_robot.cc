@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/dynamics/robots/urdf_loader.h"
 #include "core/geometry/polytope_primitives.h"
@@ -51,7 +52,8 @@ absl::StatusOr<std::shared_ptr<const RobotModel>> LoadRobotModel(const RobotSpec
   options.sphere_segments = spec.sphere_segments;
   options.mesh_files = &spec.mesh_files;
   absl::StatusOr<RobotModel> model = LoadUrdf(spec.urdf, options);
-  if (!model.ok()) {
+  if (!model.ok()) {  // named under "urdf: " once (some of the loader's messages are already)
+    if (absl::StartsWith(model.status().message(), "urdf: ")) return model.status();
     return absl::Status(model.status().code(), absl::StrCat("urdf: ", model.status().message()));
   }
   if (model->links.size() > limits.max_links) {

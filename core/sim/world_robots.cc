@@ -32,18 +32,26 @@ absl::StatusOr<std::unique_ptr<RigidBody>> LinkBody(const RobotLink& link,
   return std::make_unique<RigidBody>(*std::move(body));
 }
 
+absl::Status CheckRobotsStepped(PipelineKind pipeline) {
+  if (pipeline == PipelineKind::kRigidLcp) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("robots are stepped by the rigid_lcp pipeline; this world runs ",
+                   std::string(PipelineName(pipeline))));
+}
+
 }  // namespace
 
 absl::StatusOr<int32_t> World::AddRobot(RobotSpec spec, const RobotLimits& limits) {
-  if (settings_.pipeline != PipelineKind::kRigidLcp) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("robots are stepped by the rigid_lcp pipeline; this world runs ",
-                     std::string(PipelineName(settings_.pipeline))));
-  }
+  RETURN_IF_ERROR(CheckRobotsStepped(settings_.pipeline));
+  ASSIGN_OR_RETURN(std::shared_ptr<const RobotModel> model, LoadRobotModel(spec, limits));
+  return AddRobot(std::move(spec), std::move(model));
+}
+
+absl::StatusOr<int32_t> World::AddRobot(RobotSpec spec, std::shared_ptr<const RobotModel> model) {
+  RETURN_IF_ERROR(CheckRobotsStepped(settings_.pipeline));
   if (next_robot_id_ == std::numeric_limits<int32_t>::max()) {
     return absl::ResourceExhaustedError("robot: this world has used every robot id");
   }
-  ASSIGN_OR_RETURN(std::shared_ptr<const RobotModel> model, LoadRobotModel(spec, limits));
   std::vector<PolytopeBodyInput> placed;
   WorldRobot robot;
   robot.id = next_robot_id_;

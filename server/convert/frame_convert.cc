@@ -1,6 +1,7 @@
 #include "server/convert/frame_convert.h"
 
 #include "server/convert/body_convert.h"
+#include "server/convert/robot_convert.h"
 #include "server/convert/step_convert.h"
 
 namespace contactsim::server {
@@ -59,6 +60,9 @@ void FrameToProto(const FrameContent& content, const FrameDelivery& delivery,
   FillProto(*content.diagnostics, message->mutable_diagnostics());
   if (content.reactions != nullptr && !content.reactions->constraints.empty()) {
     FillProto(*content.reactions, message->mutable_reactions());
+  }
+  for (const core::RobotJointStatesCopy& robot : state.robots) {
+    FillProto(robot, message->add_joint_states());
   }
 }
 

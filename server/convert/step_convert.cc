@@ -7,11 +7,13 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "server/convert/body_convert.h"
 #include "server/convert/constraint_convert.h"
+#include "server/convert/robot_convert.h"
 #include "server/convert/value_convert.h"
 
 namespace contactsim::server {
 
-absl::StatusOr<core::StepControls> StepControlsFromProto(const v1::StepControls& message) {
+absl::StatusOr<core::StepControls> StepControlsFromProto(const v1::StepControls& message,
+                                                         int max_name_bytes) {
   core::StepControls controls;
   for (int i = 0; i < message.bodies_size(); ++i) {
     const v1::BodyControl& in = message.bodies(i);
@@ -83,6 +85,12 @@ absl::StatusOr<core::StepControls> StepControlsFromProto(const v1::StepControls&
     targets.constraint_id = in.constraint_id();
     ASSIGN_OR_RETURN(targets.targets_m, FinitePointsFromProto(in.targets_m(), field));
     controls.constraint_targets.push_back(std::move(targets));
+  }
+  controls.joint_commands.reserve(message.joint_commands_size());
+  for (int i = 0; i < message.joint_commands_size(); ++i) {
+    ASSIGN_OR_RETURN(core::JointCommandInput command,
+                     JointCommandFromProto(message.joint_commands(i), i, max_name_bytes));
+    controls.joint_commands.push_back(std::move(command));
   }
   return controls;
 }
@@ -178,9 +186,9 @@ void FillProto(const core::ConstraintReactions& reactions, v1::ConstraintReactio
 StepReplyParts StepReplyPartsFromProto(const v1::StepRequest& request) {
   if (!request.has_reply_parts()) return {};
   const v1::StepReplyParts& asked = request.reply_parts();
-  return {asked.body_poses(),          asked.body_velocities(), asked.vertex_positions(),
-          asked.contact_pairs(),       asked.contact_totals(),  asked.diagnostics(),
-          asked.constraint_reactions()};
+  return {asked.body_poses(),           asked.body_velocities(), asked.vertex_positions(),
+          asked.contact_pairs(),        asked.contact_totals(),  asked.diagnostics(),
+          asked.constraint_reactions(), asked.joint_states()};
 }
 
 void FillStepResponse(const core::WorldState& state, const core::ContactReport& contacts,
@@ -215,6 +223,12 @@ void FillStepResponse(const core::WorldState& state, const core::ContactReport& 
   if (parts.constraint_reactions && !outcome.reactions.constraints.empty()) {
     FillProto(outcome.reactions, response->mutable_reactions());
   }
+  if (parts.joint_states) {
+    response->mutable_joint_states()->Reserve(static_cast<int>(state.robots.size()));
+    for (const core::RobotJointStatesCopy& robot : state.robots) {
+      FillProto(robot, response->add_joint_states());
+    }
+  }
 }
 
 namespace {
@@ -230,6 +244,8 @@ constexpr int64_t kBodyReactionBytes = 48;         // an id, a Vec3
 constexpr int64_t kDiagnosticsBytes = 128;         // 11 scalar fields
 constexpr int64_t kDivergenceMessageBytes = 4096;  // at most one step per call diverges
 constexpr int64_t kReplyHeaderBytes = 64;          // step_count, time, the report's header
+constexpr int64_t kRobotStatesBytes = 16;          // a robot id and its message's header
+constexpr int64_t kJointStateBytes = 96;           // 3 doubles, two Vec3
 
 }  // namespace
 
@@ -239,6 +255,9 @@ int64_t StepReplyBytesBound(const core::World& world, int n_steps) {
   // A constraint acts on at most two bodies.
   bytes += static_cast<int64_t>(world.constraints().constraints().size()) *
            (kReactionBytes + 2 * kBodyReactionBytes);
+  for (const core::WorldRobot& robot : world.robots()) {
+    bytes += kRobotStatesBytes + kJointStateBytes * static_cast<int64_t>(robot.joints.size());
+  }
   for (const int32_t id : world.body_ids()) {
     const core::Body& body = *world.body(id);
     bytes += kBodyTotalsBytes;

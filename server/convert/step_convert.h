@@ -13,7 +13,9 @@
 
 namespace contactsim::server {
 
-absl::StatusOr<core::StepControls> StepControlsFromProto(const v1::StepControls& message);
+// Joint names in joint_commands are labels of at most max_name_bytes (--max-name-bytes).
+absl::StatusOr<core::StepControls> StepControlsFromProto(const v1::StepControls& message,
+                                                         int max_name_bytes = 256);
 
 // Written into the message in place: a reply's records are built where they live (on the
 // call's arena), with no temporary to copy.
@@ -31,6 +33,7 @@ struct StepReplyParts {
   bool contact_totals = true;
   bool diagnostics = true;
   bool constraint_reactions = true;
+  bool joint_states = true;
 };
 StepReplyParts StepReplyPartsFromProto(const v1::StepRequest& request);
 

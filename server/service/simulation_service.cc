@@ -15,6 +15,7 @@
 #include "server/convert/body_state_convert.h"
 #include "server/convert/constraint_convert.h"
 #include "server/convert/mesh_upload.h"
+#include "server/convert/robot_convert.h"
 #include "server/convert/settings_convert.h"
 #include "server/convert/settings_scope.h"
 #include "server/convert/step_convert.h"
@@ -208,6 +209,7 @@ grpc::ServerUnaryReactor* SimulationService::GetSession(grpc::CallbackServerCont
     for (const core::GroundPlane& plane : content.ground_planes) {
       *response->add_ground_planes() = ToProto(plane);
     }
+    for (const RobotListing& robot : content.robots) FillProto(robot, response->add_robots());
     return absl::OkStatus();
   };
   return OnSession(context, request->session_id(), Role::kViewer, /*may_run_inline=*/true, run);
@@ -327,7 +329,8 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
       return absl::InvalidArgumentError(
           absl::StrCat("expected_step_count: must be >= 0, got ", request->expected_step_count()));
     }
-    ASSIGN_OR_RETURN(controls, StepControlsFromProto(request->controls()));
+    ASSIGN_OR_RETURN(
+        controls, StepControlsFromProto(request->controls(), sessions_->limits().max_name_bytes));
     return absl::OkStatus();
   };
   if (absl::Status checked = check(); !checked.ok()) return Finish(context, checked);
@@ -504,6 +507,46 @@ grpc::ServerUnaryReactor* SimulationService::MarkInitialState(
   };
   return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/false,
                    run);
+}
+
+grpc::ServerUnaryReactor* SimulationService::AddRobot(grpc::CallbackServerContext* context,
+                                                      const v1::AddRobotRequest* request,
+                                                      v1::AddRobotResponse* response) {
+  // Loading and hulling a robot's meshes can be long: on the pool, off the callback thread.
+  auto run = [this, request, response](Session& session) -> absl::Status {
+    ASSIGN_OR_RETURN(core::RobotSpec spec, RobotSpecFromProto(*request, sessions_->limits()));
+    if (session.settings().pipeline != core::PipelineKind::kRigidLcp) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "session_id: robots are stepped by the rigid_lcp pipeline; this session runs ",
+          std::string(core::PipelineName(session.settings().pipeline))));
+    }
+    // Off the session's lock: the session steps and streams while the meshes are hulled.
+    ASSIGN_OR_RETURN(std::shared_ptr<const core::RobotModel> model, core::LoadRobotModel(spec));
+    RETURN_IF_ERROR(CheckRobotNames(*model, sessions_->limits().max_name_bytes));
+    ASSIGN_OR_RETURN(const RobotListing robot, session.AddRobot(std::move(spec), std::move(model)));
+    session.strand()->ForgetStepCost();
+    FillProto(robot, response->mutable_robot());
+    spdlog::info("session {}: robot {} '{}' added ({} links, {} joints)", session.id(),
+                 robot.robot_id, robot.name, robot.model->links.size(), robot.model->joints.size());
+    return absl::OkStatus();
+  };
+  return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/false,
+                   run);
+}
+
+grpc::ServerUnaryReactor* SimulationService::SetJointState(grpc::CallbackServerContext* context,
+                                                           const v1::SetJointStateRequest* request,
+                                                           v1::SetJointStateResponse* response) {
+  auto run = [this, request, response](Session& session) -> absl::Status {
+    ASSIGN_OR_RETURN(const JointStateByName state,
+                     JointStateFromProto(*request, sessions_->limits().max_name_bytes));
+    RETURN_IF_ERROR(session.SetJointState(request->robot_id(), state));
+    const SessionSummary summary = session.Summary();
+    response->set_step_count(summary.step_count);
+    response->set_time_s(summary.time_s);
+    return absl::OkStatus();
+  };
+  return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/true, run);
 }
 
 }  // namespace contactsim::server

@@ -100,6 +100,12 @@ class SimulationService final : public v1::Simulation::CallbackService {
   grpc::ServerUnaryReactor* MarkInitialState(grpc::CallbackServerContext* context,
                                              const v1::MarkInitialStateRequest* request,
                                              v1::MarkInitialStateResponse* response) override;
+  grpc::ServerUnaryReactor* AddRobot(grpc::CallbackServerContext* context,
+                                     const v1::AddRobotRequest* request,
+                                     v1::AddRobotResponse* response) override;
+  grpc::ServerUnaryReactor* SetJointState(grpc::CallbackServerContext* context,
+                                          const v1::SetJointStateRequest* request,
+                                          v1::SetJointStateResponse* response) override;
 
   // A drain has begun: Steps still running at `stop_at` stop before their next step
   // (UNAVAILABLE saying how many steps were taken), so the drain ends within one step of it.

@@ -1,6 +1,7 @@
 #include "server/session/session.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -153,6 +154,7 @@ SessionContent Session::Content() const {
   content.body_ids = world_.body_ids();
   const auto planes = world_.ground_planes();
   content.ground_planes.assign(planes.begin(), planes.end());
+  for (const core::WorldRobot& robot : world_.robots()) content.robots.push_back(ListRobot(robot));
   return content;
 }
 
@@ -225,6 +227,63 @@ absl::Status Session::RemoveConstraint(int32_t constraint_id) {
   RETURN_IF_ERROR(CheckActive());
   RETURN_IF_ERROR(world_.RemoveConstraint(constraint_id));
   content_version_.fetch_add(1, std::memory_order_release);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RobotListing> Session::AddRobot(core::RobotSpec spec,
+                                               std::shared_ptr<const core::RobotModel> model) {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(CheckActive());
+  const size_t links = model->links.size();
+  if (world_.num_bodies() + static_cast<int64_t>(links) > limits_.max_bodies_per_session) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("urdf: ", links, " links with the session's ", world_.num_bodies(),
+                     " bodies pass the server's limit of ", limits_.max_bodies_per_session,
+                     " bodies per session"));
+  }
+  int64_t mesh_bytes = mesh_bytes_;  // uploaded meshes and every robot's files
+  for (const core::WorldRobot& robot : world_.robots()) {
+    for (const auto& [path, bytes] : robot.spec.mesh_files) mesh_bytes += bytes.size();
+  }
+  for (const auto& [path, bytes] : spec.mesh_files) mesh_bytes += bytes.size();
+  if (mesh_bytes > limits_.max_mesh_bytes_per_session) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("mesh_files: with the session's meshes they take ", mesh_bytes,
+                     " bytes, over the server's limit of ", limits_.max_mesh_bytes_per_session,
+                     " bytes per session"));
+  }
+  ASSIGN_OR_RETURN(const int32_t id, world_.AddRobot(std::move(spec), std::move(model)));
+  PublishLocked(/*content_changed=*/true);
+  return ListRobot(*world_.robot(id));
+}
+
+absl::Status Session::SetJointState(int32_t robot_id, const JointStateByName& state) {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(CheckActive());
+  const core::WorldRobot* robot = world_.robot(robot_id);
+  if (robot == nullptr) {
+    return absl::NotFoundError(absl::StrCat("robot_id: no robot with id ", robot_id));
+  }
+  std::vector<double> positions(robot->joints.size(), 0.0);
+  std::vector<double> velocities(robot->joints.size(), 0.0);
+  for (size_t j = 0; j < robot->joints.size(); ++j) {
+    positions[j] = robot->last_joint_states[j].position;
+  }
+  for (const auto& [values, field, out] :
+       {std::tuple{&state.positions, "positions", &positions},
+        std::tuple{&state.velocities, "velocities", &velocities}}) {
+    for (const auto& [name, value] : *values) {
+      absl::StatusOr<int> joint = core::RobotJointIndex(*robot, name);
+      if (!joint.ok()) {
+        return absl::Status(joint.status().code(),
+                            absl::StrCat(field, ".", joint.status().message()));
+      }
+      (*out)[*joint] = value;
+    }
+  }
+  RETURN_IF_ERROR(world_.SetJointState(robot_id, positions, velocities));
+  content_version_.fetch_add(1, std::memory_order_release);
+  PublishLocked(/*content_changed=*/false);
   return absl::OkStatus();
 }
 

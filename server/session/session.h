@@ -44,6 +44,7 @@
 #include "core/sim/world_state.h"
 #include "server/auth/token.h"
 #include "server/common/limits.h"
+#include "server/common/robot_listing.h"
 #include "server/common/uploaded_mesh.h"
 #include "server/session/frame_bus.h"
 #include "server/session/strand.h"
@@ -95,6 +96,7 @@ struct SessionContent {
   core::WorldSettings settings;
   std::vector<int32_t> body_ids;  // ascending
   std::vector<core::GroundPlane> ground_planes;
+  std::vector<RobotListing> robots;  // ascending robot id
 };
 
 // The SHA-256 of a session's tokens (server/auth/token_hash.h): what the session checks a
@@ -198,6 +200,18 @@ class Session {
   absl::StatusOr<int32_t> AddConstraint(core::ConstraintSpec spec);
   // NotFound ("constraint_id: ...") for an unknown id.
   absl::Status RemoveConstraint(int32_t constraint_id);
+
+  // World::AddRobot under the lock with the model loaded from `spec` beforehand (off the lock;
+  // core::LoadRobotModel), within the server's limits: its links count against
+  // max_bodies_per_session, its mesh files' bytes against max_mesh_bytes_per_session with the
+  // uploaded meshes and the other robots' files (ResourceExhausted naming the field). Publishes a
+  // frame with the new topology. FailedPrecondition while failed.
+  absl::StatusOr<RobotListing> AddRobot(core::RobotSpec spec,
+                                        std::shared_ptr<const core::RobotModel> model);
+  // World::SetJointState with the named joints' positions and velocities (the others keep their
+  // positions, velocities 0); NotFound naming an unknown robot or joint. Publishes a frame.
+  // FailedPrecondition while failed.
+  absl::Status SetJointState(int32_t robot_id, const JointStateByName& state);
 
   // Meshes from UploadMesh, kept until the session closes (snapshots and Restore leave them
   // alone). The bytes the session may still store, or ResourceExhausted when it already holds
