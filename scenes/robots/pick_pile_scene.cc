@@ -36,14 +36,6 @@ constexpr double kTargetRadius = 0.42;  // on +x
 constexpr double kBinY = 0.45, kBinInnerHalf = 0.10, kBinWall = 0.02, kBinFloor = 0.02;
 constexpr double kBinWallHeight = 0.08;
 
-// Arm gains: the shoulder-to-wrist PD of tests/core/sim/world_robot_test.cc (holds the bent arm
-// within the static sag m g r / kp ~ 1.4e-3 rad); the finger's squeezes with its 10 N limit.
-constexpr double kArmKp = 1e4, kArmKd = 200.0;
-constexpr double kFingerKp = 1e4, kFingerKd = 50.0, kSqueezeN = 10.0, kFingerClosed = 0.03;
-
-constexpr const char* kArmJoints[6] = {"joint1", "joint2", "joint3", "joint4", "joint5", "joint6"};
-constexpr const char* kFinger = "finger_left_joint";
-
 double Uniform(std::mt19937_64& rng, double lo, double hi) {
   // The top 53 bits as a double in [0, 1): the same sequence on every platform.
   return lo + (hi - lo) * static_cast<double>(rng() >> 11) * 0x1.0p-53;
@@ -145,9 +137,9 @@ absl::StatusOr<std::array<double, 6>> ArmJointsFor(double radius_m, double azimu
   const double pitch[3] = {q2, q3, q5};
   for (int k = 0; k < 3; ++k) {
     if (std::abs(pitch[k]) > kPitchLimit[k]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("arm: radius ", radius_m, " m, height ", height_m, " m needs ",
-                       kArmJoints[k == 2 ? 4 : k + 1], " = ", pitch[k], " rad, beyond its limit"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "arm: radius ", radius_m, " m, height ", height_m, " m needs ",
+          kPickArmJoints[k == 2 ? 4 : k + 1], " = ", pitch[k], " rad, beyond its limit"));
     }
   }
   return std::array<double, 6>{std::remainder(azimuth_rad, 2.0 * M_PI), q2, q3, 0.0, q5, 0.0};
@@ -207,23 +199,24 @@ absl::Status CommandPick(core::World& world, int32_t robot_id,
   ASSIGN_OR_RETURN(const auto q_after,
                    ArmJointsFor(after.radius_m, after.azimuth_rad, after.height_m));
   for (int k = 0; k < 6; ++k) {
-    ASSIGN_OR_RETURN(const int joint, core::RobotJointIndex(*robot, kArmJoints[k]));
+    ASSIGN_OR_RETURN(const int joint, core::RobotJointIndex(*robot, kPickArmJoints[k]));
     core::JointMotor motor;
     motor.mode = core::JointMotorMode::kPosition;
     motor.target_position = q[k];
     motor.target_velocity = (q_after[k] - q_before[k]) / (2.0 * kDiff);
-    motor.stiffness = kArmKp;
-    motor.damping = kArmKd;
+    motor.stiffness = kPickArmKp;
+    motor.damping = kPickArmKd;
     RETURN_IF_ERROR(world.SetJointMotor(robot_id, joint, motor));
   }
-  ASSIGN_OR_RETURN(const int finger, core::RobotJointIndex(*robot, kFinger));
+  ASSIGN_OR_RETURN(const int finger, core::RobotJointIndex(*robot, kPickFingerJoint));
   core::JointMotor grip;
   grip.mode = core::JointMotorMode::kPosition;
   // Closed: a target past any part, so the motor squeezes at its cap.
-  grip.target_position = script[PickSegmentAt(script, t_s)].gripper_closed ? kFingerClosed : 0.0;
-  grip.stiffness = kFingerKp;
-  grip.damping = kFingerKd;
-  grip.max_effort = kSqueezeN;
+  grip.target_position =
+      script[PickSegmentAt(script, t_s)].gripper_closed ? kPickFingerClosedM : 0.0;
+  grip.stiffness = kPickFingerKp;
+  grip.damping = kPickFingerKd;
+  grip.max_effort = kPickSqueezeN;
   return world.SetJointMotor(robot_id, finger, grip);
 }
 
@@ -334,7 +327,7 @@ absl::StatusOr<PickPileScene> BuildPickPileScene(std::string arm_urdf,
   ASSIGN_OR_RETURN(const auto q_home, ArmJointsFor(home.radius_m, home.azimuth_rad, home.height_m));
   std::vector<double> q(robot.joints.size(), 0.0);
   for (int k = 0; k < 6; ++k) {
-    ASSIGN_OR_RETURN(const int joint, core::RobotJointIndex(robot, kArmJoints[k]));
+    ASSIGN_OR_RETURN(const int joint, core::RobotJointIndex(robot, kPickArmJoints[k]));
     q[joint] = q_home[k];
   }
   RETURN_IF_ERROR(w.SetJointState(scene.robot_id, q, std::vector<double>(q.size(), 0.0)));

@@ -73,6 +73,17 @@ int PickSegmentAt(const std::vector<PickWaypoint>& script, double t_s);
 absl::StatusOr<std::array<double, 6>> ArmJointsFor(double radius_m, double azimuth_rad,
                                                    double height_m);
 
+// The script's motors (CommandPick), for controllers that drive the arm alike through the
+// service: position motors on joint1..joint6 (the PD that holds the bent arm within the static
+// sag m g r / kp ~ 1.4e-3 rad in tests/core/sim/world_robot_test.cc); the left finger (the right
+// one mimics it) closed past any part, so its motor squeezes at its 10 N cap, or open at 0.
+inline constexpr std::array<const char*, 6> kPickArmJoints = {"joint1", "joint2", "joint3",
+                                                              "joint4", "joint5", "joint6"};
+inline constexpr const char* kPickFingerJoint = "finger_left_joint";
+inline constexpr double kPickArmKp = 1e4, kPickArmKd = 200.0;       // [N m/rad], [N m s/rad]
+inline constexpr double kPickFingerKp = 1e4, kPickFingerKd = 50.0;  // [N/m], [N s/m]
+inline constexpr double kPickSqueezeN = 10.0, kPickFingerClosedM = 0.03;
+
 // Sets the arm's motors for script time t: the six joints' position motors at the inverse
 // kinematics of the interpolated waypoint (with its rate as the target velocity), the left finger
 // (the right one mimics it) closed with at most 10 N or open.
