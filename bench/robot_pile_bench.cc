@@ -3,18 +3,22 @@
 // every step, as a lockstep controller would) while the pile, the target and the bin are stepped
 // with it. Per step: the wall time of World::Step(1) alone, the largest LCP solved (unknowns of
 // the step's largest island, StepDiagnostics::rigid_lcp.lcp_size), Lemke's pivots and PGS's
-// sweeps (summed over the step's islands) and the accepted solver path. Prints a table per
+// sweeps (summed over the step's islands; of the accepted answers), the accepted solver path and
+// whether the fallback chain answered (an island's plain Lemke failed: the steps counted as
+// "fallbacks", whose failed attempts cost time the pivots do not show). Prints a table per
 // segment of the script and over the run (median and max), and the same steps of the same scene
 // without the arm (the baseline, in the same process, alternating with it per round): steps/s and
 // their ratio.
 //
 //   robot_pile_bench [--parts 20] [--rounds 1] [--steps 0 (the whole script)] [--csv steps.csv]
+//                    [--threads 0 (TBB's default)]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +26,7 @@
 #include "CLI/CLI.hpp"
 #include "core/dynamics/rigid_body.h"
 #include "scenes/robots/pick_pile_scene.h"
+#include "tbb/global_control.h"
 
 namespace {
 
@@ -34,6 +39,7 @@ struct StepRecord {
   int lcp_size = 0;
   int pivots = 0;
   int iterations = 0;
+  int attempts = 0;  // solvers one island tried (> 1: the fallback chain answered)
   std::string path;
 };
 
@@ -82,6 +88,7 @@ absl::StatusOr<Run> Step(scenes::PickPileScene& scene,
     record.lcp_size = lcp.lcp_size;
     record.pivots = lcp.pivots;
     record.iterations = lcp.iterations;
+    record.attempts = lcp.solver_attempts;
     record.path = lcp.solver_path;
     run.seconds += record.us * 1e-6;
     run.steps.push_back(std::move(record));
@@ -110,16 +117,19 @@ double Max(const std::vector<double>& v) {
 void PrintRow(const char* name, const std::vector<const StepRecord*>& steps) {
   std::vector<double> us, lcp, pivots, sweeps;
   double seconds = 0.0;
+  int fallbacks = 0;
   for (const StepRecord* s : steps) {
     us.push_back(s->us);
     lcp.push_back(s->lcp_size);
     pivots.push_back(s->pivots);
     sweeps.push_back(s->iterations);
     seconds += s->us * 1e-6;
+    fallbacks += s->attempts > 1 ? 1 : 0;
   }
-  std::printf("| %-22s | %6zu | %8.0f | %8.0f | %9.0f | %6.0f | %6.0f | %7.0f | %7.0f | %6.0f |\n",
-              name, steps.size(), steps.empty() ? 0.0 : steps.size() / seconds, Median(us), Max(us),
-              Median(lcp), Max(lcp), Median(pivots), Max(pivots), Max(sweeps));
+  std::printf(
+      "| %-22s | %6zu | %8.0f | %8.0f | %9.0f | %6.0f | %6.0f | %7.0f | %7.0f | %6.0f | %9d |\n",
+      name, steps.size(), steps.empty() ? 0.0 : steps.size() / seconds, Median(us), Max(us),
+      Median(lcp), Max(lcp), Median(pivots), Max(pivots), Max(sweeps), fallbacks);
 }
 
 }  // namespace
@@ -144,7 +154,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--csv", csv, "per-step rows of the last arm run to this file");
   app.add_option("--urdf", urdf_path, "the arm's URDF")->capture_default_str();
+  int threads = 0;
+  app.add_option("--threads", threads, "TBB threads for the process (0: TBB's default)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  std::optional<tbb::global_control> tbb_limit;
+  if (threads > 0) tbb_limit.emplace(tbb::global_control::max_allowed_parallelism, threads);
 
   const std::string urdf = ReadText(urdf_path);
   if (urdf.empty()) {
@@ -179,14 +195,15 @@ int main(int argc, char** argv) {
       "%zu steps per run, %d round(s); last round's arm run (World::Step(1) wall time only; %d "
       "bodies with the arm's links)\n\n",
       options.pile_parts, 1e3 * options.dt_s, arm.steps.size(), rounds, parts);
-  std::printf("| %-22s | %6s | %8s | %8s | %9s | %6s | %6s | %7s | %7s | %6s |\n", "segment",
+  std::printf("| %-22s | %6s | %8s | %8s | %9s | %6s | %6s | %7s | %7s | %6s | %9s |\n", "segment",
               "steps", "steps/s", "p50 us", "max us", "LCP50", "LCPmax", "piv50", "pivmax",
-              "sweeps");
-  std::printf("|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", std::string(24, '-').c_str(),
+              "sweeps", "fallbacks");
+  std::printf("|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", std::string(24, '-').c_str(),
               std::string(8, '-').c_str(), std::string(10, '-').c_str(),
               std::string(10, '-').c_str(), std::string(11, '-').c_str(),
               std::string(8, '-').c_str(), std::string(8, '-').c_str(), std::string(9, '-').c_str(),
-              std::string(9, '-').c_str(), std::string(8, '-').c_str());
+              std::string(9, '-').c_str(), std::string(8, '-').c_str(),
+              std::string(11, '-').c_str());
   for (size_t seg = 0; seg < script.size(); ++seg) {
     std::vector<const StepRecord*> in;
     for (const StepRecord& s : arm.steps) {
@@ -215,11 +232,11 @@ int main(int argc, char** argv) {
 
   if (!csv.empty()) {
     std::ofstream out(csv);
-    out << "step,segment,us,lcp_size,pivots,iterations,path\n";
+    out << "step,segment,us,lcp_size,pivots,iterations,attempts,path\n";
     for (size_t i = 0; i < arm.steps.size(); ++i) {
       const StepRecord& s = arm.steps[i];
       out << i + 1 << ',' << script[s.segment].phase << ',' << s.us << ',' << s.lcp_size << ','
-          << s.pivots << ',' << s.iterations << ',' << s.path << '\n';
+          << s.pivots << ',' << s.iterations << ',' << s.attempts << ',' << s.path << '\n';
     }
   }
   return 0;

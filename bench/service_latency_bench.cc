@@ -352,15 +352,20 @@ int main(int argc, char** argv) {
   Row physics{"World::Step(1), same scene (core only)", {}};
   physics.sorted_us.reserve(calls);
   int lcp_size = 0;
+  std::vector<double> pivots;  // Lemke's per step (--scene arm)
   for (int i = 0; i < calls; ++i) {
     const Clock::time_point t0 = Clock::now();
     const absl::Status s = physics_step(1);
     const Clock::time_point t1 = Clock::now();
     if (!s.ok()) return Fail("World::Step", s);
     physics.sorted_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-    if (arm) lcp_size = std::max(lcp_size, outcome.diagnostics.back().rigid_lcp.lcp_size);
+    if (arm) {
+      lcp_size = std::max(lcp_size, outcome.diagnostics.back().rigid_lcp.lcp_size);
+      pivots.push_back(outcome.diagnostics.back().rigid_lcp.pivots);
+    }
   }
   physics.sorted_us = Sorted(std::move(physics.sorted_us));
+  pivots = Sorted(std::move(pivots));
 
   if (arm) {
     std::printf(
@@ -368,8 +373,9 @@ int main(int argc, char** argv) {
         "one loopback channel; the arm holding a 0.1 kg cube (bench/arm_hold_scene.h), seven "
         "joint commands per call, reply_parts {joint_states, body_poses} (Step reply %zu bytes; "
         "the cube's centre at z = %.4f m in the last reply, %.4f m asked; largest LCP %d "
-        "unknowns)\n\n",
-        calls, block, reply_bytes, cube_z, contactsim::bench::ArmHoldLiftedHeight(), lcp_size);
+        "unknowns, Lemke pivots per step p50 %.0f, p90 %.0f, max %.0f)\n\n",
+        calls, block, reply_bytes, cube_z, contactsim::bench::ArmHoldLiftedHeight(), lcp_size,
+        PercentileOfSorted(pivots, 0.5), PercentileOfSorted(pivots, 0.9), pivots.back());
   } else {
     std::printf(
         "Step(n_steps = 1) vs Ping (and GetSession), %d calls each in alternating blocks of %d, "
