@@ -16,6 +16,9 @@ if(NOT TARGET contactsim_urdfdom)
   target_include_directories(contactsim_urdfdom SYSTEM INTERFACE ${urdfdom_INCLUDE_DIRS})
   target_link_libraries(contactsim_urdfdom INTERFACE ${urdfdom_LIBRARIES})
 endif()
+# tinyxml2 (Debian libtinyxml2-dev, zlib licence): the C++ client reads a URDF's <mesh filename>s
+# (clients/cpp/urdf_mesh_files.cc) to send the files with AddRobot.
+find_package(tinyxml2 REQUIRED CONFIG)
 # METIS (Apache-2.0, Debian libmetis-dev) ships no CMake config: nested-dissection ordering for
 # the local-global system matrix (Eigen/MetisSupport).
 find_path(METIS_INCLUDE_DIR metis.h REQUIRED)

@@ -13,6 +13,7 @@ packages=(
   libsiconos-numerics-dev  # test-only: the LCP solvers' cross-check (Apache-2.0; tests/core/contact)
   libqhull-dev  # convex hulls of polytope bodies (reentrant qhull_r; the Qhull licence)
   liburdfdom-dev  # robot descriptions from URDF (BSD; core/dynamics/robots)
+  libtinyxml2-dev  # the C++ client finds a URDF's mesh files (zlib licence; clients/cpp)
   libssl-dev  # the viewer's TLS links OpenSSL (and civetweb loads libssl.so at run time)
   clang-format clang-tidy python3  # the lint tests (format, naming, include arrows)
   clang libclang-rt-14-dev  # the fuzz preset: libFuzzer, ASan and UBSan (docs/fuzzing.md)

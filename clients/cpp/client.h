@@ -4,6 +4,8 @@
 #pragma once
 
 #include "clients/cpp/connection.h"      // IWYU pragma: export
+#include "clients/cpp/robot_joints.h"    // IWYU pragma: export
+#include "clients/cpp/robot_request.h"   // IWYU pragma: export
 #include "clients/cpp/session_handle.h"  // IWYU pragma: export
 #include "clients/cpp/status_convert.h"  // IWYU pragma: export
 #include "clients/cpp/step_reply.h"      // IWYU pragma: export

@@ -119,6 +119,41 @@ absl::StatusOr<v1::UploadMeshResponse> SessionHandle::UploadMeshFile(
   return scenes::UploadMeshFile(connection_.stub(), context, session_id_, file);
 }
 
+absl::StatusOr<v1::RobotInfo> SessionHandle::AddRobot(const std::filesystem::path& urdf_path,
+                                                      const RobotPackages& packages,
+                                                      const AddRobotOptions& options) const {
+  absl::StatusOr<v1::AddRobotRequest> request = MakeAddRobotRequest(urdf_path, packages, options);
+  if (!request.ok()) return request.status();
+  return AddRobot(*std::move(request));
+}
+
+absl::StatusOr<v1::RobotInfo> SessionHandle::AddRobot(v1::AddRobotRequest request) const {
+  grpc::ClientContext context;
+  connection_.PrepareSessionContext(context, session_id_, token_);
+  request.set_session_id(session_id_);
+  v1::AddRobotResponse response;
+  absl::Status status = FromGrpcStatus(connection_.stub().AddRobot(&context, request, &response));
+  if (!status.ok()) return status;
+  return std::move(*response.mutable_robot());
+}
+
+absl::StatusOr<v1::SetJointStateResponse> SessionHandle::SetJointState(
+    int32_t robot_id, const std::map<std::string, double>& positions,
+    const std::map<std::string, double>& velocities) const {
+  grpc::ClientContext context;
+  connection_.PrepareSessionContext(context, session_id_, token_);
+  v1::SetJointStateRequest request;
+  request.set_session_id(session_id_);
+  request.set_robot_id(robot_id);
+  request.mutable_positions()->insert(positions.begin(), positions.end());
+  request.mutable_velocities()->insert(velocities.begin(), velocities.end());
+  v1::SetJointStateResponse response;
+  absl::Status status =
+      FromGrpcStatus(connection_.stub().SetJointState(&context, request, &response));
+  if (!status.ok()) return status;
+  return response;
+}
+
 absl::Status SessionHandle::CallStep(int32_t n_steps, const v1::StepControls& controls,
                                      v1::StepRequest* request, v1::StepResponse* response) const {
   grpc::ClientContext context;

@@ -10,13 +10,16 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "clients/cpp/connection.h"
+#include "clients/cpp/robot_request.h"
 #include "clients/cpp/step_reply.h"
 #include "clients/cpp/stream_stop.h"
 #include "contactsim/v1/simulation.pb.h"
@@ -59,6 +62,24 @@ class SessionHandle {
   // coincident corners, applies scale_to_m and validates it (docs/service.md, "Mesh files").
   // Returns the mesh id for BodySpec.mesh_id; `tetrahedral` says what the file held.
   absl::StatusOr<v1::UploadMeshResponse> UploadMeshFile(const MeshFileSource& file) const;
+
+  // Robots (rigid_lcp sessions; docs/robots.md). AddRobot reads the URDF file and every mesh it
+  // names on THIS machine (robot_request.h: package:// through `packages`, relative paths
+  // against the URDF's folder) and sends them; a file that cannot be found is NOT_FOUND naming
+  // it before any call. Returns the robot's id, its links as body ids and its joints with their
+  // limits. Joint commands go in Step's controls, joint states come back in its reply
+  // (robot_joints.h).
+  absl::StatusOr<v1::RobotInfo> AddRobot(const std::filesystem::path& urdf_path,
+                                         const RobotPackages& packages = {},
+                                         const AddRobotOptions& options = {}) const;
+  // A request built by the caller (MakeAddRobotRequest, or URDF text and meshes from elsewhere);
+  // its session_id is set by the handle.
+  absl::StatusOr<v1::RobotInfo> AddRobot(v1::AddRobotRequest request) const;
+  // Joint positions [rad or m] and velocities [rad/s or m/s] by joint name; the links follow by
+  // forward kinematics from the base. Joints not named keep their positions, velocities 0.
+  absl::StatusOr<v1::SetJointStateResponse> SetJointState(
+      int32_t robot_id, const std::map<std::string, double>& positions,
+      const std::map<std::string, double>& velocities = {}) const;
 
   // Lockstep: applies `controls` during each of the `n_steps` steps and returns the state, the
   // contact report and the diagnostics.

@@ -1,6 +1,6 @@
 // Runs the `contactsim` binary (CONTACTSIM_CLI_PATH) as a subprocess for the CLI tests, with the
-// environment variables it reads (CONTACTSIM_TOKEN, CONTACTSIM_TLS_*) cleared so that a
-// developer's environment cannot change the outcome.
+// environment variables it reads (CONTACTSIM_TOKEN, CONTACTSIM_TLS_*, ROS_PACKAGE_PATH) cleared so
+// that a developer's environment cannot change the outcome.
 #pragma once
 
 #include <cstdio>
@@ -20,7 +20,7 @@ inline CliResult RunCli(const std::string& args, const std::string& env = "") {
   const std::string command =
       std::string(
           "env -u CONTACTSIM_TOKEN -u CONTACTSIM_TLS_CA -u CONTACTSIM_TLS_CERT "
-          "-u CONTACTSIM_TLS_KEY ") +
+          "-u CONTACTSIM_TLS_KEY -u ROS_PACKAGE_PATH ") +
       env + " " + CONTACTSIM_CLI_PATH + " " + args;
   return test_fixtures::RunShell(command);
 }

@@ -69,6 +69,9 @@ void InProcessServer::RenewSession() {
   }
   v1::CreateSessionRequest create;
   create.set_name("fuzz");
+  // Every other session steps rigid polytopes, so that robots (AddRobot, SetJointState, joint
+  // commands) reach the World as well as the other rpcs do.
+  if (++renewals_ % 2 == 0) create.set_pipeline("rigid_lcp");
   v1::CreateSessionResponse created;
   const grpc::Status status = stub_->CreateSession(Context("").get(), create, &created);
   if (!status.ok()) {

@@ -28,7 +28,8 @@ class InProcessServer {
   // What Context does, to a context made elsewhere (the scene loader's).
   static void PrepareContext(grpc::ClientContext& context, const std::string& token);
 
-  // Closes the current session (if still open) and creates a fresh one, empty, penalty pipeline.
+  // Closes the current session (if still open) and creates a fresh one, empty, with the penalty
+  // and the rigid_lcp pipeline in turn.
   void RenewSession();
   // Renews the session every `period` calls.
   void CountCall(int period);
@@ -46,6 +47,7 @@ class InProcessServer {
   std::string session_id_;
   std::string controller_token_;
   int calls_ = 0;
+  int renewals_ = 0;
 };
 
 }  // namespace contactsim::fuzz

@@ -92,6 +92,42 @@ int main(int argc, char** argv) {
   Write(requests / "set_vertex_state", Seed(11, vertex_state));
   Write(requests / "reset_session", Seed(12, v1::ResetSessionRequest()));
   Write(requests / "mark_initial_state", Seed(13, v1::MarkInitialStateRequest()));
+  // Robots (in the rigid_lcp sessions): a two-link arm with a box, a cylinder and a sphere, a
+  // mimic joint and a mesh sent as bytes; its joints set and commanded.
+  v1::AddRobotRequest robot;
+  robot.set_urdf(
+      "<robot name='seed'><link name='base'><inertial><mass value='1'/><inertia ixx='0.01' "
+      "iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial><collision><geometry><box "
+      "size='0.1 0.1 0.1'/></geometry></collision></link><link name='arm'><inertial><mass "
+      "value='0.5'/><inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/>"
+      "</inertial><collision><geometry><cylinder radius='0.02' length='0.2'/></geometry>"
+      "</collision></link><link name='tip'><inertial><mass value='0.1'/><inertia ixx='0.001' "
+      "iyy='0.001' izz='0.001' ixy='0' ixz='0' iyz='0'/></inertial><collision><geometry><mesh "
+      "filename='package://seed/tip.obj'/></geometry></collision></link><joint name='shoulder' "
+      "type='revolute'><parent link='base'/><child link='arm'/><origin xyz='0 0 0.1'/><axis "
+      "xyz='0 1 0'/><limit lower='-1' upper='1' effort='10' velocity='2'/></joint><joint "
+      "name='wrist' type='continuous'><parent link='arm'/><child link='tip'/><origin xyz='0 0 "
+      "0.2'/><axis xyz='0 0 1'/><mimic joint='shoulder' multiplier='2'/></joint></robot>");
+  v1::MeshFile* tip = robot.add_mesh_files();
+  tip->set_path("package://seed/tip.obj");
+  tip->set_data(
+      "v 0 0 0\nv 0.05 0 0\nv 0 0.05 0\nv 0 0 0.05\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+  robot.mutable_options()->set_cylinder_sides(8);
+  Write(requests / "add_robot", Seed(14, robot));
+  v1::SetJointStateRequest joint_state;
+  (*joint_state.mutable_positions())["shoulder"] = 0.3;
+  (*joint_state.mutable_velocities())["shoulder"] = -0.1;
+  Write(requests / "set_joint_state", Seed(15, joint_state));
+  v1::StepRequest commanded;
+  commanded.set_n_steps(4);
+  v1::JointCommand* command = commanded.mutable_controls()->add_joint_commands();
+  command->set_joint("shoulder");
+  command->mutable_position()->set_target(0.5);
+  command->mutable_position()->set_kp(100.0);
+  command->mutable_position()->set_kd(1.0);
+  command->mutable_position()->set_max_effort(5.0);
+  commanded.mutable_reply_parts()->set_joint_states(true);
+  Write(requests / "step_joint_command", Seed(6, commanded));
   // Mesh files through UploadMesh (one chunk): an OBJ tetrahedron in millimetres, a Gmsh tet.
   v1::UploadMeshChunk obj;
   obj.set_format(v1::MESH_FILE_FORMAT_OBJ);

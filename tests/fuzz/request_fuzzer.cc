@@ -113,8 +113,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 13:
       CallWithSession(data, size, with_token, &S::MarkInitialState, "MarkInitialState");
       break;
+    case 14:
+      CallWithSession(data, size, with_token, &S::AddRobot, "AddRobot");
+      break;
     default:
-      CallWithSession(data, size, with_token, &S::Step, "Step");
+      CallWithSession(data, size, with_token, &S::SetJointState, "SetJointState");
       break;
   }
   InProcessServer::Get().CountCall(/*period=*/64);

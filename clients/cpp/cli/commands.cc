@@ -8,6 +8,7 @@
 
 #include "clients/cpp/box_mesh.h"
 #include "clients/cpp/cli/exit_codes.h"
+#include "clients/cpp/cli/robot_commands.h"
 #include "clients/cpp/health_check.h"
 #include "clients/cpp/session_handle.h"
 
@@ -142,6 +143,13 @@ int RunWatch(const Context& context, const WatchArgs& args) {
   request.set_from_seq(args.from_seq);
   request.set_include_contacts(true);
   request.set_max_rate_hz(args.max_rate_hz);
+  // Joint names and units come from the robots the session has now (a later one: by index).
+  v1::GetSessionResponse session;
+  if (args.joints) {
+    absl::StatusOr<v1::GetSessionResponse> got = Handle(context, args.session).GetSession();
+    if (!got.ok()) return Fail(context, got.status());
+    session = *std::move(got);
+  }
   int64_t received = 0;
   Clock::time_point first;
   absl::Status status =
@@ -161,7 +169,9 @@ int RunWatch(const Context& context, const WatchArgs& args) {
         if (frame.diagnostics().diverged()) {
           context.out << "  DIVERGED: " << frame.diagnostics().divergence_message();
         }
-        context.out << std::endl;  // a live view: show each frame now
+        context.out << "\n";
+        if (args.joints) PrintJointStates(context.out, frame.joint_states(), session.robots());
+        context.out << std::flush;  // a live view: show each frame now
         return args.frames == 0 || received < args.frames;
       });
   if (!status.ok()) return Fail(context, status);

@@ -40,6 +40,7 @@ struct WatchArgs {
   int64_t frames = 0;  // 0: until the stream ends
   int64_t from_seq = 0;
   double max_rate_hz = 0.0;
+  bool joints = false;  // also each robot joint's state per frame
 };
 
 struct SnapshotArgs {

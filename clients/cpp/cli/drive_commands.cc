@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "clients/cpp/cli/exit_codes.h"
+#include "clients/cpp/cli/robot_commands.h"
 #include "clients/cpp/session_handle.h"
 #include "google/protobuf/text_format.h"
 
@@ -106,6 +107,15 @@ int RunStep(const Context& context, const StepArgs& args) {
                   << ": constraint_impulse_ns=" << Vec3Text(b.impulse_ns()) << "\n";
     }
   }
+  if (step->joint_states_size() > 0) {
+    // The reply lists joints by index; their names and types (for the units) are the robots'.
+    // The steps are taken: should that call fail, the states are still printed, by index.
+    absl::StatusOr<v1::GetSessionResponse> session = Handle(context, args.session).GetSession();
+    if (!session.ok()) context.err << "warning: joint names unknown: " << session.status() << "\n";
+    context.out << "joint states at the call's end (reactions on the child link, in its frame):\n";
+    PrintJointStates(context.out, step->joint_states(),
+                     session.ok() ? session->robots() : v1::GetSessionResponse().robots());
+  }
   return kExitOk;
 }
 
@@ -131,6 +141,13 @@ int RunInfo(const Context& context, const SessionArgs& args) {
   printer.SetSingleLineMode(true);
   printer.PrintToString(info->settings(), &settings);
   context.out << "settings: " << settings << "\n";
+  context.out << "robots: " << info->robots_size() << "\n";
+  for (const v1::RobotInfo& robot : info->robots()) {
+    context.out << "robot " << robot.robot_id() << " " << robot.name()
+                << ": fixed_base=" << (robot.fixed_base() ? "true" : "false")
+                << " links=" << robot.links_size() << " joints=" << robot.joints_size() << "\n";
+    PrintRobotLinksAndJoints(context.out, robot, "  ");
+  }
   return kExitOk;
 }
 

@@ -39,9 +39,10 @@ struct RemoveConstraintArgs {
 
 // Steps with the controls; prints time, steps, every body's pose (rigid) or centre of mass and
 // bounds (deformable), the last step's contact records, the contact totals and constraint
-// reactions summed over the call.
+// reactions summed over the call, and every robot joint's state (named through GetSession).
 int RunStep(const Context& context, const StepArgs& args);
-// The session's summary, settings (only its pipeline's), bodies and ground planes.
+// The session's summary, settings (only its pipeline's), bodies, ground planes and robots (links
+// with body ids, joints with limits).
 int RunInfo(const Context& context, const SessionArgs& args);
 int RunAddConstraint(const Context& context, const AddConstraintArgs& args);
 int RunRemoveConstraint(const Context& context, const RemoveConstraintArgs& args);

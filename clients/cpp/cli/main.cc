@@ -1,6 +1,7 @@
 // contactsim: the command-line client of a ContactSim server. Subcommands: ping, health, sessions,
 // create, info, step, watch, snapshot, restore, close, load, record, upload-mesh, add-body,
-// remove-body, add-constraint, remove-constraint, set-state, reset, mark-initial.
+// remove-body, add-constraint, remove-constraint, set-state, reset, mark-initial, add-robot,
+// set-joint-state.
 // Exit codes: 0 ok, 2 usage error (also an unreadable or unparseable scene file), 3 server
 // unreachable, 4 server refused (the gRPC code name and message are printed). The connection flags
 // (--server, --timeout-s,
@@ -16,6 +17,7 @@
 #include "clients/cpp/cli/drive_commands.h"
 #include "clients/cpp/cli/episode_commands.h"
 #include "clients/cpp/cli/exit_codes.h"
+#include "clients/cpp/cli/robot_commands.h"
 #include "clients/cpp/cli/scene_commands.h"
 
 namespace {
@@ -112,7 +114,10 @@ int main(int argc, char** argv) {
 
   SessionArgs info_args;
   CLI::App* info = app.add_subcommand(
-      "info", "a session's pipeline, state, time, body ids, ground planes and settings");
+      "info",
+      "a session's pipeline, state, time, body ids, ground planes, settings and robots (links "
+      "with body ids, joints with limits); also `get-session`");
+  info->alias("get-session");
   AddSessionOptions(info, info_args);
 
   cli::StepArgs step_args;
@@ -142,6 +147,12 @@ int main(int argc, char** argv) {
   step->add_option("--target", controls.targets,
                    "CONSTRAINT:x,y,z[,x,y,z...] new points of a position target, one per vertex "
                    "[m]; they stay until moved again");
+  step->add_option("--joint", controls.joints,
+                   "ROBOT:JOINT=pos:TARGET,KP,KD[,TARGET_VELOCITY[,MAX_EFFORT]] | "
+                   "vel:TARGET[,MAX_EFFORT] | effort:EFFORT | off: a robot joint's motor "
+                   "(repeatable; it persists until replaced). Units by the joint's type: TARGET "
+                   "[rad or m], KP [N m/rad or N/m], KD [N m s/rad or N s/m], velocities [rad/s "
+                   "or m/s], efforts [N m or N]. Joint states are printed after the call");
 
   cli::WatchArgs watch_args;
   CLI::App* watch = app.add_subcommand("watch", "live view of a session's frames");
@@ -153,6 +164,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   watch->add_option("--max-rate-hz", watch_args.max_rate_hz, "frame rate cap [1/s] (0: none)")
       ->check(CLI::NonNegativeNumber);
+  watch->add_flag("--joints", watch_args.joints,
+                  "also print every robot joint's state per frame (position, velocity, effort, "
+                  "reaction wrench; named as `step` names them)");
 
   cli::SnapshotArgs snapshot_args;
   CLI::App* snapshot = app.add_subcommand("snapshot", "capture a session's state");
@@ -384,6 +398,50 @@ int main(int argc, char** argv) {
       "token");
   AddSessionOptions(mark, mark_args, kControllerToken);
 
+  cli::AddRobotArgs robot_args;
+  CLI::App* add_robot = app.add_subcommand(
+      "add-robot",
+      "load a robot from a URDF file into a rigid_lcp session: the URDF and every mesh it names "
+      "are read on this machine and sent (package://NAME/... through --package, then the roots "
+      "of ROS_PACKAGE_PATH; relative paths against the URDF's folder); prints the robot id, its "
+      "links with their body ids and its joints with their limits. Needs the controller token");
+  AddSessionOptions(add_robot, robot_args.session, kControllerToken);
+  add_robot->add_option("urdf", robot_args.urdf_file, "the robot's URDF file")->required();
+  add_robot->add_option("--package", robot_args.packages,
+                        "NAME=DIR: the folder of package NAME, for package://NAME/... meshes "
+                        "(repeatable; tried before ROS_PACKAGE_PATH)");
+  add_robot
+      ->add_option("--base-pose", robot_args.base_pose,
+                   "x,y,z[,qw,qx,qy,qz]: the root link's pose in the world [m], unit "
+                   "orientation w first (default: the origin, identity)")
+      ->delimiter(',');
+  add_robot->add_flag("--floating-base", robot_args.floating_base,
+                      "the root link is free (default: held by the world)");
+  add_robot->add_flag("--collision-meshes-only", robot_args.collision_meshes_only,
+                      "send only the <collision> meshes, all the server builds the robot from "
+                      "(default: <visual> ones too, kept for a viewer; they count against the "
+                      "robot's mesh bytes)");
+  add_robot->add_option("--name", robot_args.name, "robot name (default: the URDF's)");
+  add_robot->add_option(
+      "--cylinder-sides", robot_args.cylinder_sides,
+      "sides of a <cylinder>'s collision prism, 3-256 (default: the server's, 16)");
+  add_robot->add_option("--sphere-segments", robot_args.sphere_segments,
+                        "segments around a <sphere>'s collision hull, 4-64 (default: the "
+                        "server's, 12)");
+
+  cli::SetJointStateArgs joint_state_args;
+  CLI::App* set_joint_state = app.add_subcommand(
+      "set-joint-state",
+      "set a robot's joint positions and velocities between steps (the links follow by forward "
+      "kinematics from the base; joints not named keep their positions, and every velocity not "
+      "given is 0). Needs the controller token");
+  AddSessionOptions(set_joint_state, joint_state_args.session, kControllerToken);
+  set_joint_state->add_option("robot_id", joint_state_args.robot_id, "the robot's id")->required();
+  set_joint_state->add_option("--position", joint_state_args.positions,
+                              "JOINT=VALUE: a joint's position [rad or m] (repeatable)");
+  set_joint_state->add_option("--velocity", joint_state_args.velocities,
+                              "JOINT=VALUE: a joint's velocity [rad/s or m/s] (repeatable)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -421,5 +479,7 @@ int main(int argc, char** argv) {
   if (*set_state) return cli::RunSetState(context, set_state_args);
   if (*reset) return cli::RunReset(context, reset_args);
   if (*mark) return cli::RunMarkInitial(context, mark_args);
+  if (*add_robot) return cli::RunAddRobot(context, robot_args);
+  if (*set_joint_state) return cli::RunSetJointState(context, joint_state_args);
   return cli::kExitUsage;  // unreachable: require_subcommand(1)
 }

@@ -3,10 +3,12 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "clients/cpp/cli/joint_command_flags.h"
 
 namespace contactsim::client::cli {
 namespace {
@@ -135,6 +137,11 @@ absl::StatusOr<v1::StepControls> StepControlsFromFlags(const StepControlFlags& f
     v1::ConstraintTarget* target = controls.add_constraint_targets();
     target->set_constraint_id(p->ids[0]);
     for (double c : p->numbers) target->add_targets_m(c);
+  }
+  for (const std::string& value : flags.joints) {
+    absl::StatusOr<v1::JointCommand> command = JointCommandFromFlag(value);
+    if (!command.ok()) return command.status();
+    *controls.add_joint_commands() = *std::move(command);
   }
   return controls;
 }

@@ -34,11 +34,14 @@ except ImportError as error:
 
 from .client import STEP_REPLY_PARTS, Client, FrameStream, Session
 from .errors import ContactSimError
+from .robots import (JointEffort, JointOff, JointPosition, JointStates, JointVelocity, Robot,
+                     RobotJoint)
 from .results import (AddedBody, BodyState, BodyTopology, BodyTotals, ContactArrays, ContactPair,
                       Diagnostics, Frame, Quat, SessionInfo, Snapshot, StepResult, UploadedMesh,
                       Vec3)
 from .scene_file import LoadedScene, parse_scene_file, read_scene_file
 from .tls import TlsOptions
+from .urdf_meshes import MeshNotFoundError
 from .scene import (Friction, GroundPlane, KinematicControl, TetMesh, TriangleMesh, box_mesh,
                     ground_plane)
 
@@ -47,6 +50,8 @@ __all__ = [
     "ContactArrays", "ContactPair", "LoadedScene", "TlsOptions", "parse_scene_file",
     "read_scene_file",
     "ContactSimError", "Diagnostics", "Frame", "FrameStream", "Friction", "GroundPlane",
-    "KinematicControl", "Quat", "Session", "SessionInfo", "Snapshot", "StepResult", "TetMesh",
-    "TriangleMesh", "UploadedMesh", "Vec3", "box_mesh", "ground_plane",
+    "JointEffort", "JointOff", "JointPosition", "JointStates", "JointVelocity",
+    "KinematicControl", "MeshNotFoundError", "Quat", "Robot", "RobotJoint", "Session",
+    "SessionInfo", "Snapshot", "StepResult", "TetMesh", "TriangleMesh", "UploadedMesh", "Vec3",
+    "box_mesh", "ground_plane",
 ]

@@ -12,9 +12,10 @@ import urllib.parse
 
 import grpc
 
-from contactsim.v1 import primitives_pb2, scene_pb2, simulation_pb2, simulation_pb2_grpc
+from contactsim.v1 import (primitives_pb2, robot_pb2, scene_pb2, simulation_pb2,
+                           simulation_pb2_grpc)
 
-from . import convert, scene_file
+from . import convert, robots, scene_file, urdf_meshes
 from .errors import ContactSimError
 from .results import Snapshot, StepResult, UploadedMesh
 from .scene import box_mesh
@@ -23,7 +24,7 @@ from .tls import TlsOptions
 _MIB = 1 << 20
 # The parts a Step reply can be limited to (StepRequest.reply_parts).
 STEP_REPLY_PARTS = ("body_poses", "body_velocities", "vertex_positions", "contact_pairs",
-                    "contact_totals", "diagnostics")
+                    "contact_totals", "diagnostics", "joint_states")
 # The metadata key that carries a call's session id; the gateway maps it to the session's replica.
 SESSION_HEADER = "x-contactsim-session"
 
@@ -181,8 +182,9 @@ class FrameStream:
     """An iterator of Frame from StreamState. cancel() (from any thread) ends it; the iteration
     also ends when the session closes. Errors are raised as ContactSimError."""
 
-    def __init__(self, call):
+    def __init__(self, call, robots=None):
         self._call = call
+        self._robots = robots
         self._cancelled = False
 
     def __iter__(self):
@@ -190,7 +192,7 @@ class FrameStream:
 
     def __next__(self):
         try:
-            return convert.frame(next(self._call))
+            return convert.frame(next(self._call), self._robots)
         except grpc.RpcError as error:
             if self._cancelled and error.code() == grpc.StatusCode.CANCELLED:
                 raise StopIteration from None
@@ -217,15 +219,82 @@ class Session:
         self.id = session_id
         self.token = token
         self.viewer_token = viewer_token
+        # robot id -> Robot, from add_robot and info(); names the joints of step results.
+        self.robots = {}
         self._owned = owned
 
     def _call(self, rpc, request):
         return self.client._call(rpc, request, self.token, self.id)
 
     def info(self):
-        """The session's SessionInfo, with dt_s and body_ids (GetSession; either token)."""
+        """The session's SessionInfo, with dt_s, body_ids and robots (GetSession; either
+        token). Also refreshes `robots`, so that a handle on an existing session names the
+        joints in its step results after one info()."""
         response = self._call("GetSession", simulation_pb2.GetSessionRequest(session_id=self.id))
-        return convert.session_info(response.summary, response.settings, response.body_ids)
+        info = convert.session_info(response.summary, response.settings, response.body_ids,
+                                    response.robots)
+        self.robots = {robot.robot_id: robot for robot in info.robots}
+        return info
+
+    def add_robot(self, urdf_path, *, packages=None, base_pose=None, fixed_base=True,
+                  cylinder_sides=None, sphere_segments=None, name="", mesh_files=None):
+        """Loads a URDF file into this session (a rigid_lcp one; others: FAILED_PRECONDITION)
+        and returns its Robot (robot_id, name, links {name: body id}, joints).
+
+        Every `<mesh filename>` of the URDF (visual and collision) is found on this machine and
+        sent as bytes under the name the URDF writes: `package://NAME/REST` from
+        packages={"NAME": folder}, else the first ROS_PACKAGE_PATH root holding NAME/REST;
+        file:// and absolute paths as given; relative paths against the URDF's folder
+        (docs/robots.md, "Python"). A mesh that cannot be found or read raises
+        contactsim.MeshNotFoundError (a FileNotFoundError) naming it BEFORE any rpc.
+        base_pose: the root link's pose, (x, y, z) or ((x, y, z), (w, x, y, z)); fixed_base:
+        the root held by the world (True) or free; cylinder_sides in [3, 256] (server default
+        16) and sphere_segments in [4, 64] (12): the collision polytopes' resolution; name:
+        empty for the URDF's <robot name>. mesh_files: {filename as written: bytes} sent
+        instead of reading those files."""
+        with open(urdf_path, encoding="utf-8-sig") as file:  # -sig: a BOM is no text
+            urdf_text = file.read()
+        return self.add_robot_text(
+            urdf_text, mesh_files, base_dir=os.path.dirname(os.path.abspath(urdf_path)),
+            packages=packages, base_pose=base_pose, fixed_base=fixed_base,
+            cylinder_sides=cylinder_sides, sphere_segments=sphere_segments, name=name)
+
+    def add_robot_text(self, urdf_text, mesh_files=None, *, base_dir=None, packages=None,
+                       base_pose=None, fixed_base=True, cylinder_sides=None,
+                       sphere_segments=None, name=""):
+        """add_robot from the URDF's text: mesh_files {filename as written: bytes} are sent as
+        given; meshes the URDF names that mesh_files lacks are found as add_robot finds them,
+        relative paths against base_dir (none: a relative one raises MeshNotFoundError). A key
+        of mesh_files that the URDF does not name raises ValueError."""
+        files = urdf_meshes.read_mesh_files(urdf_text, given=mesh_files, urdf_dir=base_dir,
+                                            packages=packages)
+        request = robot_pb2.AddRobotRequest(session_id=self.id, urdf=urdf_text, name=name,
+                                            fixed_base=bool(fixed_base))
+        for path, data in files.items():
+            request.mesh_files.add(path=path, data=data)
+        if base_pose is not None:
+            convert.pose_into(base_pose, request.base_pose, "base_pose")
+        if cylinder_sides is not None:
+            request.options.cylinder_sides = int(cylinder_sides)
+        if sphere_segments is not None:
+            request.options.sphere_segments = int(sphere_segments)
+        robot = convert.robot(self._call("AddRobot", request).robot)
+        self.robots[robot.robot_id] = robot
+        return robot
+
+    def set_joint_state(self, robot, positions=None, velocities=None):
+        """Sets joint positions {joint: q [rad or m]} and velocities {joint: qdot}; the links
+        follow by forward kinematics from the base (its pose and velocity kept). Joints not
+        named keep their positions, with velocity 0. NOT_FOUND naming an unknown robot or
+        joint. Returns (step_count, time_s), unchanged by the call."""
+        request = robot_pb2.SetJointStateRequest(session_id=self.id,
+                                                 robot_id=robots.robot_id_of(robot))
+        for joint, value in (positions or {}).items():
+            request.positions[joint] = float(value)
+        for joint, value in (velocities or {}).items():
+            request.velocities[joint] = float(value)
+        response = self._call("SetJointState", request)
+        return response.step_count, response.time_s
 
     def add_body(self, mesh, kind="rigid", *, position_m=(0.0, 0.0, 0.0), orientation=None,
                  density_kg_per_m3=None, name="", linear_velocity_m_per_s=None,
@@ -450,7 +519,7 @@ class Session:
             session_id=self.id, constraint_id=int(constraint_id)))
 
     def step(self, n=1, *, forces=None, torques=None, kinematic=None, vertex_forces=None,
-             constraint_targets=None, parts=None):
+             constraint_targets=None, joint_commands=None, parts=None):
         """Advances n steps holding the controls, and returns a StepResult.
 
         forces, torques: {body_id: (x, y, z)} at the centre of mass of dynamic rigid bodies [N],
@@ -459,10 +528,13 @@ class Session:
         {constraint_id: targets} with one (x, y, z) [m] per vertex of a position target (lists
         of triples, flat lists or numpy arrays of shape (n, 3)), set
         before the first step and kept until moved again.
+        joint_commands: robot motor commands, an iterable of contactsim.JointPosition,
+        JointVelocity, JointEffort and JointOff (Robot.position/velocity/effort/off build them
+        from dicts); each persists until a later command for the same joint replaces it.
         parts: None for the whole reply, or the parts to return (STEP_REPLY_PARTS: "body_poses",
         "body_velocities", "vertex_positions", "contact_pairs", "contact_totals",
-        "diagnostics"); the others come back empty (docs/service.md, "Replies the caller asked
-        for"), which saves the server and this process the copies."""
+        "diagnostics", "joint_states"); the others come back empty (docs/service.md, "Replies
+        the caller asked for"), which saves the server and this process the copies."""
         request = simulation_pb2.StepRequest(session_id=self.id, n_steps=int(n))
         if parts is not None:
             if isinstance(parts, str):
@@ -503,7 +575,14 @@ class Session:
         for constraint_id, targets in (constraint_targets or {}).items():
             message = request.controls.constraint_targets.add(constraint_id=int(constraint_id))
             message.targets_m.extend(convert.packed_xyz(targets))
-        return StepResult(self._call("Step", request), convert)
+        if joint_commands is not None:
+            if isinstance(joint_commands, dict):
+                raise TypeError("joint_commands: expected a list of JointPosition, "
+                                "JointVelocity, JointEffort or JointOff (robot.position({...}, "
+                                "kp=..., kd=...) makes one from a dict)")
+            for command in joint_commands:
+                robots.command_into(command, request.controls.joint_commands.add())
+        return StepResult(self._call("Step", request), convert, self.robots)
 
     def stream(self, from_seq=0, *, contacts=True, velocities=False, max_rate_hz=0.0,
                float64=False):
@@ -517,7 +596,7 @@ class Session:
             precision=simulation_pb2.PRECISION_FLOAT64 if float64 else
             simulation_pb2.PRECISION_FLOAT32)
         call = self.client._stub.StreamState(request, metadata=_metadata(self.token, self.id))
-        return FrameStream(call)
+        return FrameStream(call, self.robots)
 
     def snapshot(self):
         """Captures the whole session state as a Snapshot (restore it with restore())."""

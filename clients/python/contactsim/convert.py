@@ -6,6 +6,7 @@ from contactsim.v1 import primitives_pb2, scene_pb2, simulation_pb2
 
 import numpy as np
 
+from . import robots as robot_types
 from . import wire
 from .scene import Friction, GroundPlane, TetMesh, TriangleMesh
 from .results import (BodyState, BodyTopology, BodyTotals, ConstraintReaction, ContactArrays,
@@ -169,7 +170,67 @@ def ground_plane_into(plane, message):
     message.offset_m = float(plane.offset_m)
 
 
-def session_info(summary, settings=None, body_ids=()):
+_ROBOT_JOINT_TYPE_PREFIX = "ROBOT_JOINT_TYPE_"
+
+
+def robot(message):
+    """A Robot from a RobotInfo message."""
+    from contactsim.v1 import robot_pb2
+
+    joints = [
+        robot_types.RobotJoint(
+            name=j.name, type=_enum_suffix(robot_pb2.RobotJointType, j.type,
+                                           _ROBOT_JOINT_TYPE_PREFIX),
+            index=j.index, parent_link=j.parent_link, child_link=j.child_link,
+            has_limits=j.has_limits, lower=j.lower, upper=j.upper,
+            effort_limit=j.effort_limit, velocity_limit=j.velocity_limit, damping=j.damping,
+            friction=j.friction, mimic_joint=j.mimic_joint, mimic_multiplier=j.mimic_multiplier,
+            mimic_offset=j.mimic_offset)
+        for j in message.joints
+    ]
+    joints.sort(key=lambda joint: joint.index)
+    return robot_types.Robot(robot_id=message.robot_id, name=message.name,
+                             links={link.name: link.body_id for link in message.links},
+                             joints=joints, fixed_base=message.fixed_base,
+                             notes=list(message.notes))
+
+
+def pose_into(pose, message, field):
+    """Fills a Pose message from a scene_pb2.Pose, a dict {"position_m", "orientation"}, a
+    (position_m, orientation) pair or a bare (x, y, z) position; orientation (w, x, y, z) or
+    None for identity."""
+    if isinstance(pose, scene_pb2.Pose):
+        message.CopyFrom(pose)
+        return
+    if isinstance(pose, dict):
+        unknown = set(pose) - {"position_m", "orientation"}
+        if unknown:
+            raise ValueError(f"{field}: unknown keys {sorted(unknown)}; expected position_m, "
+                             "orientation")
+        position, orientation = pose.get("position_m"), pose.get("orientation")
+    elif len(pose) == 3 and all(isinstance(v, (int, float, np.floating, np.integer))
+                                for v in pose):
+        position, orientation = pose, None
+    elif len(pose) == 2:
+        position, orientation = pose
+    else:
+        raise ValueError(f"{field}: expected (x, y, z), ((x, y, z), (w, x, y, z)) or a dict")
+    to_vec3((0.0, 0.0, 0.0) if position is None else position, message.position_m)
+    to_quat((1.0, 0.0, 0.0, 0.0) if orientation is None else orientation, message.orientation)
+
+
+def joint_states(messages, robots):
+    """{robot id: JointStates} of a reply's RobotJointStates list; `robots` ({robot id: Robot})
+    supplies the joint names it knows."""
+    states = {}
+    for message in messages:
+        known = robots.get(message.robot_id)
+        states[message.robot_id] = robot_types.joint_states(
+            message, known.joint_names if known is not None else None)
+    return states
+
+
+def session_info(summary, settings=None, body_ids=(), robots=()):
     return SessionInfo(
         session_id=summary.session_id,
         name=summary.name,
@@ -182,6 +243,7 @@ def session_info(summary, settings=None, body_ids=()):
         dt_s=settings.dt_s if settings is not None and settings.HasField("dt_s") else None,
         body_ids=list(body_ids),
         settings=settings,
+        robots=[robot(message) for message in robots],
     )
 
 
@@ -287,7 +349,7 @@ def diagnostics(message):
     )
 
 
-def frame(message):
+def frame(message, robots=None):
     topology = None
     if message.topology:
         topology = [
@@ -321,6 +383,7 @@ def frame(message):
         diagnostics=diagnostics(message.diagnostics) if message.HasField("diagnostics") else None,
         oldest_available_seq=message.oldest_available_seq,
         reactions=reactions(message.reactions) if message.HasField("reactions") else None,
+        joint_states=joint_states(message.joint_states, robots or {}),
     )
 
 

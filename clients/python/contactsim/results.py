@@ -44,6 +44,7 @@ class SessionInfo:
     body_ids: list = field(default_factory=list)  # GetSession only
     # GetSession only: the contactsim.v1 WorldSettings as applied, defaults filled in
     settings: Optional[object] = None
+    robots: list = field(default_factory=list)  # GetSession only: Robot list, ascending id
 
 
 @dataclass
@@ -194,8 +195,9 @@ class StepResult:
     `diagnostics` (one per step taken) are converted from the reply when first read, so a
     caller pays only for what it reads; `response` is the reply message itself."""
 
-    def __init__(self, response, convert):
+    def __init__(self, response, convert, robots=None):
         self.response = response
+        self._robots = robots or {}
         self.step_count = response.step_count
         self.time_s = response.time_s
         self.contacts_omitted = response.contacts_omitted
@@ -230,6 +232,29 @@ class StepResult:
     def reactions(self):
         """Reactions of the constraints over the call (Reactions)."""
         return self._cached("reactions", lambda: self._convert.reactions(self.response.reactions))
+
+    @property
+    def joint_states(self):
+        """Every robot's joints at the end of the call: robot id -> JointStates (numpy arrays
+        in the robot's joint order; empty without robots or when `parts` left them out)."""
+        return self._cached("joint_states", lambda: self._convert.joint_states(
+            self.response.joint_states, self._robots))
+
+    def joints(self, robot):
+        """The JointStates of one robot (a Robot or its id); KeyError when the reply has none."""
+        robot_id = robot.robot_id if hasattr(robot, "robot_id") else int(robot)
+        try:
+            return self.joint_states[robot_id]
+        except KeyError:
+            raise KeyError(f"robot {robot_id}: no joint states in this reply (robots in it: "
+                           f"{sorted(self.joint_states)}; were they left out by parts=?)") \
+                from None
+
+    def wrist_wrench(self, robot, joint):
+        """(force Vec3 [N], torque Vec3 [N*m]) the joint's parent link exerts on its child link
+        over the last step, at the joint origin in the child link's frame: what a force-torque
+        sensor at that joint (the wrist) reads. `joint` is a name or an index."""
+        return self.joints(robot).wrench(joint)
 
     @property
     def diagnostics(self):
@@ -267,6 +292,8 @@ class Frame:
     diagnostics: Optional[Diagnostics]
     oldest_available_seq: int
     reactions: Optional[Reactions] = None  # of the Step call that published the frame
+    # robot id -> JointStates at this frame (names when the viewing handle knows the robot)
+    joint_states: dict = field(default_factory=dict)
 
 
 @dataclass
