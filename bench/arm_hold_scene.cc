@@ -84,12 +84,11 @@ v1::AddRobotRequest ArmHoldRobot(std::string urdf) {
   return request;
 }
 
-absl::StatusOr<v1::SetJointStateRequest> ArmHoldStartPose(int32_t robot_id) {
+absl::StatusOr<std::map<std::string, double>> ArmHoldStartPose() {
   ASSIGN_OR_RETURN(const auto q, scenes::ArmJointsFor(kRadius, 0.0, kGraspH));
-  v1::SetJointStateRequest request;
-  request.set_robot_id(robot_id);
-  for (int k = 0; k < 6; ++k) (*request.mutable_positions())[scenes::kPickArmJoints[k]] = q[k];
-  return request;
+  std::map<std::string, double> positions;
+  for (int k = 0; k < 6; ++k) positions[scenes::kPickArmJoints[k]] = q[k];
+  return positions;
 }
 
 absl::StatusOr<std::vector<v1::StepControls>> ArmHoldSetUpSteps(int32_t robot_id) {
@@ -134,9 +133,9 @@ absl::StatusOr<core::World> ArmHoldCoreWorld(const std::string& urdf, int32_t* r
   ASSIGN_OR_RETURN(core::RobotSpec spec, server::RobotSpecFromProto(ArmHoldRobot(urdf), limits));
   ASSIGN_OR_RETURN(*robot_id, world.AddRobot(std::move(spec)));
   const core::WorldRobot& robot = *world.robot(*robot_id);
-  ASSIGN_OR_RETURN(const v1::SetJointStateRequest pose, ArmHoldStartPose(*robot_id));
+  ASSIGN_OR_RETURN(const auto pose, ArmHoldStartPose());
   std::vector<double> q(robot.joints.size(), 0.0);
-  for (const auto& [name, value] : pose.positions()) {
+  for (const auto& [name, value] : pose) {
     ASSIGN_OR_RETURN(const int joint, core::RobotJointIndex(robot, name));
     q[joint] = value;
   }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ v1::CreateSessionRequest ArmHoldSessionRequest();
 v1::BodySpec ArmHoldCube();
 v1::AddRobotRequest ArmHoldRobot(std::string urdf);
 // The arm's joints at the grasp pose (joint name -> rad), fingers open.
-absl::StatusOr<v1::SetJointStateRequest> ArmHoldStartPose(int32_t robot_id);
+absl::StatusOr<std::map<std::string, double>> ArmHoldStartPose();
 // One StepControls per step of the grasp and the lift, then the hold's.
 absl::StatusOr<std::vector<v1::StepControls>> ArmHoldSetUpSteps(int32_t robot_id);
 absl::StatusOr<v1::StepControls> ArmHoldControls(int32_t robot_id);

@@ -163,41 +163,23 @@ class PartsStep {
 
 // The arm scene through the service (bench/arm_hold_scene.h): AddRobot, the start pose, the
 // grasp and the lift, one Step(1) per tick; returns the robot id.
-absl::StatusOr<int32_t> SetUpArmSession(const contactsim::client::Connection& connection,
-                                        const contactsim::client::SessionHandle& controller,
+absl::StatusOr<int32_t> SetUpArmSession(const contactsim::client::SessionHandle& controller,
                                         const std::string& urdf) {
   namespace bench = contactsim::bench;
-  auto cube = controller.AddBody(bench::ArmHoldCube());
-  if (!cube.ok()) return cube.status();
-  auto from_grpc = [](const grpc::Status& status) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
-  };
-  v1::AddRobotRequest add = bench::ArmHoldRobot(urdf);
-  add.set_session_id(controller.session_id());
-  v1::AddRobotResponse added;
-  {
-    grpc::ClientContext context;
-    connection.PrepareSessionContext(context, controller.session_id(), controller.token());
-    if (auto s = from_grpc(connection.stub().AddRobot(&context, add, &added)); !s.ok()) return s;
-  }
-  const int32_t robot_id = added.robot().robot_id();
-  absl::StatusOr<v1::SetJointStateRequest> pose = bench::ArmHoldStartPose(robot_id);
+  if (auto cube = controller.AddBody(bench::ArmHoldCube()); !cube.ok()) return cube.status();
+  auto robot = controller.AddRobot(bench::ArmHoldRobot(urdf));
+  if (!robot.ok()) return robot.status();
+  auto pose = bench::ArmHoldStartPose();
   if (!pose.ok()) return pose.status();
-  pose->set_session_id(controller.session_id());
-  {
-    grpc::ClientContext context;
-    connection.PrepareSessionContext(context, controller.session_id(), controller.token());
-    v1::SetJointStateResponse set;
-    if (auto s = from_grpc(connection.stub().SetJointState(&context, *pose, &set)); !s.ok()) {
-      return s;
-    }
+  if (auto set = controller.SetJointState(robot->robot_id(), *pose); !set.ok()) {
+    return set.status();
   }
-  auto steps = bench::ArmHoldSetUpSteps(robot_id);
+  auto steps = bench::ArmHoldSetUpSteps(robot->robot_id());
   if (!steps.ok()) return steps.status();
   for (const v1::StepControls& controls : *steps) {
     if (auto s = controller.Step(1, controls); !s.ok()) return s.status();
   }
-  return robot_id;
+  return robot->robot_id();
 }
 
 }  // namespace
@@ -251,7 +233,7 @@ int main(int argc, char** argv) {
   const auto controller = connection.Session(created->session_id, created->controller_token);
   std::optional<PartsStep> arm_step;
   if (arm) {
-    auto robot_id = SetUpArmSession(connection, controller, urdf);
+    auto robot_id = SetUpArmSession(controller, urdf);
     if (!robot_id.ok()) return Fail("arm set-up", robot_id.status());
     auto hold = contactsim::bench::ArmHoldControls(*robot_id);
     if (!hold.ok()) return Fail("arm controls", hold.status());
