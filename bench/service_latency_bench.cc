@@ -6,23 +6,32 @@
 // built in-process from the same messages (the physics alone) to show how much of Step's round trip
 // is the step itself.
 //
-//   service_latency_bench [--calls 20000] [--block 100] [--warmup 1000]
+// --scene arm (issue 24): the repository's arm holding one part (bench/arm_hold_scene.h) in a
+// rigid_lcp session at 1 kHz instead of the box; each timed Step sends the arm's seven joint
+// commands and asks for reply_parts {joint_states, body_poses}, what a 1 kHz controller needs.
 //
-// Targets (issue 4): Step / Ping at most 1.3x at p50 and 1.5x at p99.
+//   service_latency_bench [--calls 20000] [--block 100] [--warmup 1000] [--scene box|arm]
+//
+// Targets (issues 4 and 24): Step / Ping at most 1.3x at p50 and 1.5x at p99.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "bench/arm_hold_scene.h"
 #include "clients/cpp/box_mesh.h"
 #include "clients/cpp/client.h"
 #include "clients/cpp/percentiles.h"
 #include "core/sim/world.h"
 #include "server/convert/body_convert.h"
 #include "server/convert/settings_convert.h"
+#include "server/convert/step_convert.h"
 #include "server/service/server.h"
 #include "tbb/global_control.h"
 
@@ -94,6 +103,85 @@ int Fail(const char* what, const absl::Status& status) {
   return 1;
 }
 
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A controller's Step(n_steps = 1) with reply_parts (SessionHandle::StepInto has none): the
+// request and the reply on an arena whose first block is kept, as clients/cpp/step_reply.h does,
+// so that the two scenes' Step rows pay the same client costs.
+class PartsStep {
+ public:
+  PartsStep(const contactsim::client::Connection& connection, std::string session_id,
+            std::string token, v1::StepControls controls, v1::StepReplyParts parts)
+      : connection_(connection),
+        session_id_(std::move(session_id)),
+        token_(std::move(token)),
+        controls_(std::move(controls)),
+        parts_(std::move(parts)),
+        first_block_(new char[kFirstBlockBytes]),
+        arena_(Options(first_block_.get())) {}
+
+  absl::Status Call() {
+    arena_.Reset();
+    auto* request = google::protobuf::Arena::CreateMessage<v1::StepRequest>(&arena_);
+    response_ = google::protobuf::Arena::CreateMessage<v1::StepResponse>(&arena_);
+    request->set_session_id(session_id_);
+    request->set_n_steps(1);
+    *request->mutable_controls() = controls_;
+    *request->mutable_reply_parts() = parts_;
+    grpc::ClientContext context;
+    connection_.PrepareSessionContext(context, session_id_, token_);
+    const grpc::Status status = connection_.stub().Step(&context, *request, response_);
+    if (!status.ok()) {
+      return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                          status.error_message());
+    }
+    return absl::OkStatus();
+  }
+  const v1::StepResponse& response() const { return *response_; }
+
+ private:
+  static constexpr size_t kFirstBlockBytes = 16 * 1024;
+  static google::protobuf::ArenaOptions Options(char* block) {
+    google::protobuf::ArenaOptions options;
+    options.initial_block = block;
+    options.initial_block_size = kFirstBlockBytes;
+    return options;
+  }
+  const contactsim::client::Connection& connection_;
+  std::string session_id_, token_;
+  v1::StepControls controls_;
+  v1::StepReplyParts parts_;
+  std::unique_ptr<char[]> first_block_;  // before arena_: the arena uses it until destroyed
+  google::protobuf::Arena arena_;
+  v1::StepResponse* response_ = nullptr;
+};
+
+// The arm scene through the service (bench/arm_hold_scene.h): AddRobot, the start pose, the
+// grasp and the lift, one Step(1) per tick; returns the robot id.
+absl::StatusOr<int32_t> SetUpArmSession(const contactsim::client::SessionHandle& controller,
+                                        const std::string& urdf) {
+  namespace bench = contactsim::bench;
+  if (auto cube = controller.AddBody(bench::ArmHoldCube()); !cube.ok()) return cube.status();
+  auto robot = controller.AddRobot(bench::ArmHoldRobot(urdf));
+  if (!robot.ok()) return robot.status();
+  auto pose = bench::ArmHoldStartPose();
+  if (!pose.ok()) return pose.status();
+  if (auto set = controller.SetJointState(robot->robot_id(), *pose); !set.ok()) {
+    return set.status();
+  }
+  auto steps = bench::ArmHoldSetUpSteps(robot->robot_id());
+  if (!steps.ok()) return steps.status();
+  for (const v1::StepControls& controls : *steps) {
+    if (auto s = controller.Step(1, controls); !s.ok()) return s.status();
+  }
+  return robot->robot_id();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -115,7 +203,20 @@ int main(int argc, char** argv) {
                  "TBB threads for the whole process (0: TBB's default, one per core)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  std::string scene = "box";
+  app.add_option("--scene", scene,
+                 "box: a 1 kg box on the ground (penalty); arm: the arm holding a part (rigid_lcp, "
+                 "bench/arm_hold_scene.h)")
+      ->check(CLI::IsMember({"box", "arm"}))
+      ->capture_default_str();
+  std::string urdf_path = std::string(CONTACTSIM_REPO_DIR) + "/scenes/robots/six_axis_arm.urdf";
+  app.add_option("--urdf", urdf_path, "the arm's URDF (--scene arm)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  const bool arm = scene == "arm";
+  const std::string urdf = arm ? ReadText(urdf_path) : "";
+  if (arm && urdf.empty()) {
+    return Fail("--urdf", absl::NotFoundError(urdf_path + " is empty or unreadable"));
+  }
   std::optional<tbb::global_control> tbb_limit;
   if (physics_threads > 0) {
     tbb_limit.emplace(tbb::global_control::max_allowed_parallelism, physics_threads);
@@ -126,12 +227,25 @@ int main(int argc, char** argv) {
   auto server = contactsim::server::ContactSimServer::Start(server_options);
   if (!server.ok()) return Fail("server", server.status());
   contactsim::client::Connection connection({.target = (*server)->address()});
-  auto created = connection.CreateSession(SceneRequest());
+  auto created =
+      connection.CreateSession(arm ? contactsim::bench::ArmHoldSessionRequest() : SceneRequest());
   if (!created.ok()) return Fail("CreateSession", created.status());
   const auto controller = connection.Session(created->session_id, created->controller_token);
-  if (auto added = controller.AddBody(Box()); !added.ok()) return Fail("AddBody", added.status());
-  auto settled = controller.Step(kSettleSteps);
-  if (!settled.ok()) return Fail("Step", settled.status());
+  std::optional<PartsStep> arm_step;
+  if (arm) {
+    auto robot_id = SetUpArmSession(controller, urdf);
+    if (!robot_id.ok()) return Fail("arm set-up", robot_id.status());
+    auto hold = contactsim::bench::ArmHoldControls(*robot_id);
+    if (!hold.ok()) return Fail("arm controls", hold.status());
+    v1::StepReplyParts parts;
+    parts.set_joint_states(true);
+    parts.set_body_poses(true);
+    arm_step.emplace(connection, created->session_id, created->controller_token, *hold, parts);
+  } else {
+    if (auto added = controller.AddBody(Box()); !added.ok()) return Fail("AddBody", added.status());
+    auto settled = controller.Step(kSettleSteps);
+    if (!settled.ok()) return Fail("Step", settled.status());
+  }
 
   int contacts = 0;
   size_t reply_bytes = 0;
@@ -152,13 +266,17 @@ int main(int argc, char** argv) {
   // A controller's loop: StepInto with one StepReply (request and reply on its arena).
   const contactsim::v1::StepControls no_controls;
   contactsim::client::StepReply reply;
+  double cube_z = 0.0;  // the held part's height in the last reply (--scene arm)
   auto time_step = [&]() -> absl::StatusOr<double> {
     const Clock::time_point t0 = Clock::now();
-    const absl::Status stepped = controller.StepInto(1, no_controls, &reply);
+    const absl::Status stepped =
+        arm ? arm_step->Call() : controller.StepInto(1, no_controls, &reply);
     const Clock::time_point t1 = Clock::now();
     if (!stepped.ok()) return stepped;
-    contacts = reply->contacts().contacts_size();
-    reply_bytes = reply->ByteSizeLong();
+    const v1::StepResponse& response = arm ? arm_step->response() : reply.response();
+    contacts = response.contacts().contacts_size();
+    reply_bytes = response.ByteSizeLong();
+    if (arm) cube_z = response.bodies(0).p_wb_m().z();  // the cube: body 0, added first
     return std::chrono::duration<double, std::micro>(t1 - t0).count();
   };
   // Ping: the transport's floor. GetSession: a unary call with the token check, the session
@@ -190,31 +308,63 @@ int main(int argc, char** argv) {
   for (const Timed& t : timed) t.row->sorted_us = Sorted(std::move(t.row->sorted_us));
   (*server)->Shutdown(std::chrono::seconds(2));
 
-  // The physics alone: the same scene, settled the same way, World::Step(1) in this process.
-  auto world = CoreWorld();
+  // The physics alone: the same scene, settled the same way, World::Step(1) in this process
+  // (the arm: its joint commands applied every step, as the service does).
+  int32_t robot_id = 0, cube_id = 0;
+  auto world = arm ? contactsim::bench::ArmHoldCoreWorld(urdf, &robot_id, &cube_id) : CoreWorld();
   if (!world.ok()) return Fail("core world", world.status());
+  contactsim::core::StepControls hold;
+  if (arm) {
+    auto message = contactsim::bench::ArmHoldControls(robot_id);
+    if (!message.ok()) return Fail("arm controls", message.status());
+    auto controls = contactsim::server::StepControlsFromProto(*message);
+    if (!controls.ok()) return Fail("arm controls", controls.status());
+    hold = *std::move(controls);
+  }
   std::vector<contactsim::core::StepDiagnostics> diagnostics;
-  if (auto s = world->Step(kSettleSteps + warmup, &diagnostics); !s.ok()) {
+  contactsim::core::StepOutcome outcome;
+  auto physics_step = [&](int n) {
+    diagnostics.clear();
+    outcome = {};
+    return arm ? world->Step(n, hold, &outcome) : world->Step(n, &diagnostics);
+  };
+  if (auto s = physics_step(arm ? warmup : kSettleSteps + warmup); !s.ok()) {
     return Fail("World::Step", s);
   }
   Row physics{"World::Step(1), same scene (core only)", {}};
   physics.sorted_us.reserve(calls);
+  int lcp_size = 0;
+  std::vector<double> pivots;  // Lemke's per step (--scene arm)
   for (int i = 0; i < calls; ++i) {
-    diagnostics.clear();
     const Clock::time_point t0 = Clock::now();
-    const absl::Status s = world->Step(1, &diagnostics);
+    const absl::Status s = physics_step(1);
     const Clock::time_point t1 = Clock::now();
     if (!s.ok()) return Fail("World::Step", s);
     physics.sorted_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    if (arm) {
+      lcp_size = std::max(lcp_size, outcome.diagnostics.back().rigid_lcp.lcp_size);
+      pivots.push_back(outcome.diagnostics.back().rigid_lcp.pivots);
+    }
   }
   physics.sorted_us = Sorted(std::move(physics.sorted_us));
+  pivots = Sorted(std::move(pivots));
 
-  std::printf(
-      "Step(n_steps = 1) vs Ping (and GetSession), %d calls each in alternating blocks of %d, one "
-      "loopback "
-      "channel; one 1 kg box resting on the ground (%d contact pairs per step, Step reply "
-      "%zu bytes)\n\n",
-      calls, block, contacts, reply_bytes);
+  if (arm) {
+    std::printf(
+        "Step(n_steps = 1) vs Ping (and GetSession), %d calls each in alternating blocks of %d, "
+        "one loopback channel; the arm holding a 0.1 kg cube (bench/arm_hold_scene.h), seven "
+        "joint commands per call, reply_parts {joint_states, body_poses} (Step reply %zu bytes; "
+        "the cube's centre at z = %.4f m in the last reply, %.4f m asked; largest LCP %d "
+        "unknowns, Lemke pivots per step p50 %.0f, p90 %.0f, max %.0f)\n\n",
+        calls, block, reply_bytes, cube_z, contactsim::bench::ArmHoldLiftedHeight(), lcp_size,
+        PercentileOfSorted(pivots, 0.5), PercentileOfSorted(pivots, 0.9), pivots.back());
+  } else {
+    std::printf(
+        "Step(n_steps = 1) vs Ping (and GetSession), %d calls each in alternating blocks of %d, "
+        "one loopback channel; one 1 kg box resting on the ground (%d contact pairs per step, "
+        "Step reply %zu bytes)\n\n",
+        calls, block, contacts, reply_bytes);
+  }
   std::printf("| %-38s | %7s | %8s | %8s | %8s | %8s |\n", "call", "calls", "p50 us", "p90 us",
               "p99 us", "p99.9 us");
   std::printf("|%s|%s|%s|%s|%s|%s|\n", std::string(40, '-').c_str(), std::string(9, '-').c_str(),

@@ -34,16 +34,18 @@ struct PenaltyStageTimes {
   double report_ms = 0.0;    // 7
 };
 
-// The rigid_lcp pipeline's step: its constraints and how their LCP was solved (a step whose LCP
-// no solver answers fails, so a reported step always has an accepted answer).
+// The rigid_lcp pipeline's step: its constraints and how their LCPs were solved, one per island
+// of bodies joined by contacts and joints (a step whose LCP no solver answers fails, so a
+// reported step always has an accepted answer for every island).
 struct RigidLcpStepStats {
   int32_t unilateral_constraints = 0;
   int32_t intercontact_constraints = 0;
-  int32_t lcp_size = 0;     // unknowns after eliminating the velocities (0: no contact)
-  std::string solver_path;  // LcpSolverPathName of the accepted answer; empty without contact
-  int32_t solver_attempts = 0;
-  int32_t pivots = 0;
-  int32_t iterations = 0;
+  // Unknowns of the largest island's LCP after eliminating the velocities (0: no contact).
+  int32_t lcp_size = 0;
+  std::string solver_path;      // LcpSolverPathName of the largest island's accepted answer
+  int32_t solver_attempts = 0;  // the most solvers one island tried, the accepted one included
+  int32_t pivots = 0;           // Lemke pivots of the accepted answers, summed over the islands
+  int32_t iterations = 0;       // PGS sweeps of the accepted answers, summed over the islands
   double residual = 0.0;
   int32_t iterative_islands = 0;    // solved by PGS on the velocity form (spatial_contact_pgs.h)
   int32_t iterative_fallbacks = 0;  // PGS did not converge; pivoting solved the island

@@ -172,6 +172,37 @@ TEST(RigidLcpWorldTest, BoxRestsOnThePlaneCarryingItsWeightExactly) {
   }
 }
 
+// StepDiagnostics::rigid_lcp over several islands (bench/robot_pile_bench reads it per step):
+// lcp_size is the largest island's LCP and pivots are summed over the islands. A box alone, a
+// stack of two alone, and both side by side (two islands, 1 m apart): with both, the size is the
+// stack's and the pivots are the two worlds' together.
+TEST(RigidLcpWorldTest, DiagnosticsGiveTheLargestIslandAndSumThePivots) {
+  auto first_step = [](bool box, bool stack) {
+    absl::StatusOr<World> world = World::Create(RigidLcpSettingsFor(RigidContactModel::kPeg, 0.5));
+    EXPECT_TRUE(world.ok()) << world.status();
+    EXPECT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), 0.0).ok());
+    if (stack) {
+      EXPECT_TRUE(world->AddBody(Box(Vec3(0.05, 0.05, 0.05), Vec3(0, 0, 0.05))).ok());
+      EXPECT_TRUE(world->AddBody(Box(Vec3(0.04, 0.04, 0.04), Vec3(0.01, 0, 0.14))).ok());
+    }
+    if (box) {
+      EXPECT_TRUE(world->AddBody(Box(Vec3(0.05, 0.05, 0.05), Vec3(1, 0, 0.05))).ok());
+    }
+    std::vector<StepDiagnostics> diagnostics;
+    EXPECT_TRUE(world->Step(1, &diagnostics).ok());
+    return diagnostics.empty() ? RigidLcpStepStats{} : diagnostics[0].rigid_lcp;
+  };
+  const RigidLcpStepStats box = first_step(true, false);
+  const RigidLcpStepStats stack = first_step(false, true);
+  const RigidLcpStepStats both = first_step(true, true);
+  ASSERT_GT(box.lcp_size, 0);
+  ASSERT_GT(stack.lcp_size, box.lcp_size);  // the stack's island has the box's rows and more
+  ASSERT_GT(box.pivots, 0);
+  ASSERT_GT(stack.pivots, 0);
+  EXPECT_EQ(both.lcp_size, stack.lcp_size);
+  EXPECT_EQ(both.pivots, box.pivots + stack.pivots);
+}
+
 // A cube dropped onto a static box comes to rest on it: the records between them carry its
 // weight (as above), and it never sinks into the static box by more than the round-off of the
 // position update (1e-9 m is loose).
