@@ -11,6 +11,7 @@
 // commands and asks for reply_parts {joint_states, body_poses}, what a 1 kHz controller needs.
 //
 //   service_latency_bench [--calls 20000] [--block 100] [--warmup 1000] [--scene box|arm]
+//                         [--no-heap-tuning]
 //
 // Targets (issues 4 and 24): Step / Ping at most 1.3x at p50 and 1.5x at p99.
 #include <chrono>
@@ -211,6 +212,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   std::string urdf_path = std::string(CONTACTSIM_REPO_DIR) + "/scenes/robots/six_axis_arm.urdf";
   app.add_option("--urdf", urdf_path, "the arm's URDF (--scene arm)")->capture_default_str();
+  bool heap_tuning = true;
+  app.add_flag("--no-heap-tuning{false}", heap_tuning,
+               "the in-process server keeps glibc's malloc thresholds (the server's "
+               "--no-heap-tuning; server/service/heap_tuning.h)");
   CLI11_PARSE(app, argc, argv);
   const bool arm = scene == "arm";
   const std::string urdf = arm ? ReadText(urdf_path) : "";
@@ -224,6 +229,7 @@ int main(int argc, char** argv) {
 
   contactsim::server::ServerOptions server_options;
   server_options.listen_address = "127.0.0.1:0";
+  server_options.heap_tuning = heap_tuning;
   auto server = contactsim::server::ContactSimServer::Start(server_options);
   if (!server.ok()) return Fail("server", server.status());
   contactsim::client::Connection connection({.target = (*server)->address()});

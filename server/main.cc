@@ -136,6 +136,10 @@ int main(int argc, char** argv) {
                  "[s] (0: never)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.add_flag("--no-heap-tuning{false}", options.heap_tuning,
+               "keep glibc's malloc thresholds (by default they are raised so that each step's "
+               "freed temporaries are reused instead of faulted in again; the process keeps its "
+               "peak heap)");
   app.add_option("--replica-ordinal", options.replica_ordinal,
                  "this replica's number K behind a gateway: new session ids begin 'rK-' and the "
                  "gateway routes them here (-1: a lone server)")

@@ -11,6 +11,7 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "server/metrics/process_metrics.h"
 #include "server/metrics/rpc_interceptor.h"
+#include "server/service/heap_tuning.h"
 #include "server/service/listen_address.h"
 #include "spdlog/spdlog.h"
 
@@ -80,6 +81,9 @@ ContactSimServer::~ContactSimServer() { Shutdown(std::chrono::milliseconds(0)); 
 
 absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
     const ServerOptions& options) {
+  if (options.heap_tuning && !ApplyHeapTuning()) {
+    spdlog::warn("heap tuning: glibc refused the mmap/trim thresholds; its defaults apply");
+  }
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
                    MakeServerCredentials(options.tls));
   if (!options.tls.enabled() && !IsLoopbackListenAddress(options.listen_address)) {

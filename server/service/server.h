@@ -55,6 +55,9 @@ struct ServerOptions {
   // --session-idle-timeout-s: a session with no call for this long and nobody watching is closed
   // (with a state directory: written and unloaded, back on its next call); 0: never.
   double session_idle_timeout_s = 0.0;
+  // Raise glibc's mmap and trim thresholds at start (heap_tuning.h) so that a step's freed
+  // temporaries are reused, not faulted in again; --no-heap-tuning: glibc's defaults.
+  bool heap_tuning = true;
 };
 
 // "r<K>-" for a replica ordinal K >= 0, "" otherwise.
