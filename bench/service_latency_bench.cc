@@ -212,8 +212,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   std::string urdf_path = std::string(CONTACTSIM_REPO_DIR) + "/scenes/robots/six_axis_arm.urdf";
   app.add_option("--urdf", urdf_path, "the arm's URDF (--scene arm)")->capture_default_str();
-  bool heap_tuning = true;
-  app.add_flag("--no-heap-tuning{false}", heap_tuning,
+  bool no_heap_tuning = false;
+  app.add_flag("--no-heap-tuning", no_heap_tuning,
                "the in-process server keeps glibc's malloc thresholds (the server's "
                "--no-heap-tuning; server/service/heap_tuning.h)");
   CLI11_PARSE(app, argc, argv);
@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
 
   contactsim::server::ServerOptions server_options;
   server_options.listen_address = "127.0.0.1:0";
-  server_options.heap_tuning = heap_tuning;
+  server_options.heap_tuning = !no_heap_tuning;
   auto server = contactsim::server::ContactSimServer::Start(server_options);
   if (!server.ok()) return Fail("server", server.status());
   contactsim::client::Connection connection({.target = (*server)->address()});

@@ -136,7 +136,28 @@ int main(int argc, char** argv) {
                  "[s] (0: never)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_flag("--no-heap-tuning{false}", options.heap_tuning,
+  contactsim::server::ConnectionOptions& connections = options.connections;
+  app.add_option("--keepalive-s", connections.keepalive_s,
+                 "the server pings a connection idle this long to find dead peers [s]")
+      ->capture_default_str();
+  app.add_option("--keepalive-timeout-s", connections.keepalive_timeout_s,
+                 "and closes it when no ack comes within this [s]")
+      ->capture_default_str();
+  app.add_option("--min-client-ping-interval-s", connections.min_client_ping_interval_s,
+                 "a client pinging more often than this without data is sent GOAWAY [s]")
+      ->capture_default_str();
+  app.add_option("--max-connection-idle-s", connections.max_connection_idle_s,
+                 "a connection with no call for this long is closed [s] (0: never)")
+      ->capture_default_str();
+  app.add_option("--max-connection-age-s", connections.max_connection_age_s,
+                 "a connection older than this is sent GOAWAY so that clients reconnect (a "
+                 "gateway rebalances) [s] (0: never)")
+      ->capture_default_str();
+  app.add_option("--max-connection-age-grace-s", connections.max_connection_age_grace_s,
+                 "calls still running on an aged connection get this long, then are cancelled [s]")
+      ->capture_default_str();
+  bool no_heap_tuning = false;
+  app.add_flag("--no-heap-tuning", no_heap_tuning,
                "keep glibc's malloc thresholds (by default they are raised so that each step's "
                "freed temporaries are reused instead of faulted in again; the process keeps its "
                "peak heap)");
@@ -192,6 +213,7 @@ int main(int argc, char** argv) {
                  "write the --scene lines with their tokens to this file (created 0600, "
                  "replaced) instead of stdout, e.g. when stdout goes to a shared log");
   CLI11_PARSE(app, argc, argv);
+  options.heap_tuning = !no_heap_tuning;
   if (!gpu_memory_budget.empty()) {
     absl::StatusOr<int64_t> bytes =
         contactsim::server::ParseByteSize(gpu_memory_budget, "--gpu-memory-budget");

@@ -81,6 +81,7 @@ ContactSimServer::~ContactSimServer() { Shutdown(std::chrono::milliseconds(0)); 
 
 absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
     const ServerOptions& options) {
+  RETURN_IF_ERROR(ValidateConnectionOptions(options.connections));
   if (options.heap_tuning && !ApplyHeapTuning()) {
     spdlog::warn("heap tuning: glibc refused the mmap/trim thresholds; its defaults apply");
   }
@@ -125,6 +126,7 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
   // gRPC sets SO_REUSEPORT by default on Linux: a second server on the same port would then start
   // and take half of the new connections. Off, the second bind fails and says so.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  ApplyConnectionOptions(options.connections, &builder);
   builder.AddListeningPort(options.listen_address, credentials, &server->port_);
   builder.RegisterService(&server->service_);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;

@@ -16,6 +16,7 @@
 #include "server/metrics/metrics.h"
 #include "server/metrics/server_metrics.h"
 #include "server/persist/state_directory.h"
+#include "server/service/connection_options.h"
 #include "server/service/device_choice.h"
 #include "server/service/idle_reaper.h"
 #include "server/service/server_tls.h"
@@ -58,6 +59,8 @@ struct ServerOptions {
   // Raise glibc's mmap and trim thresholds at start (heap_tuning.h) so that a step's freed
   // temporaries are reused, not faulted in again; --no-heap-tuning: glibc's defaults.
   bool heap_tuning = true;
+  // Keepalive, client ping policy, connection idle and age (connection_options.h).
+  ConnectionOptions connections;
 };
 
 // "r<K>-" for a replica ordinal K >= 0, "" otherwise.
