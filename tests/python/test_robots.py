@@ -187,6 +187,15 @@ class RobotTest(RobotCase):
         self.assertIsNone(other.step(1).joints(arm.robot_id).joint_names)
         other.info()
         self.assertEqual(other.step(1).joints(arm.robot_id).joint_names, arm.joint_names)
+        # restore() and reset() refresh the robots from the state they bring: an empty session
+        # restored to this one's snapshot names the arm's joints at once.
+        snapshot = session.snapshot()
+        empty = self.session()
+        self.assertEqual(empty.robots, {})
+        empty.restore(snapshot)
+        self.assertEqual(empty.step(1).joints(arm.robot_id).joint_names, arm.joint_names)
+        empty.reset(snapshot)
+        self.assertEqual(list(empty.robots), [arm.robot_id])
 
     def test_stream_frames_carry_the_step_s_joint_states(self):
         session = self.session()

@@ -606,10 +606,11 @@ class Session:
 
     def restore(self, snapshot):
         """Returns the session to `snapshot` (a Snapshot or its blob); returns (step_count,
-        time_s) after the restore."""
+        time_s) after the restore. Refreshes `robots` (one GetSession)."""
         blob = snapshot.blob if isinstance(snapshot, Snapshot) else bytes(snapshot)
         response = self._call("Restore", simulation_pb2.RestoreRequest(session_id=self.id,
                                                                        snapshot=blob))
+        self.info()  # the restored state's robots name the joints of later results
         return response.step_count, response.time_s
 
     def set_body_state(self, body_id, state=None, *, position_m=None, orientation=None,
@@ -662,13 +663,15 @@ class Session:
     def reset(self, snapshot=None):
         """Back to the session's initial state: the one kept when its first step began, or at
         mark_initial_state(); or to `snapshot` (a Snapshot or its blob) when given
-        (ResetSession; controller token). Returns (step_count, time_s) after the reset."""
+        (ResetSession; controller token). Returns (step_count, time_s) after the reset and
+        refreshes `robots` (one GetSession)."""
         blob = b""
         if snapshot is not None:
             blob = snapshot.blob if isinstance(snapshot, Snapshot) else bytes(snapshot)
         response = self._call("ResetSession",
                               simulation_pb2.ResetSessionRequest(session_id=self.id,
                                                                  snapshot=blob))
+        self.info()  # the state's robots (one GetSession) name the joints of later results
         return response.step_count, response.time_s
 
     def mark_initial_state(self):
