@@ -171,6 +171,16 @@ int main(int argc, char** argv) {
                  "file holding one token (16+ printable characters, e.g. `openssl rand -hex 16`): "
                  "CreateSession then needs it as 'authorization: Bearer <token>' (off when empty: "
                  "anyone who reaches the port may create sessions)");
+  app.add_option("--max-streams-per-session", limits.max_streams_per_session,
+                 "StreamState streams open at once on one session (0: no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--max-streams-per-peer", limits.max_streams_per_peer,
+                 "StreamState streams one client may have open at once (its certificate's "
+                 "subject under mutual TLS, else its address; behind a gateway every client is "
+                 "the gateway's address) (0: no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--max-sessions-per-peer", limits.max_sessions_per_peer,
                  "sessions one client may hold (its certificate's subject under mutual TLS, else "
                  "its address; behind a gateway every client is the gateway's address) (0: no "

@@ -30,6 +30,10 @@ struct ServerLimits {
   int max_solver_iterations = 1000;
   // Sessions one peer (a client certificate's subject, else an address) may hold; 0: no quota.
   int max_sessions_per_peer = 0;
+  // StreamState streams open at once on one session, and from one peer; 0: no limit. (Browser
+  // viewers are the viewer server's, --viewer-max-viewers.)
+  int max_streams_per_session = 64;
+  int max_streams_per_peer = 256;
 };
 
 }  // namespace contactsim::server

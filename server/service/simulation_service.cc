@@ -420,7 +420,13 @@ grpc::ServerWriteReactor<v1::StateFrame>* SimulationService::StreamState(
   if (absl::Status checked = check(); !checked.ok()) {
     return new FinishedReactor<grpc::ServerWriteReactor<v1::StateFrame>>(checked);
   }
-  return StateStream::Start((*session)->frames(), dispatcher_, metrics_, *request);
+  absl::StatusOr<std::shared_ptr<void>> slot =
+      stream_slots_.Acquire((*session)->id(), PeerOf(*context));
+  if (!slot.ok()) {
+    return new FinishedReactor<grpc::ServerWriteReactor<v1::StateFrame>>(slot.status());
+  }
+  return StateStream::Start((*session)->frames(), dispatcher_, metrics_, *request,
+                            *std::move(slot));
 }
 
 grpc::ServerUnaryReactor* SimulationService::Snapshot(grpc::CallbackServerContext* context,

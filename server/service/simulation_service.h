@@ -28,6 +28,7 @@
 #include "server/service/arena_message_allocator.h"
 #include "server/service/device_choice.h"
 #include "server/service/stream_dispatcher.h"
+#include "server/service/stream_slots.h"
 #include "server/session/session_manager.h"
 #include "server/session/worker_pool.h"
 
@@ -47,7 +48,9 @@ class SimulationService final : public v1::Simulation::CallbackService {
         pool_(pool),
         inline_step_budget_s_(inline_step_budget_s),
         snapshot_key_(std::move(snapshot_key)),
-        creator_token_(std::move(creator_token)) {
+        creator_token_(std::move(creator_token)),
+        stream_slots_(sessions->limits().max_streams_per_session,
+                      sessions->limits().max_streams_per_peer) {
     SetMessageAllocatorFor_Step(&step_allocator_);
   }
 
@@ -142,6 +145,7 @@ class SimulationService final : public v1::Simulation::CallbackService {
   const std::string snapshot_key_;  // empty: snapshots are not sealed (auth/snapshot_seal.h)
   // --creator-token-file's token; empty: anyone may create sessions (auth/creator_access.h).
   const std::string creator_token_;
+  StreamSlots stream_slots_;  // open StreamState streams per session and per peer
   // steady_clock ticks; the maximum while no drain has begun.
   std::atomic<int64_t> drain_stop_at_ns_{std::numeric_limits<int64_t>::max()};
   // Step's request and reply on a per-call arena (the lockstep latency path).

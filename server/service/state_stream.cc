@@ -37,9 +37,11 @@ StateStream::StateStream(std::shared_ptr<FrameBus> bus, StreamDispatcher* dispat
                         : std::chrono::steady_clock::duration::zero()),
       cursor_(cursor) {}
 
-grpc::ServerWriteReactor<v1::StateFrame>* StateStream::Start(
-    std::shared_ptr<FrameBus> bus, StreamDispatcher* dispatcher, metrics::ServerMetrics* metrics,
-    const v1::StreamStateRequest& request) {
+grpc::ServerWriteReactor<v1::StateFrame>* StateStream::Start(std::shared_ptr<FrameBus> bus,
+                                                             StreamDispatcher* dispatcher,
+                                                             metrics::ServerMetrics* metrics,
+                                                             const v1::StreamStateRequest& request,
+                                                             std::shared_ptr<void> slot) {
   StreamOptions options;
   options.include_velocities = request.include_velocities();
   options.include_contacts = request.include_contacts();
@@ -49,6 +51,7 @@ grpc::ServerWriteReactor<v1::StateFrame>* StateStream::Start(
   cursor.replay = request.from_seq() > 0;
   auto stream = std::make_shared<StateStream>(std::move(bus), dispatcher, metrics, options, cursor,
                                               request.max_rate_hz());
+  stream->slot_ = std::move(slot);
   auto* reactor = new StateStreamReactor(stream);
   metrics->stream_subscribers.Add(1);  // until Detach
   stream->Pump();

@@ -33,7 +33,8 @@ class StateStream final : public FrameSubscriber,
   static grpc::ServerWriteReactor<v1::StateFrame>* Start(std::shared_ptr<FrameBus> bus,
                                                          StreamDispatcher* dispatcher,
                                                          metrics::ServerMetrics* metrics,
-                                                         const v1::StreamStateRequest& request);
+                                                         const v1::StreamStateRequest& request,
+                                                         std::shared_ptr<void> slot = nullptr);
 
   void Wake() override;
   void Pump() override;
@@ -50,6 +51,7 @@ class StateStream final : public FrameSubscriber,
 
   const std::shared_ptr<FrameBus> bus_;
   const std::shared_ptr<void> watch_;  // the session is watched while this stream lives
+  std::shared_ptr<void> slot_;         // its StreamSlots slot, released with the stream
   StreamDispatcher* const dispatcher_;
   metrics::ServerMetrics* const metrics_;
   const StreamOptions options_;

@@ -1,11 +1,15 @@
 // The server's connection policy (connection_options.h): flags checked at start naming the flag,
 // and --max-connection-age-s ending a long stream after its grace so that the client reconnects
-// (what a gateway needs to rebalance), the channel then serving the next call.
+// (what a gateway needs to rebalance), the channel then serving the next call. And the limits on
+// open StreamState streams per session and per peer (stream_slots.h).
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "tests/server/service/service_fixture.h"
 
@@ -69,6 +73,69 @@ TEST_F(ConnectionAgeTest, AnAgedConnectionsStreamEndsAfterTheGraceAndTheChannelR
   EXPECT_GT(elapsed_s, 0.8);
   // The channel reconnects for the next call.
   EXPECT_EQ(GetSession(session).summary().session_id(), session.id);
+}
+
+class StreamLimitsTest : public ServiceTest {
+ protected:
+  void SetUp() override {
+    ServerLimits limits;
+    limits.max_streams_per_session = 2;
+    limits.max_streams_per_peer = 3;
+    StartServer(limits);
+  }
+
+  struct OpenStream {
+    std::unique_ptr<grpc::ClientContext> context;
+    std::unique_ptr<grpc::ClientReader<v1::StateFrame>> reader;
+  };
+
+  // Opens a stream; returns it when its first frame came, else its status (the refusal).
+  OpenStream Open(const SessionHandle& session, grpc::Status* refused) {
+    OpenStream stream{Context(session.viewer), nullptr};
+    v1::StreamStateRequest request;
+    request.set_session_id(session.id);
+    stream.reader = stub_->StreamState(stream.context.get(), request);
+    v1::StateFrame frame;
+    if (!stream.reader->Read(&frame)) *refused = stream.reader->Finish();
+    return stream;
+  }
+};
+
+TEST_F(StreamLimitsTest, StreamsBeyondTheSessionOrPeerLimitAreRefusedUntilOneEnds) {
+  const SessionHandle a = CreateSession(BoxSceneRequest());
+  const SessionHandle b = CreateSession(BoxSceneRequest());
+  std::vector<OpenStream> open;
+  grpc::Status status;
+  open.push_back(Open(a, &status));
+  open.push_back(Open(a, &status));
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  Open(a, &status);  // a third on the session
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(status.error_message().find("--max-streams-per-session"), std::string::npos)
+      << status.error_message();
+  status = grpc::Status::OK;
+  open.push_back(Open(b, &status));  // the peer's third
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  Open(b, &status);  // the peer's fourth
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(status.error_message().find("--max-streams-per-peer"), std::string::npos)
+      << status.error_message();
+  // One of a's streams ends: its slot comes back (once the server has seen it end).
+  open[0].context->TryCancel();
+  (void)open[0].reader->Finish();
+  bool reopened = false;
+  for (int attempt = 0; attempt < 50 && !reopened; ++attempt) {
+    status = grpc::Status::OK;
+    OpenStream again = Open(a, &status);
+    reopened = status.ok();
+    if (reopened) {
+      open.push_back(std::move(again));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  EXPECT_TRUE(reopened) << status.error_message();
+  for (OpenStream& stream : open) stream.context->TryCancel();
 }
 
 }  // namespace
