@@ -57,15 +57,26 @@ std::optional<std::string> FromHex(const std::string& hex) {
   return bytes;
 }
 
+}  // namespace
+
 int Fail(const Context& context, const absl::Status& status) {
   return ReportFailure(status, context.connection, context.server, context.err);
+}
+
+int Usage(const Context& context, const std::string& message) {
+  context.err << "error: " << message << "\n";
+  return kExitUsage;
 }
 
 SessionHandle Handle(const Context& context, const SessionArgs& args) {
   return context.connection.Session(args.session_id, args.token);
 }
 
-}  // namespace
+std::string Vec3Text(const v1::Vec3& v) {
+  std::ostringstream s;
+  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
+  return s.str();
+}
 
 int RunPing(const Context& context, int count) {
   for (int i = 0; i < count; ++i) {

@@ -7,7 +7,10 @@
 #include <ostream>
 #include <string>
 
+#include "absl/status/status.h"
 #include "clients/cpp/connection.h"
+#include "clients/cpp/session_handle.h"
+#include "contactsim/v1/common.pb.h"
 
 namespace contactsim::client::cli {
 
@@ -34,6 +37,13 @@ struct SessionArgs {
   std::string session_id;
   std::string token;
 };
+
+// Shared by the command files: a failed call reported (exit code by its status), a usage error
+// printed (kExitUsage), the session handle of `args`, a Vec3 as "(x, y, z)".
+int Fail(const Context& context, const absl::Status& status);
+int Usage(const Context& context, const std::string& message);
+SessionHandle Handle(const Context& context, const SessionArgs& args);
+std::string Vec3Text(const v1::Vec3& v);
 
 struct WatchArgs {
   SessionArgs session;

@@ -12,12 +12,6 @@
 namespace contactsim::client::cli {
 namespace {
 
-std::string Vec3Text(const v1::Vec3& v) {
-  std::ostringstream s;
-  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
-  return s.str();
-}
-
 std::string QuatText(const v1::Quat& q) {
   std::ostringstream s;
   s << "(" << q.w() << ", " << q.x() << ", " << q.y() << ", " << q.z() << ")";
@@ -43,19 +37,6 @@ std::string ConstraintKindName(v1::ConstraintKind kind) {
     default:
       return "constraint";
   }
-}
-
-int Fail(const Context& context, const absl::Status& status) {
-  return ReportFailure(status, context.connection, context.server, context.err);
-}
-
-int Usage(const Context& context, const std::string& message) {
-  context.err << "error: " << message << "\n";
-  return kExitUsage;
-}
-
-SessionHandle Handle(const Context& context, const SessionArgs& args) {
-  return context.connection.Session(args.session_id, args.token);
 }
 
 }  // namespace

@@ -14,14 +14,6 @@
 namespace contactsim::client::cli {
 namespace {
 
-int Fail(const Context& context, const absl::Status& status) {
-  return ReportFailure(status, context.connection, context.server, context.err);
-}
-
-SessionHandle Handle(const Context& context, const SessionArgs& args) {
-  return context.connection.Session(args.session_id, args.token);
-}
-
 void SetVec3(const std::vector<double>& xyz, v1::Vec3* out) {
   out->set_x(xyz[0]);
   out->set_y(xyz[1]);

@@ -17,25 +17,6 @@
 namespace contactsim::client::cli {
 namespace {
 
-int Fail(const Context& context, const absl::Status& status) {
-  return ReportFailure(status, context.connection, context.server, context.err);
-}
-
-int Usage(const Context& context, const std::string& message) {
-  context.err << "error: " << message << "\n";
-  return kExitUsage;
-}
-
-SessionHandle Handle(const Context& context, const SessionArgs& args) {
-  return context.connection.Session(args.session_id, args.token);
-}
-
-std::string Vec3Text(const v1::Vec3& v) {
-  std::ostringstream s;
-  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
-  return s.str();
-}
-
 // Unit suffixes of a joint's quantities: angular for revolute and continuous joints, linear for
 // prismatic ones; a fixed joint has no coordinate.
 struct JointUnits {
