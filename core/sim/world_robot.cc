@@ -29,14 +29,15 @@ absl::StatusOr<std::shared_ptr<const RobotModel>> LoadRobotModel(const RobotSpec
     return absl::ResourceExhaustedError(absl::StrCat(
         "mesh_files: ", mesh_bytes, " bytes in all, over the limit of ", limits.max_mesh_bytes));
   }
-  // Resolutions bound the polytopes' sizes (a snapshot or a client may carry any number).
-  if (spec.cylinder_sides < 3 || spec.cylinder_sides > 256) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cylinder_sides: must be in [3, 256], got ", spec.cylinder_sides));
+  if (spec.cylinder_sides < kMinCylinderSides || spec.cylinder_sides > kMaxCylinderSides) {
+    return absl::InvalidArgumentError(absl::StrCat("cylinder_sides: must be in [",
+                                                   kMinCylinderSides, ", ", kMaxCylinderSides,
+                                                   "], got ", spec.cylinder_sides));
   }
-  if (spec.sphere_segments < 4 || spec.sphere_segments > 64) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("sphere_segments: must be in [4, 64], got ", spec.sphere_segments));
+  if (spec.sphere_segments < kMinSphereSegments || spec.sphere_segments > kMaxSphereSegments) {
+    return absl::InvalidArgumentError(absl::StrCat("sphere_segments: must be in [",
+                                                   kMinSphereSegments, ", ", kMaxSphereSegments,
+                                                   "], got ", spec.sphere_segments));
   }
   if (!spec.world_from_root.matrix().allFinite()) {
     return absl::InvalidArgumentError("base_pose: must be finite");

@@ -30,11 +30,16 @@ struct RobotSpec {
   // Mesh files by the path the URDF writes (e.g. "package://arm/meshes/l1.stl") -> bytes.
   std::map<std::string, std::string> mesh_files;
   bool fixed_base = true;
-  int cylinder_sides = 16;   // in [3, 256] (urdf_loader.h)
-  int sphere_segments = 12;  // in [4, 64]
+  int cylinder_sides = 16;   // in [kMinCylinderSides, kMaxCylinderSides] (urdf_loader.h)
+  int sphere_segments = 12;  // in [kMinSphereSegments, kMaxSphereSegments]
   Eigen::Isometry3d world_from_root = Eigen::Isometry3d::Identity();
   std::vector<double> initial_positions;  // one per joint (0 for fixed ones), or empty: all 0
 };
+
+// The resolutions a robot's spec may ask for: they bound its polytopes' sizes (a snapshot or a
+// client may carry any number).
+inline constexpr int kMinCylinderSides = 3, kMaxCylinderSides = 256;
+inline constexpr int kMinSphereSegments = 4, kMaxSphereSegments = 64;
 
 // Limits on what one robot may bring (a service boundary: checked before anything is built).
 struct RobotLimits {

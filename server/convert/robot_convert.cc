@@ -71,19 +71,23 @@ absl::StatusOr<core::RobotSpec> RobotSpecFromProto(const v1::AddRobotRequest& re
       spec.world_from_root.linear() = q.toRotationMatrix();
     }
   }
-  // The ranges are the loader's (urdf_loader.h), checked here too so that the field is named.
+  // The ranges are core's (world_robot.h), checked here too so that the wire's field is named.
   const v1::RobotLoadOptions& options = request.options();
   if (options.has_cylinder_sides()) {
-    if (options.cylinder_sides() < 3 || options.cylinder_sides() > 256) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "options.cylinder_sides: must be in [3, 256], got ", options.cylinder_sides()));
+    if (options.cylinder_sides() < core::kMinCylinderSides ||
+        options.cylinder_sides() > core::kMaxCylinderSides) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("options.cylinder_sides: must be in [", core::kMinCylinderSides, ", ",
+                       core::kMaxCylinderSides, "], got ", options.cylinder_sides()));
     }
     spec.cylinder_sides = options.cylinder_sides();
   }
   if (options.has_sphere_segments()) {
-    if (options.sphere_segments() < 4 || options.sphere_segments() > 64) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "options.sphere_segments: must be in [4, 64], got ", options.sphere_segments()));
+    if (options.sphere_segments() < core::kMinSphereSegments ||
+        options.sphere_segments() > core::kMaxSphereSegments) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("options.sphere_segments: must be in [", core::kMinSphereSegments, ", ",
+                       core::kMaxSphereSegments, "], got ", options.sphere_segments()));
     }
     spec.sphere_segments = options.sphere_segments();
   }
