@@ -116,7 +116,7 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
     }
     const auto start = std::chrono::steady_clock::now();
     const absl::Status status =
-        core::StepPolytopes(inputs, {}, settings, &result, previous.contacts);
+        core::StepPolytopes(inputs, {}, settings, &result, &previous.warm_start);
     report.stepper_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!status.ok()) {

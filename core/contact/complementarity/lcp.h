@@ -24,8 +24,10 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 
@@ -56,6 +58,11 @@ struct LcpSolution {
   int iterations = 0;     // sweeps (projected Gauss–Seidel)
   double residual = 0.0;  // natural-map ||r||_inf of (z, w) on the problem that was given
   std::string message;    // why it is not solved; empty when solved
+  // A basic answer's basis: basic[i] = 1 when z_i is basic (Lemke's final basis; the set an
+  // active-set solve solved on), the free unknowns included; empty for an iterate. It differs from
+  // {z_i > 0} on degenerate problems (a basic z_i at 0), where the basis, not the values, says
+  // which block of M is nonsingular.
+  std::vector<uint8_t> basic;
 };
 
 // InvalidArgument naming the field: "m" not square or non-finite, "q" of another size or

@@ -3,6 +3,8 @@
 #include <Eigen/LU>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -12,37 +14,68 @@
 namespace contactsim::core {
 namespace {
 
-// The polish of lcp_solver_chain.h: true when it replaced *solution (then verified, kSolved).
-bool Polish(const LcpProblem& problem, double tolerance, LcpSolution* solution) {
-  const Eigen::Index n = problem.q.size();
-  const Eigen::VectorXd w = LcpSlack(problem, solution->z);
+// The active set of the polish: the free rows and every i with z_i > w_i.
+std::vector<Eigen::Index> PolishActiveSet(const LcpProblem& problem, const Eigen::VectorXd& z) {
+  const Eigen::VectorXd w = LcpSlack(problem, z);
   std::vector<Eigen::Index> active;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    if (i < problem.num_free || solution->z[i] > w[i]) active.push_back(i);
+  for (Eigen::Index i = 0; i < problem.q.size(); ++i) {
+    if (i < problem.num_free || z[i] > w[i]) active.push_back(i);
   }
+  return active;
+}
+
+// M_AA z_A = -q_A with z = 0 off A, verified on the whole problem (kBasic); nullopt when M_AA
+// is singular. Full pivoting for the polish (its answer replaces one already found, so it may
+// take the time); the warm start's partial pivoting with a condition estimate is the cheaper
+// factorization of the two, which a failed guess pays for.
+enum class ActiveSetFactorization { kFullPivoting, kPartialPivoting };
+
+std::optional<LcpSolution> SolveOnActiveSet(const LcpProblem& problem,
+                                            std::span<const Eigen::Index> active, double tolerance,
+                                            ActiveSetFactorization kind) {
+  const Eigen::Index n = problem.q.size();
   const Eigen::Index na = static_cast<Eigen::Index>(active.size());
-  LcpSolution polished;
-  polished.z.setZero(n);
+  LcpSolution out;
+  out.z.setZero(n);
   if (na > 0) {
     Eigen::MatrixXd m_aa(na, na);
     Eigen::VectorXd q_a(na);
-    for (Eigen::Index r = 0; r < na; ++r) {
-      q_a[r] = problem.q[active[r]];
-      for (Eigen::Index c = 0; c < na; ++c) m_aa(r, c) = problem.m(active[r], active[c]);
+    for (Eigen::Index c = 0; c < na; ++c) {
+      for (Eigen::Index r = 0; r < na; ++r) m_aa(r, c) = problem.m(active[r], active[c]);
     }
-    const Eigen::FullPivLU<Eigen::MatrixXd> lu(m_aa);
-    if (!lu.isInvertible()) return false;
-    const Eigen::VectorXd z_a = lu.solve(-q_a);
-    for (Eigen::Index r = 0; r < na; ++r) polished.z[active[r]] = z_a[r];
+    for (Eigen::Index r = 0; r < na; ++r) q_a[r] = problem.q[active[r]];
+    Eigen::VectorXd z_a;
+    if (kind == ActiveSetFactorization::kFullPivoting) {
+      const Eigen::FullPivLU<Eigen::MatrixXd> lu(m_aa);
+      if (!lu.isInvertible()) return std::nullopt;
+      z_a = lu.solve(-q_a);
+    } else {
+      const Eigen::PartialPivLU<Eigen::MatrixXd> lu(m_aa);
+      // rcond below ~1e3 eps: z_A would carry no correct digit (as Lemke's refactorization).
+      if (!(lu.rcond() > 1e-13)) return std::nullopt;
+      z_a = lu.solve(-q_a);
+    }
+    for (Eigen::Index r = 0; r < na; ++r) out.z[active[r]] = z_a[r];
   }
-  VerifyLcpSolution(problem, tolerance, LcpAnswerKind::kBasic, &polished);
-  if (polished.status != LcpSolveStatus::kSolved) return false;
-  if (solution->status == LcpSolveStatus::kSolved && !(polished.residual < solution->residual)) {
+  out.basic.assign(n, 0);
+  for (const Eigen::Index i : active) out.basic[i] = 1;
+  VerifyLcpSolution(problem, tolerance, LcpAnswerKind::kBasic, &out);
+  return out;
+}
+
+// The polish of lcp_solver_chain.h: true when it replaced *solution (then verified, kSolved).
+bool Polish(const LcpProblem& problem, double tolerance, LcpSolution* solution) {
+  const std::vector<Eigen::Index> active = PolishActiveSet(problem, solution->z);
+  std::optional<LcpSolution> polished =
+      SolveOnActiveSet(problem, active, tolerance, ActiveSetFactorization::kFullPivoting);
+  if (!polished.has_value() || polished->status != LcpSolveStatus::kSolved) return false;
+  if (solution->status == LcpSolveStatus::kSolved && !(polished->residual < solution->residual)) {
     return false;  // an accepted answer is only replaced by a better one
   }
-  solution->z = std::move(polished.z);
-  solution->w = std::move(polished.w);
-  solution->residual = polished.residual;
+  solution->z = std::move(polished->z);
+  solution->w = std::move(polished->w);
+  solution->residual = polished->residual;
+  solution->basic = std::move(polished->basic);
   solution->status = LcpSolveStatus::kSolved;
   solution->message.clear();
   return true;
@@ -82,13 +115,35 @@ std::string_view LcpSolverPathName(LcpSolverPath path) {
       return "lemke_regularized";
     case LcpSolverPath::kProjectedGaussSeidel:
       return "projected_gauss_seidel";
+    case LcpSolverPath::kWarmActiveSet:
+      return "warm_active_set";
   }
   return "unknown";
 }
 
+std::vector<uint8_t> LcpActiveSet(const LcpSolution& solution) {
+  if (solution.basic.size() == static_cast<size_t>(solution.z.size())) return solution.basic;
+  std::vector<uint8_t> active(solution.z.size(), 0);
+  for (Eigen::Index i = 0; i < solution.z.size() && i < solution.w.size(); ++i) {
+    active[i] = solution.z[i] > solution.w[i] ? 1 : 0;
+  }
+  return active;
+}
+
 absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem,
                                                           const LcpSolverChainOptions& options) {
+  return SolveLcpWithFallback(problem, options, {});
+}
+
+absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem,
+                                                          const LcpSolverChainOptions& options,
+                                                          std::span<const uint8_t> active_guess) {
   RETURN_IF_ERROR(ValidateLcp(problem));
+  if (!active_guess.empty() && active_guess.size() != static_cast<size_t>(problem.q.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("active_guess: size %d does not match the %d unknowns", active_guess.size(),
+                        problem.q.size()));
+  }
   if (options.covering_retries < 0) {
     return absl::InvalidArgumentError("covering_retries: must be >= 0");
   }
@@ -123,6 +178,24 @@ absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& prob
     result.solved = accepted;
     return accepted;
   };
+
+  // 0. The guessed active set: accepted only as a verified solution of the problem itself.
+  if (!active_guess.empty()) {
+    std::vector<Eigen::Index> active;
+    for (Eigen::Index i = 0; i < problem.q.size(); ++i) {
+      if (i < problem.num_free || active_guess[i] != 0) active.push_back(i);
+    }
+    std::optional<LcpSolution> warm = SolveOnActiveSet(
+        problem, active, options.acceptance_tolerance, ActiveSetFactorization::kPartialPivoting);
+    if (!warm.has_value()) {
+      warm.emplace();
+      warm->z.setZero(problem.q.size());
+      warm->w = problem.q;
+      warm->residual = LcpNaturalMapResidual(problem, warm->z, warm->w);
+      warm->message = "the guessed active set's block of m is singular";
+    }
+    if (record(LcpSolverPath::kWarmActiveSet, 0.0, false, *std::move(warm))) return result;
+  }
 
   // 1. Lemke verifies its answer on the problem itself.
   ASSIGN_OR_RETURN(LcpSolution lemke, SolveLcpLemke(problem, options.lemke));

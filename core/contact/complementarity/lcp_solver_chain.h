@@ -2,6 +2,9 @@
 // free velocities is non-symmetric and in general not P0 (PEG notes §5.2), so neither Lemke nor
 // PGS is guaranteed to find a solution, and a failure must be reported, never accepted.
 //
+//   0. With a guess of the active set (the previous step's, a warm start): the active-set solve
+//      of the polish below on the guessed set. Accepted only when it passes the acceptance test
+//      on LCP(M, q), so a wrong guess costs one factorization and never changes what is accepted.
 //   1. Lemke (lemke.h) on LCP(M, q).
 //   1b. Lemke with other covering vectors d (covering_retries of them, d_i = 10^(2 u - 1) with u
 //      from a fixed hash of (k, i), so d_i in [0.1, 10] and the chain stays deterministic). A
@@ -26,6 +29,8 @@
 // diagnostics can say which path solved each step and why the others failed.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -36,7 +41,13 @@
 
 namespace contactsim::core {
 
-enum class LcpSolverPath { kLemke, kLemkeOtherCovering, kLemkeRegularized, kProjectedGaussSeidel };
+enum class LcpSolverPath {
+  kLemke,
+  kLemkeOtherCovering,
+  kLemkeRegularized,
+  kProjectedGaussSeidel,
+  kWarmActiveSet,
+};
 
 std::string_view LcpSolverPathName(LcpSolverPath path);
 
@@ -73,6 +84,15 @@ struct LcpSolverChainResult {
 // InvalidArgument for a malformed problem or options; solver failures are in the result.
 absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem,
                                                           const LcpSolverChainOptions& options);
+// With a guess of the active set: active_guess[i] != 0 for the complementarity unknowns guessed
+// positive (the free ones are always in the set); size n, or empty for no guess (step 0 skipped).
+// InvalidArgument when its size is neither.
+absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem,
+                                                          const LcpSolverChainOptions& options,
+                                                          std::span<const uint8_t> active_guess);
+// The active set of an answer, to guess the next one's: its basis where it has one (Lemke, an
+// active-set solve), else z_i > w_i (the polish's set).
+std::vector<uint8_t> LcpActiveSet(const LcpSolution& solution);
 // With the default options (an overload rather than a default argument: GCC 12 warns about the
 // temporary's Eigen member at every call site).
 absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem);

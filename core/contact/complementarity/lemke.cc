@@ -149,6 +149,7 @@ void RunLemke(const LcpProblem& lcp, const LemkeOptions& options, LcpSolution* o
   out->pivots = 0;
   if (n == 0 || lcp.q.minCoeff() >= 0.0) {
     out->status = LcpSolveStatus::kSolved;  // z = 0, w = q >= 0
+    out->basic.assign(n, 0);
     return;
   }
   const Eigen::VectorXd d =
@@ -218,9 +219,13 @@ void RunLemke(const LcpProblem& lcp, const LemkeOptions& options, LcpSolution* o
     }
     if (done) break;
   }
+  out->basic.assign(n, 0);
   for (int i = 0; i < n; ++i) {
     const int v = tableau.BasicAt(i);
-    if (v >= n && v < 2 * n) out->z[v - n] = tableau.q_bar()[i];
+    if (v >= n && v < 2 * n) {
+      out->z[v - n] = tableau.q_bar()[i];
+      out->basic[v - n] = 1;
+    }
   }
   out->status = LcpSolveStatus::kSolved;
 }
@@ -260,6 +265,10 @@ absl::StatusOr<LcpSolution> SolveLcpLemke(const LcpProblem& problem, const Lemke
     solution.z.resize(n);
     solution.z.tail(nc) = inner.z;
     solution.z.head(nf) = -(ainv_a + ainv_c * inner.z);
+    if (!inner.basic.empty()) {
+      solution.basic.assign(nf, 1);
+      solution.basic.insert(solution.basic.end(), inner.basic.begin(), inner.basic.end());
+    }
   }
   if (solution.status == LcpSolveStatus::kSolved) {
     VerifyLcpSolution(problem, options.residual_tolerance, LcpAnswerKind::kBasic, &solution);

@@ -45,6 +45,28 @@ ContactKey KeyOf(const PolytopeContactResult& c) {
           p.body1, p.feature1, p.feature2};
 }
 
+ContactKey KeyOf(const PolytopeWarmContact& c) {
+  return {c.body1, c.body2,        c.piece1,   c.piece2,  c.plane_id,
+          c.kind,  c.feature_body, c.feature1, c.feature2};
+}
+
+PolytopeWarmContact WarmContactOf(const PolytopeContactResult& c) {
+  PolytopeWarmContact w;
+  const PotentialContact& p = c.geometry.primary;
+  w.body1 = c.body1;
+  w.body2 = c.body2;
+  w.piece1 = c.piece1;
+  w.piece2 = c.piece2;
+  w.plane_id = c.plane_id;
+  w.kind = static_cast<int>(p.kind);
+  w.feature_body = p.body1;
+  w.feature1 = p.feature1;
+  w.feature2 = p.feature2;
+  w.normal_impulse_n_s = c.normal_impulse_n_s;
+  w.friction_impulse_n_s = c.friction_impulse_n_s;
+  return w;
+}
+
 int FindRoot(std::vector<int>& parent, int i) {
   while (parent[i] != i) i = parent[i] = parent[parent[i]];
   return i;
@@ -137,7 +159,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
                             std::span<const PolytopePlaneInput> planes,
                             std::span<const JointInput> joints, bool solve_joints,
                             const PolytopeStepSettings& settings, PolytopeStepResult* result,
-                            std::span<const PolytopeContactResult> previous_contacts) {
+                            const PolytopeWarmStart* previous_step) {
   if (absl::Status s = CheckSettings(settings); !s.ok()) return s;
   const double h = settings.dt_s;
   const int nb = static_cast<int>(bodies.size());
@@ -384,8 +406,19 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
   stats.max_residual = stats.max_velocity_residual_m_per_s = 0.0;
   stats.uncorrected_islands = 0;
   stats.iterative_islands = stats.iterative_fallbacks = stats.warm_started = 0;
-  std::map<ContactKey, const PolytopeContactResult*> previous;
-  for (const PolytopeContactResult& c : previous_contacts) previous.emplace(KeyOf(c), &c);
+  stats.warm_active_sets = 0;
+  std::map<ContactKey, const PolytopeWarmContact*> previous;
+  const bool have_previous = previous_step != nullptr && !previous_step->empty();
+  if (have_previous) {
+    for (const PolytopeWarmContact& c : previous_step->contacts) previous.emplace(KeyOf(c), &c);
+  }
+  auto previous_of = [&](const BuiltConstraint& c) -> const PolytopeWarmContact* {
+    const auto found = previous.find(KeyOf(c.result));
+    return found == previous.end() ? nullptr : found->second;
+  };
+  PolytopeWarmStart& warm_out = result->warm_start;
+  warm_out.contacts.clear();
+  warm_out.joints.assign(joint_rows.size(), PolytopeWarmJoint{});
   for (size_t island = 0; island < island_bodies.size(); ++island) {
     std::vector<int> local(nb, -1);
     std::vector<SpatialLcpBody> lcp_bodies;
@@ -448,6 +481,34 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       });
     }
     const std::vector<SpatialLcpConstraint> lcp_constraints = island_rows(true);
+    // The previous step's active set on the constraints and joints that persist (the rest
+    // guessed inactive), for the pivoting's step 0.
+    std::optional<SpatialLcpActivity> guess;
+    if (have_previous) {
+      guess.emplace();
+      for (const int ci : order) {
+        const PolytopeWarmContact* was = previous_of(built[ci]);
+        guess->constraints.push_back(was != nullptr ? was->active
+                                                    : SpatialLcpActivity::Constraint{});
+      }
+      for (const int ji : island_joints[island]) {
+        const JointRowSet& rows = joint_rows[ji];
+        const bool known = ji < static_cast<int>(previous_step->joints.size()) &&
+                           previous_step->joints[ji].limits.size() == rows.limits.size() &&
+                           previous_step->joints[ji].bounded.size() == rows.bounded.size();
+        for (size_t k = 0; k < rows.limits.size(); ++k) {
+          guess->unilateral.push_back(known ? previous_step->joints[ji].limits[k] : 0);
+        }
+        for (size_t k = 0; k < rows.bounded.size(); ++k) {
+          guess->bounded.push_back(known ? previous_step->joints[ji].bounded[k] : 0);
+        }
+      }
+      for (const SpatialLcpTorsionPatch& patch : patches) {
+        const PolytopeWarmContact* was = previous_of(built[order[patch.constraints.front()]]);
+        guess->torsion.push_back(was != nullptr ? was->torsion : 0);
+      }
+    }
+    const SpatialLcpActivity* guess_or_null = guess.has_value() ? &*guess : nullptr;
     SpatialContactPgsOptions pgs = settings.iterative;
     pgs.residual_tolerance_m_per_s = settings.iterative_tolerance_m / h;
     absl::StatusOr<SpatialLcpSolution> solution;
@@ -455,11 +516,10 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     if (iterative) {
       SpatialContactWarmStart warm;
       for (const int ci : order) {
-        const auto found = previous.find(KeyOf(built[ci].result));
-        const bool hit = found != previous.end();
-        stats.warm_started += hit ? 1 : 0;
-        warm.normal_impulse.push_back(hit ? found->second->normal_impulse_n_s : 0.0);
-        warm.friction_impulse.push_back(hit ? found->second->friction_impulse_n_s : Vec3::Zero());
+        const PolytopeWarmContact* was = previous_of(built[ci]);
+        stats.warm_started += was != nullptr ? 1 : 0;
+        warm.normal_impulse.push_back(was != nullptr ? was->normal_impulse_n_s : 0.0);
+        warm.friction_impulse.push_back(was != nullptr ? was->friction_impulse_n_s : Vec3::Zero());
       }
       solution = SolveSpatialContactPgs(lcp_bodies, lcp_constraints, pgs, &warm);
       if (!solution.ok()) return solution.status();
@@ -468,7 +528,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
         by_sweeps = true;
       } else if (size <= settings.max_lcp_unknowns) {
         absl::StatusOr<SpatialLcpSolution> direct = SolveSpatialContactLcp(
-            lcp_bodies, lcp_constraints, lcp_joints, patches, settings.solver);
+            lcp_bodies, lcp_constraints, lcp_joints, patches, settings.solver, guess_or_null);
         if (!direct.ok()) return direct.status();
         if (direct->solver.solved) ++stats.iterative_fallbacks;
         direct->solver.attempts.insert(direct->solver.attempts.begin(),
@@ -477,8 +537,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
         solution = std::move(direct);
       }
     } else {
-      solution =
-          SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, patches, settings.solver);
+      solution = SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, patches,
+                                        settings.solver, guess_or_null);
       if (!solution.ok()) return solution.status();
     }
     if (!solution->solver.solved && settings.retry_without_correction) {
@@ -516,6 +576,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       stats.largest_path = chain.path;
     }
     stats.attempts = std::max(stats.attempts, static_cast<int>(chain.attempts.size()));
+    stats.warm_active_sets += chain.path == LcpSolverPath::kWarmActiveSet ? 1 : 0;
     stats.pivots += chain.solution.pivots;
     stats.iterations += chain.solution.iterations;
     if (by_sweeps) {
@@ -563,6 +624,30 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       for (const int k : patches[t].constraints) {
         built[island_constraints[island][k]].result.torsional_impulse_n_m_s =
             solution->torsion_impulse[t] * solution->normal_impulse[k] / normal_sum;
+      }
+    }
+    // What the next step starts from.
+    const SpatialLcpActivity& activity = solution->activity;
+    const size_t first_warm = warm_out.contacts.size();
+    for (size_t k = 0; k < order.size(); ++k) {
+      PolytopeWarmContact w = WarmContactOf(built[order[k]].result);
+      if (k < activity.constraints.size()) w.active = activity.constraints[k];
+      warm_out.contacts.push_back(w);
+    }
+    for (size_t t = 0; t < patches.size() && t < activity.torsion.size(); ++t) {
+      warm_out.contacts[first_warm + patches[t].constraints.front()].torsion = activity.torsion[t];
+    }
+    size_t limit_row = 0, bounded_row = 0;
+    for (const int ji : island_joints[island]) {
+      const JointRowSet& rows = joint_rows[ji];
+      PolytopeWarmJoint& w = warm_out.joints[ji];
+      for (size_t k = 0; k < rows.limits.size(); ++k, ++limit_row) {
+        w.limits.push_back(limit_row < activity.unilateral.size() ? activity.unilateral[limit_row]
+                                                                  : 0);
+      }
+      for (size_t k = 0; k < rows.bounded.size(); ++k, ++bounded_row) {
+        w.bounded.push_back(bounded_row < activity.bounded.size() ? activity.bounded[bounded_row]
+                                                                  : 0);
       }
     }
   }
@@ -632,17 +717,15 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
 absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
                            const PolytopeStepSettings& settings, PolytopeStepResult* result,
-                           std::span<const PolytopeContactResult> previous_contacts) {
-  return StepPolytopes(bodies, planes, {}, settings, result, previous_contacts);
+                           const PolytopeWarmStart* previous) {
+  return StepPolytopes(bodies, planes, {}, settings, result, previous);
 }
 
 absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
                            std::span<const JointInput> joints, const PolytopeStepSettings& settings,
-                           PolytopeStepResult* result,
-                           std::span<const PolytopeContactResult> previous_contacts) {
-  RETURN_IF_ERROR(
-      StepVelocities(bodies, planes, joints, true, settings, result, previous_contacts));
+                           PolytopeStepResult* result, const PolytopeWarmStart* previous) {
+  RETURN_IF_ERROR(StepVelocities(bodies, planes, joints, true, settings, result, previous));
   result->stats.projection_passes = 0;
   result->stats.projection_failures = 0;
   if (settings.projection_passes <= 0) return absl::OkStatus();
@@ -678,7 +761,7 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
     }
     PolytopeStepResult displaced;
     const absl::Status status =
-        StepVelocities(at_rest, planes, joints, false, projection, &displaced, {});
+        StepVelocities(at_rest, planes, joints, false, projection, &displaced, nullptr);
     if (!status.ok()) {
       ++result->stats.projection_failures;
       break;

@@ -31,6 +31,7 @@
 #include "core/contact/complementarity/lcp_solver_chain.h"
 #include "core/dynamics/rigid_body.h"
 #include "core/dynamics/rigid_lcp/joint_rows.h"
+#include "core/dynamics/rigid_lcp/spatial_contact_lcp.h"
 #include "core/dynamics/rigid_lcp/spatial_contact_pgs.h"
 #include "core/geometry/polytope_union.h"
 
@@ -128,10 +129,46 @@ struct PolytopeStepStats {
   int uncorrected_islands = 0;                 // solved by the retry without penetration correction
   int iterative_islands = 0;                   // solved by projected Gauss–Seidel
   int iterative_fallbacks = 0;  // PGS did not converge; the pivoting chain solved the island
-  int warm_started = 0;         // constraints whose impulses started from the previous step's
+  int warm_started = 0;         // constraints whose impulses started from the previous step's (PGS)
+  int warm_active_sets = 0;     // pivoted islands solved on the previous step's active set
   int projection_passes = 0;    // position projections applied
   int projection_failures = 0;  // projection LCPs not solved (the projection stopped there)
   ContactConstraintStats constraints;
+};
+
+// What a step leaves for the next one to start from (warm starts): per constraint its identity,
+// impulses and active unknowns, per joint the activity of its limit and bounded rows. A pivoted
+// island first tries the active set its constraints had (lcp_solver_chain.h, step 0), a swept one
+// starts from their impulses. Only a guess: a stale or wrong one costs a factorization, never the
+// answer's correctness (every answer is verified). Sessions keep it in their snapshots, so that a
+// restored world takes the same path and steps bit for bit alike.
+struct PolytopeWarmContact {
+  // Identity: the bodies (indices into the step's bodies), pieces, plane, and the primary's kind,
+  // query side and features (PotentialContact).
+  int body1 = -1;
+  int body2 = -1;
+  int piece1 = 0;
+  int piece2 = 0;
+  int32_t plane_id = -1;
+  int kind = 0;
+  int feature_body = 0;
+  int feature1 = 0;
+  int feature2 = 0;
+  double normal_impulse_n_s = 0.0;
+  Vec3 friction_impulse_n_s = Vec3::Zero();
+  SpatialLcpActivity::Constraint active;
+  uint8_t torsion = 0;  // the bits of its patch's pair, on the patch's first contact
+};
+
+struct PolytopeWarmJoint {
+  std::vector<uint8_t> limits;   // per limit row (SpatialLcpActivity::unilateral)
+  std::vector<uint8_t> bounded;  // per bounded row (SpatialLcpActivity::bounded)
+};
+
+struct PolytopeWarmStart {
+  std::vector<PolytopeWarmContact> contacts;
+  std::vector<PolytopeWarmJoint> joints;  // per joint of the step's input
+  bool empty() const { return contacts.empty() && joints.empty(); }
 };
 
 struct PolytopeStepResult {
@@ -142,17 +179,18 @@ struct PolytopeStepResult {
   std::vector<PolytopeContactResult> contacts;
   std::vector<JointStepResult> joints;  // per joint (the overload with joints)
   PolytopeStepStats stats;
+  PolytopeWarmStart warm_start;  // for the next step's `previous`
 };
 
 // InvalidArgument for bad input (null shape, non-positive mass of a dynamic body, bad settings);
 // ResourceExhausted for an island over max_lcp_unknowns; FailedPrecondition when an island's LCP
 // is not solved. *result is complete only on OK.
-// previous_contacts: the last step's result->contacts (same body indices), whose impulses start
-// PGS on the same contacts (matched by bodies, pieces, plane and primary features); may be empty.
+// previous: the last step's result->warm_start (same body and joint indices), or null; its
+// constraints are matched by bodies, pieces, plane and primary features.
 absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
                            const PolytopeStepSettings& settings, PolytopeStepResult* result,
-                           std::span<const PolytopeContactResult> previous_contacts = {});
+                           const PolytopeWarmStart* previous = nullptr);
 // With articulation joints (joint_rows.h): their rows join the islands of their bodies (a joint
 // between two dynamic bodies joins their islands) and are solved in the same mixed LCP as the
 // contacts; the two bodies of a joint do not collide with each other. The position projection
@@ -161,8 +199,7 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
 absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
                            std::span<const PolytopePlaneInput> planes,
                            std::span<const JointInput> joints, const PolytopeStepSettings& settings,
-                           PolytopeStepResult* result,
-                           std::span<const PolytopeContactResult> previous_contacts = {});
+                           PolytopeStepResult* result, const PolytopeWarmStart* previous = nullptr);
 
 // Unit directions d_k = cos(2 pi k / n) t1 + sin(2 pi k / n) t2 around the unit normal, t1 the
 // unit projection of the world axis least aligned with the normal (deterministic).

@@ -108,7 +108,7 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
 absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
     const SpatialLcpJointRows& joints, std::span<const SpatialLcpTorsionPatch> torsion,
-    const LcpSolverChainOptions& options) {
+    const LcpSolverChainOptions& options, const SpatialLcpActivity* guess) {
   RETURN_IF_ERROR(CheckSpatialContactProblem(bodies, constraints));
   for (size_t k = 0; k < torsion.size(); ++k) {
     const std::string name = absl::StrCat("torsion[", k, "]");
@@ -172,6 +172,48 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
   const int nt = static_cast<int>(torsion.size());
   const int spin_plus0 = n, spin_minus0 = n + nt, spin_slack0 = n + 2 * nt;
   n += 3 * nt;
+
+  // The activity <-> unknowns map: visit(unknown, word, mask) for each flag of the layout, the
+  // flag being bit `mask` of *word, in an activity sized to this problem.
+  auto walk_activity = [&](SpatialLcpActivity* a, auto&& visit) {
+    a->constraints.resize(nc);
+    for (int i = 0; i < nc; ++i) {
+      SpatialLcpActivity::Constraint& f = a->constraints[i];
+      visit(base + i, &f.flags, SpatialLcpActivity::kNormal);
+      const int ns_i = static_cast<int>(constraints[i].secondaries.size());
+      for (int j = 0; j < ns_i && j < 64; ++j) {
+        visit(slack0 + first_slack[i] + j, &f.slack, uint64_t{1} << j);
+      }
+      if (!HasFriction(constraints[i])) continue;
+      const int nk = static_cast<int>(constraints[i].friction.size());
+      for (int k = 0; k < nk && k < 64; ++k) {
+        visit(beta0 + first_beta[i] + k, &f.friction, uint64_t{1} << k);
+      }
+      visit(sliding[i], &f.flags, SpatialLcpActivity::kSliding);
+    }
+    a->unilateral.resize(joints.unilateral.size());
+    for (size_t k = 0; k < joints.unilateral.size(); ++k) {
+      visit(unilateral0 + static_cast<int>(k), &a->unilateral[k], uint8_t{1});
+    }
+    auto pairs = [&](std::vector<uint8_t>* bits, int count, int plus, int minus, int slack) {
+      bits->resize(count);
+      for (int k = 0; k < count; ++k) {
+        visit(plus + k, &(*bits)[k], SpatialLcpActivity::kPlus);
+        visit(minus + k, &(*bits)[k], SpatialLcpActivity::kMinus);
+        visit(slack + k, &(*bits)[k], SpatialLcpActivity::kBoundSlack);
+      }
+    };
+    pairs(&a->bounded, nbd, plus0, minus0, bound_slack0);
+    pairs(&a->torsion, nt, spin_plus0, spin_minus0, spin_slack0);
+  };
+  std::vector<uint8_t> active_guess;
+  if (guess != nullptr) {
+    SpatialLcpActivity sized = *guess;  // resized to this problem: missing entries inactive
+    active_guess.assign(n, 0);
+    walk_activity(&sized, [&](int unknown, auto* word, auto mask) {
+      active_guess[unknown] = (*word & mask) != 0 ? 1 : 0;
+    });
+  }
 
   // Impulse columns (lambda_i and beta_ik) as M^-1 G per body side, and per body the columns
   // that touch it, so that N's velocity rows are formed from the (at most two) shared bodies.
@@ -308,10 +350,17 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     }
     problem.m = scale.asDiagonal() * problem.m * scale.asDiagonal();
     problem.q = scale.cwiseProduct(problem.q);
-    absl::StatusOr<LcpSolverChainResult> result = SolveLcpWithFallback(problem, options);
+    absl::StatusOr<LcpSolverChainResult> result =
+        SolveLcpWithFallback(problem, options, active_guess);
     if (!result.ok()) return result.status();
     out.solver = *std::move(result);
     if (out.solver.solution.z.size() == n) z = scale.cwiseProduct(out.solver.solution.z);
+    if (out.solver.solved) {
+      const std::vector<uint8_t> active = LcpActiveSet(out.solver.solution);
+      walk_activity(&out.activity, [&](int unknown, auto* word, auto mask) {
+        if (active[unknown] != 0) *word |= mask;
+      });
+    }
   }
   out.velocity.resize(nb);
   for (int b = 0; b < nb; ++b) out.velocity[b] = bodies[b].free_velocity;

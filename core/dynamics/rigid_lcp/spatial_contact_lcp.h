@@ -17,6 +17,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -100,6 +101,24 @@ struct SpatialLcpTorsionPatch {
   double torque_per_normal_impulse_m = 0.0;  // mu r >= 0
 };
 
+// Which unknowns of an island's LCP are in the active set of a solution (z_i > w_i, the set the
+// chain's polish solves on): per constraint, joint row and patch, so that the next step can guess
+// its own LCP's active set from the constraints that persist (lcp_solver_chain.h, step 0).
+struct SpatialLcpActivity {
+  static constexpr uint8_t kNormal = 1, kSliding = 2;  // Constraint::flags: lambda, s
+  struct Constraint {
+    uint8_t flags = 0;
+    uint64_t friction = 0;  // bit k: beta_k (friction_directions <= 64)
+    uint64_t slack = 0;     // bit j: c_j of the j-th secondary (j < 64; more are guessed off)
+  };
+  // Bits of a bounded pair (joint rows, torsion patches).
+  static constexpr uint8_t kPlus = 1, kMinus = 2, kBoundSlack = 4;
+  std::vector<Constraint> constraints;  // per constraint
+  std::vector<uint8_t> unilateral;      // per joint limit row: 1 when active
+  std::vector<uint8_t> bounded;         // per bounded joint row: kPlus | kMinus | kBoundSlack
+  std::vector<uint8_t> torsion;         // per patch, the same bits
+};
+
 struct SpatialLcpSolution {
   std::vector<double> normal_impulse;                 // lambda_i [N s]
   std::vector<std::vector<double>> friction_impulse;  // beta_ik [N s] (empty without friction)
@@ -111,6 +130,7 @@ struct SpatialLcpSolution {
   std::vector<double> torsion_impulse;  // per patch, tau+ - tau- [N m s]
   LcpSolverChainResult solver;
   int lcp_size = 0;
+  SpatialLcpActivity activity;  // of the accepted answer (empty when none was accepted)
 };
 
 // InvalidArgument for a body index out of range, mismatched friction rows or non-finite data; a
@@ -122,11 +142,13 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
 absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
     const SpatialLcpJointRows& joints, const LcpSolverChainOptions& options);
-// With torsional friction patches too.
+// With torsional friction patches too, and optionally a guess of the active set (a previous
+// solution's activity mapped onto these constraints: entries beyond the problem's are ignored,
+// missing ones guessed inactive), tried before the chain's pivoting (lcp_solver_chain.h, step 0).
 absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
     const SpatialLcpJointRows& joints, std::span<const SpatialLcpTorsionPatch> torsion,
-    const LcpSolverChainOptions& options);
+    const LcpSolverChainOptions& options, const SpatialLcpActivity* guess = nullptr);
 
 // InvalidArgument naming the first malformed entry: a body index out of range, rows of a
 // constraint on different bodies, no cone edges for mu > 0, non-finite data.

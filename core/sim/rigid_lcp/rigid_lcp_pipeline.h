@@ -22,14 +22,17 @@
 // index the body's collision polytope (kVertexFace: vertex of A, face of B; kEdgeEdge: edges;
 // kVertexPlane: vertex of A, the plane's id).
 //
-// State between steps: none that changes results (every step finds its contacts anew); the hulls
-// are a cache rebuilt from the bodies' meshes, so snapshots replay bit-identically.
+// State between steps: every step finds its contacts anew, but its solvers start from the last
+// step's (the warm start: the active set the pivoting tries first, the impulses PGS starts from;
+// polytope_stepper.h), which snapshots carry (RLWS) so that they replay bit-identically; the
+// hulls are a cache rebuilt from the bodies' meshes.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 
+#include "core/dynamics/rigid_lcp/polytope_stepper.h"
 #include "core/geometry/polytope_union.h"
 #include "core/sim/pipeline.h"
 #include "core/sim/world_settings.h"
@@ -49,10 +52,22 @@ class RigidLcpPipeline final : public Pipeline {
   absl::Status CheckBody(const Body& body) const override;
   absl::Status CheckConstraint(const ConstraintSpec& spec, const SimBody& body,
                                const SimBody* target) const override;
-  void ForgetBody(int32_t body_id) override { shapes_.erase(body_id); }
+  // A removed body shifts the bodies' indices that the warm start's constraints name: the next
+  // step starts cold rather than from a guess that names other bodies.
+  void ForgetBody(int32_t body_id) override {
+    shapes_.erase(body_id);
+    warm_start_ = {};
+  }
   void ForgetPlane(int32_t /*plane_id*/) override {}
-  void Clear() override { shapes_.clear(); }
+  void Clear() override {
+    shapes_.clear();
+    warm_start_ = {};
+  }
   std::unique_ptr<Pipeline> Clone() const override;
+
+  // Where the next step's solvers start (polytope_stepper.h); kept in snapshots (RLWS).
+  const PolytopeWarmStart& warm_start() const { return warm_start_; }
+  void RestoreWarmStart(PolytopeWarmStart warm_start) { warm_start_ = std::move(warm_start); }
 
  private:
   // The body's collision polytope in its body frame (origin at the centre of mass), cached.
@@ -60,6 +75,7 @@ class RigidLcpPipeline final : public Pipeline {
 
   WorldSettings settings_;
   std::map<int32_t, std::shared_ptr<const PolytopeUnion>> shapes_;
+  PolytopeWarmStart warm_start_;
 };
 
 }  // namespace contactsim::core

@@ -51,9 +51,14 @@ inline constexpr uint32_t kLocalGlobalTag = SectionTag("LGLB");
 inline constexpr uint32_t kGroupContactsTag = SectionTag("LGCT");
 
 // The rigid_lcp pipeline's settings (RigidLcpSettings, declaration order), once; present exactly
-// when the World steps with it. The pipeline keeps no contact state between steps (every step
-// finds its potential contacts anew), so nothing else is written for it. Required.
+// when the World steps with it. Required.
 inline constexpr uint32_t kRigidLcpTag = SectionTag("RLCP");
+// The rigid_lcp pipeline's warm start (rigid_lcp_warm_codec.h: the last step's constraints with
+// their impulses and active unknowns), once; written only when it is not empty (absent: none, a
+// cold start, as before this section existed). Every step finds its potential contacts anew;
+// this is only where its solver starts. Required: a reader that skipped it would take another
+// solver path and step on with other bits.
+inline constexpr uint32_t kRigidLcpWarmStartTag = SectionTag("RLWS");
 
 // WorldSettings::contact_restitution (f64), once; written only when it is not 1 (absent: 1, no
 // contact damping), so undamped worlds keep their bytes. Required: a reader that skipped it would

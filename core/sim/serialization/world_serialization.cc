@@ -15,12 +15,14 @@
 #include "core/sim/penalty/penalty_pipeline.h"
 #include "core/sim/penalty/penalty_schemes.h"
 #include "core/sim/pipeline_table.h"
+#include "core/sim/rigid_lcp/rigid_lcp_pipeline.h"
 #include "core/sim/serialization/body_codec.h"
 #include "core/sim/serialization/byte_reader.h"
 #include "core/sim/serialization/byte_writer.h"
 #include "core/sim/serialization/checksum.h"
 #include "core/sim/serialization/constraints_codec.h"
 #include "core/sim/serialization/contact_state_codec.h"
+#include "core/sim/serialization/rigid_lcp_warm_codec.h"
 #include "core/sim/serialization/robots_codec.h"
 #include "core/sim/serialization/settings_codec.h"
 #include "core/sim/serialization/vertex_contact_codec.h"
@@ -194,6 +196,13 @@ absl::StatusOr<std::string> WorldSnapshotAccess::Write(const WorldSnapshot& s) {
     payload.EndSection(at);
   }
 
+  const auto* rigid_lcp_pipeline = dynamic_cast<const RigidLcpPipeline*>(s.pipeline_.get());
+  if (rigid_lcp_pipeline != nullptr && !rigid_lcp_pipeline->warm_start().empty()) {
+    at = payload.BeginSection(kRigidLcpWarmStartTag, kSectionRequired);
+    WriteRigidLcpWarmStart(rigid_lcp_pipeline->warm_start(), &payload);
+    payload.EndSection(at);
+  }
+
   if (!s.robots_.empty() || s.next_robot_id_ != 0) {
     at = payload.BeginSection(kRobotsTag, kSectionRequired);
     WriteRobots(s.robots_, s.next_robot_id_, &payload);
@@ -232,6 +241,7 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
   const Section* group_contacts_section = nullptr;
   const Section* contact_damping_section = nullptr;
   const Section* rigid_lcp_section = nullptr;
+  const Section* rigid_lcp_warm_section = nullptr;
   const Section* robots_section = nullptr;
   std::vector<const Section*> body_sections;
   for (const Section& section : sections) {
@@ -266,6 +276,9 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
         break;
       case kRigidLcpTag:
         singleton = &rigid_lcp_section;
+        break;
+      case kRigidLcpWarmStartTag:
+        singleton = &rigid_lcp_warm_section;
         break;
       case kRobotsTag:
         singleton = &robots_section;
@@ -431,6 +444,10 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
   if (robots_section != nullptr && s.settings_.pipeline != PipelineKind::kRigidLcp) {
     return absl::InvalidArgumentError("sections: RBOT (robots) without the rigid_lcp pipeline");
   }
+  if (rigid_lcp_warm_section != nullptr && s.settings_.pipeline != PipelineKind::kRigidLcp) {
+    return absl::InvalidArgumentError(
+        "sections: RLWS (the rigid_lcp warm start) without the rigid_lcp pipeline");
+  }
   std::set<int32_t> link_bodies;
   if (robots_section != nullptr) {
     ByteReader in(robots_section->bytes);
@@ -455,6 +472,17 @@ absl::StatusOr<WorldSnapshot> WorldSnapshotAccess::Read(const std::vector<Sectio
     if (!s.constraints_.empty()) {
       return absl::InvalidArgumentError(
           "constraints: the rigid_lcp pipeline takes no World constraints");
+    }
+    if (rigid_lcp_warm_section != nullptr) {
+      ByteReader in(rigid_lcp_warm_section->bytes);
+      ASSIGN_OR_RETURN(PolytopeWarmStart warm, ReadRigidLcpWarmStart(&in));
+      in.ExpectEnd("rigid_lcp_warm_start");
+      RETURN_IF_ERROR(in.status());
+      auto* rigid_lcp_pipeline = dynamic_cast<RigidLcpPipeline*>(pipeline.get());
+      if (rigid_lcp_pipeline == nullptr) {
+        return absl::InternalError("rigid_lcp_warm_start: the pipeline is not rigid_lcp's");
+      }
+      rigid_lcp_pipeline->RestoreWarmStart(std::move(warm));
     }
     s.pipeline_ = std::move(pipeline);
     return s;

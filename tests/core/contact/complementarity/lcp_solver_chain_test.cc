@@ -165,6 +165,72 @@ TEST(LcpSolverChainTest, PegLikeProblemsAcceptedAnswersAreSolutions) {
   EXPECT_GT(solved, 15);
 }
 
+// Step 0: the active set of a previous answer, guessed for a nearby problem (q moved by 1e-6 of
+// its scale, as one step's free velocities move a resting contact's), is solved directly, the
+// answer is a verified solution of the problem given, and it is the one Lemke finds (a P-matrix
+// LCP has exactly one).
+TEST(LcpSolverChainTest, WarmActiveSetSolvesANearbyProblemAlone) {
+  std::mt19937_64 rng(5);
+  LcpProblem p = testing::RandomLcp(testing::RandomLcpKind::kScaledPMatrix, 40, rng);
+  const LcpSolverChainResult cold = Solve(p);
+  ASSERT_TRUE(cold.solved);
+  const std::vector<uint8_t> guess = LcpActiveSet(cold.solution);
+  const int active = static_cast<int>(std::count(guess.begin(), guess.end(), 1));
+  ASSERT_GT(active, 0);
+  ASSERT_LT(active, 40) << "both kinds of rows, so that a wrong guess would show";
+
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  for (int i = 0; i < p.q.size(); ++i) p.q[i] += 1e-6 * p.q.cwiseAbs().maxCoeff() * unit(rng);
+  const LcpSolverChainResult lemke = Solve(p);
+  const LcpSolverChainOptions defaults;
+  auto warm = SolveLcpWithFallback(p, defaults, guess);
+  ASSERT_TRUE(warm.ok()) << warm.status();
+  ASSERT_TRUE(warm->solved);
+  EXPECT_EQ(warm->path, LcpSolverPath::kWarmActiveSet);
+  ASSERT_EQ(warm->attempts.size(), 1u);
+  EXPECT_EQ(warm->attempts[0].pivots, 0);
+  EXPECT_LT(IndependentResidual(p, warm->solution.z), 1e-10);
+  // The unique solution, reached by two factorizations of different matrices: round-off apart
+  // (measured 2e-15 here, relative to the largest impulse).
+  const double scale = lemke.solution.z.cwiseAbs().maxCoeff();
+  EXPECT_LT((warm->solution.z - lemke.solution.z).cwiseAbs().maxCoeff(), 1e-12 * scale);
+}
+
+// A wrong guess costs one attempt, recorded, and the chain goes on to Lemke; a singular guessed
+// block (a zero row) is reported as such; a guess of the wrong size is refused.
+TEST(LcpSolverChainTest, WrongWarmGuessFallsThroughToLemke) {
+  std::mt19937_64 rng(6);
+  const LcpProblem p = testing::RandomLcp(testing::RandomLcpKind::kScaledPMatrix, 30, rng);
+  const LcpSolverChainResult cold = Solve(p);
+  ASSERT_TRUE(cold.solved);
+  std::vector<uint8_t> wrong = LcpActiveSet(cold.solution);
+  for (uint8_t& a : wrong) a = a != 0 ? 0 : 1;  // every row on the wrong side
+  const LcpSolverChainOptions defaults;
+  auto r = SolveLcpWithFallback(p, defaults, wrong);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->solved);
+  ASSERT_EQ(r->attempts.size(), 2u);
+  EXPECT_EQ(r->attempts[0].path, LcpSolverPath::kWarmActiveSet);
+  EXPECT_NE(r->attempts[0].status, LcpSolveStatus::kSolved);
+  EXPECT_EQ(r->path, LcpSolverPath::kLemke);
+  EXPECT_EQ(r->solution.z, cold.solution.z) << "the same Lemke run as without a guess";
+
+  LcpProblem singular = p;
+  singular.m.row(3).setZero();
+  singular.m.col(3).setZero();
+  std::vector<uint8_t> with_row_3(30, 0);
+  with_row_3[3] = 1;
+  r = SolveLcpWithFallback(singular, defaults, with_row_3);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->attempts[0].message, "the guessed active set's block of m is singular");
+
+  EXPECT_EQ(SolveLcpWithFallback(p, defaults, std::vector<uint8_t>(29, 0))
+                .status()
+                .message()
+                .substr(0, 13),
+            "active_guess:");
+}
+
 TEST(LcpSolverChainTest, MalformedOptionsRefused) {
   LcpProblem p;
   p.m = Eigen::Matrix2d::Identity();
