@@ -119,7 +119,8 @@ TEST(ServerBinaryTest, JsonLogIsOneObjectPerLineWithTheStartAndStopRecords) {
     ASSERT_TRUE(object.ok()) << object.status() << "\n" << line;
     const auto& fields = object->fields();
     for (const char* key : {"ts", "level", "logger", "event"}) {
-      ASSERT_TRUE(fields.count(key) > 0 && fields.at(key).has_string_value()) << key << ": " << line;
+      ASSERT_TRUE(fields.count(key) > 0 && fields.at(key).has_string_value())
+          << key << ": " << line;
     }
     EXPECT_EQ(fields.at("logger").string_value(), "contactsim");
     const std::string& event = fields.at("event").string_value();
