@@ -16,6 +16,7 @@
 #include "server/auth/snapshot_seal.h"
 #include "server/log/structured_log.h"
 #include "server/service/device_choice.h"
+#include "server/service/library_logs.h"
 #include "server/service/listen_address.h"
 #include "server/service/server.h"
 #include "server/service/startup_scenes.h"
@@ -270,6 +271,7 @@ int main(int argc, char** argv) {
   contactsim::server::log::InstallStructuredLogger(
       "contactsim", std::make_shared<spdlog::sinks::stderr_sink_mt>(), *format,
       spdlog::level::from_str(log_level));
+  contactsim::server::RouteLibraryLogs();
   namespace log = contactsim::server::log;
 
   // Block the stop signals before gRPC starts its threads (they inherit the mask), so only

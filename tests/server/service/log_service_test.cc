@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "server/service/library_logs.h"
 #include "tests/server/log/capturing_sink.h"
 #include "tests/server/log/log_line_parser.h"
 #include "tests/server/service/service_fixture.h"
@@ -182,6 +183,30 @@ TEST_P(LogServiceTest, ASessionsLifeIsLoggedOneParseableLineAtATimeWithoutItsTok
   ASSERT_EQ(by_event["robot_added"].size(), 1u) << text;
   EXPECT_EQ(by_event["robot_added"][0]->text.at("robot"), accepted_robot_name);
   ASSERT_EQ(by_event["session_closed"].size(), 2u) << text;
+}
+
+// A string that is not UTF-8 makes protobuf complain on stderr (the client's serializer, the
+// server's parser): routed through the structured log, that too is one record per line.
+TEST_P(LogServiceTest, ProtobufsOwnComplaintsAreRecordsToo) {
+  ScopedCapture capture(GetParam(), spdlog::level::info);
+  RouteLibraryLogs();
+  v1::CreateSessionRequest request = BoxSceneRequest();
+  request.set_name("bad \xff\n name");
+  v1::CreateSessionResponse response;
+  EXPECT_FALSE(stub_->CreateSession(Context().get(), request, &response).ok());
+
+  bool complete = false;
+  const std::vector<std::string> lines = logtest::SplitLines(capture.sink().Text(), &complete);
+  ASSERT_TRUE(complete);
+  const std::vector<ParsedRecord> records = Parse(lines);
+  ASSERT_EQ(records.size(), lines.size());
+  int complaints = 0;
+  for (const ParsedRecord& record : records) {
+    if (record.text.at("event") != "protobuf_log") continue;
+    ++complaints;
+    EXPECT_THAT(record.text.at("msg"), ::testing::HasSubstr("invalid UTF-8"));
+  }
+  EXPECT_GE(complaints, 1) << capture.sink().Text();
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, LogServiceTest,
