@@ -104,8 +104,9 @@ int main(int argc, char** argv) {
   app.add_option("--shutdown-grace-s", grace_s, "time in-flight calls get on shutdown [s]")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off")
+      ->check(
+          CLI::IsMember({"trace", "debug", "info", "warn", "warning", "error", "critical", "off"}))
       ->capture_default_str();
   app.add_option("--log-format", log_format,
                  "the log's lines on stderr: text (logfmt, key=value) or json (one object per "
