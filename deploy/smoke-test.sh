@@ -98,14 +98,14 @@ stop_drained() {  # NAME: SIGTERM, exit status 0, the log's last word
   local code
   code=$(podman inspect "$1" --format '{{.State.ExitCode}}')
   [[ $code == 0 ]] || fail "$1 exited $code after SIGTERM: $(podman logs "$1" 2>&1 | tail -20)"
-  podman logs "$1" 2>&1 | grep -q "stopped" || fail "$1 did not log its drain"
+  podman logs "$1" 2>&1 | grep -q "event=server_stopped" || fail "$1 did not log its drain"
 }
 
 run_server "$name"
 wait_healthy "$name"
 say "healthy; the HEALTHCHECK says: $(cli "$name" health)"
-device_line=$(podman logs "$name" 2>&1 | grep -m1 "device: " || true)
-say "the server's log: ${device_line#*] }"
+device_line=$(podman logs "$name" 2>&1 | grep -m1 "event=device_chosen" || true)
+say "the server's log: ${device_line#* event=}"
 if [[ $cuda == on ]]; then
   # Built with CUDA, started without a GPU: it says why CUDA is unusable and serves the CPU.
   grep -q "CUDA is not usable (no usable CUDA device" <<<"$device_line" ||

@@ -14,13 +14,14 @@
 #include "CLI/CLI.hpp"
 #include "server/auth/creator_access.h"
 #include "server/auth/snapshot_seal.h"
+#include "server/log/structured_log.h"
 #include "server/service/device_choice.h"
+#include "server/service/library_logs.h"
 #include "server/service/listen_address.h"
 #include "server/service/server.h"
 #include "server/service/startup_scenes.h"
 #include "server/viewer/viewer_server.h"
-#include "spdlog/sinks/stdout_color_sinks.h"
-#include "spdlog/spdlog.h"
+#include "spdlog/sinks/stdout_sinks.h"
 
 int main(int argc, char** argv) {
   contactsim::server::ServerOptions options;
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   double grace_s = 5.0;
   double inline_step_budget_us = options.inline_step_budget_s * 1e6;
   std::string log_level = "info";
+  std::string log_format = "text";
 
   CLI::App app{"ContactSim gRPC simulation server"};
   app.add_option("--listen", options.listen_address,
@@ -102,7 +104,14 @@ int main(int argc, char** argv) {
   app.add_option("--shutdown-grace-s", grace_s, "time in-flight calls get on shutdown [s]")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off")
+      ->check(
+          CLI::IsMember({"trace", "debug", "info", "warn", "warning", "error", "critical", "off"}))
+      ->capture_default_str();
+  app.add_option("--log-format", log_format,
+                 "the log's lines on stderr: text (logfmt, key=value) or json (one object per "
+                 "line); both escape every value, so each record is one line (docs/logging.md)")
+      ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   app.add_option("--device", options.device.device,
                  "where sessions run by default: auto (CUDA when a device is usable, else the "
@@ -252,9 +261,19 @@ int main(int argc, char** argv) {
   }
   limits.max_message_bytes = max_message_mib << 20;
   options.inline_step_budget_s = inline_step_budget_us * 1e-6;
-  // stdout carries what the terminal asked for (the --scene lines); the log goes to stderr.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("contactsim"));
-  spdlog::set_level(spdlog::level::from_str(log_level));
+  // stdout carries what the terminal asked for (the --scene lines); the log goes to stderr, one
+  // structured record per line.
+  absl::StatusOr<contactsim::server::log::LogFormat> format =
+      contactsim::server::log::ParseLogFormat(log_format);
+  if (!format.ok()) {
+    std::cerr << format.status().message() << std::endl;
+    return EXIT_FAILURE;
+  }
+  contactsim::server::log::InstallStructuredLogger(
+      "contactsim", std::make_shared<spdlog::sinks::stderr_sink_mt>(), *format,
+      spdlog::level::from_str(log_level));
+  contactsim::server::RouteLibraryLogs();
+  namespace log = contactsim::server::log;
 
   // Block the stop signals before gRPC starts its threads (they inherit the mask), so only
   // sigwait below receives them.
@@ -266,16 +285,21 @@ int main(int argc, char** argv) {
 
   auto server = contactsim::server::ContactSimServer::Start(options);
   if (!server.ok()) {
-    spdlog::error("{}", server.status().ToString());
+    log::Error(log::Record("server_start_failed").AddStatus(server.status()));
     return EXIT_FAILURE;
   }
   const char* transport = options.tls.mutual()    ? "mutual TLS"
                           : options.tls.enabled() ? "TLS"
                                                   : "plaintext";
-  spdlog::info(
-      "contactsim-server listening on {} ({}; sessions <= {}, bodies <= {}, vertices <= {})",
-      (*server)->address(), transport, limits.max_sessions, limits.max_bodies_per_session,
-      limits.max_vertices_per_mesh);
+  // msg keeps the sentence scripts look for ("listening on HOST:PORT ").
+  log::Info(log::Record("server_listening")
+                .Add("address", (*server)->address())
+                .Add("transport", transport)
+                .Add("max_sessions", limits.max_sessions)
+                .Add("max_bodies", limits.max_bodies_per_session)
+                .Add("max_vertices", limits.max_vertices_per_mesh)
+                .Add("msg", absl::StrCat("contactsim-server listening on ", (*server)->address(),
+                                         " (", transport, ")")));
   std::unique_ptr<contactsim::server::viewer::ViewerServer> viewer;
   if (!viewer_options.listen.empty()) {
     // The viewer serves HTTPS and WSS with the gRPC listener's certificate when it has one.
@@ -283,20 +307,22 @@ int main(int argc, char** argv) {
     auto started =
         contactsim::server::viewer::ViewerServer::Start(viewer_options, &(*server)->sessions());
     if (!started.ok()) {
-      spdlog::error("{}", started.status().ToString());
+      log::Error(log::Record("viewer_start_failed").AddStatus(started.status()));
       (*server)->Shutdown(std::chrono::milliseconds(0));
       return EXIT_FAILURE;
     }
     viewer = std::move(*started);
-    spdlog::info(
-        "viewer on {}/ (session list; each session's viewer URL carries its viewer "
-        "token after #)",
-        viewer->base_url());
+    // msg keeps the sentence scripts look for ("viewer on URL/ ").
+    log::Info(log::Record("viewer_listening")
+                  .Add("url", viewer->base_url() + "/")
+                  .Add("msg", absl::StrCat("viewer on ", viewer->base_url(),
+                                           "/ (session list; each session's viewer URL carries "
+                                           "its viewer token after #)")));
   }
   absl::StatusOr<std::vector<contactsim::server::StartupScene>> scenes =
       contactsim::server::LoadStartupScenes(**server, scene_files);
   if (!scenes.ok()) {
-    spdlog::error("--scene: {}", scenes.status().ToString());
+    log::Error(log::Record("scene_load_failed").AddStatus(scenes.status()));
     (*server)->Shutdown(std::chrono::milliseconds(0));
     return EXIT_FAILURE;
   }
@@ -305,8 +331,10 @@ int main(int argc, char** argv) {
   for (const contactsim::server::StartupScene& scene : *scenes) {
     // The tokens go to stdout or --tokens-file only (for whoever started the server), never into
     // the log, which is often collected and kept elsewhere.
-    spdlog::info("scene {}: session {} ({} bodies)", scene.file, scene.loaded.session.session_id,
-                 scene.loaded.bodies.size());
+    log::Info(log::Record("scene_loaded")
+                  .Add("file", scene.file)
+                  .Add("session", scene.loaded.session.session_id)
+                  .Add("bodies", scene.loaded.bodies.size()));
     token_lines += contactsim::server::StartupSceneLine(scene) + "\n";
     if (viewer != nullptr) {
       token_lines +=
@@ -319,21 +347,23 @@ int main(int argc, char** argv) {
     std::cout << token_lines << std::flush;
   } else if (absl::Status written = contactsim::server::WritePrivateFile(tokens_file, token_lines);
              !written.ok()) {
-    spdlog::error("--tokens-file: {}", written.ToString());
+    log::Error(log::Record("tokens_file_failed").Add("file", tokens_file).AddStatus(written));
     (*server)->Shutdown(std::chrono::milliseconds(0));
     return EXIT_FAILURE;
   }
   if ((*server)->metrics_port() != 0) {
-    spdlog::info("metrics on http://{}:{}/metrics",
-                 options.metrics_listen.substr(0, options.metrics_listen.rfind(':')),
-                 (*server)->metrics_port());
+    log::Info(log::Record("metrics_listening")
+                  .Add("url", absl::StrCat("http://",
+                                           options.metrics_listen.substr(
+                                               0, options.metrics_listen.rfind(':')),
+                                           ":", (*server)->metrics_port(), "/metrics")));
   }
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
-  spdlog::info("signal {}: shutting down (grace {} s)", signal_number, grace_s);
+  log::Info(log::Record("shutdown_started").Add("signal", signal_number).Add("grace_s", grace_s));
   viewer.reset();  // tells the browsers "server stopping" first
   (*server)->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(grace_s * 1000.0)));
-  spdlog::info("stopped");
+  log::Info(log::Record("server_stopped"));
   return EXIT_SUCCESS;
 }

@@ -8,10 +8,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
+#include "server/log/structured_log.h"
 #include "server/persist/atomic_file.h"
 #include "server/persist/session_record.h"
 #include "server/session/snapshot_blob.h"
-#include "spdlog/spdlog.h"
 
 namespace contactsim::server::persist {
 namespace {
@@ -74,8 +74,10 @@ absl::Status StateDirectory::RestoreFile(const std::filesystem::path& file) {
   }
   ASSIGN_OR_RETURN(std::shared_ptr<core::Backend> backend, backend_for_device_(record.device));
   if (backend->name() != record.device) {
-    spdlog::warn("state-dir: session {} ran on {}, restored on {}", record.id, record.device,
-                 backend->name());
+    log::Warn(log::Record("state_dir_device_changed")
+                  .Add("session", record.id)
+                  .Add("recorded_device", record.device)
+                  .Add("device", backend->name()));
   }
   absl::StatusOr<DecodedSnapshot> decoded = DecodeSnapshotBlob(record.snapshot_blob, backend);
   if (!decoded.ok()) {
@@ -119,7 +121,9 @@ RestoreReport StateDirectory::RestoreAll() {
   }
   if (error) {
     report.skipped.push_back(absl::StrCat(dir_.string(), ": ", error.message()));
-    spdlog::error("state-dir: cannot list {}: {}", dir_.string(), error.message());
+    log::Error(log::Record("state_dir_list_failed")
+                   .Add("dir", dir_.string())
+                   .Add("error", error.message()));
   }
   std::sort(files.begin(), files.end());
   for (const std::filesystem::path& file : files) {
@@ -134,14 +138,18 @@ RestoreReport StateDirectory::RestoreAll() {
       std::filesystem::path damaged = file;
       damaged += std::string(kDamagedSuffix);
       std::filesystem::rename(file, damaged, error);
-      spdlog::error("state-dir: skipping damaged {} (renamed {}): {}", file.string(),
-                    damaged.filename().string(), status.ToString());
+      log::Error(log::Record("state_dir_skipped_damaged")
+                     .Add("file", file.string())
+                     .Add("renamed", damaged.filename().string())
+                     .AddStatus(status));
     } else {
-      spdlog::error("state-dir: skipping {}: {}", file.string(), status.ToString());
+      log::Error(log::Record("state_dir_skipped").Add("file", file.string()).AddStatus(status));
     }
   }
-  spdlog::info("state-dir: restored {} sessions from {} ({} skipped)", report.restored,
-               dir_.string(), report.skipped.size());
+  log::Info(log::Record("state_dir_restored")
+                .Add("dir", dir_.string())
+                .Add("restored", report.restored)
+                .Add("skipped", report.skipped.size()));
   return report;
 }
 
@@ -174,7 +182,8 @@ void StateDirectory::Pass(bool all_changed) {
     }
     const absl::Status removed = RemoveFileDurably(dir_, FileName(it->first));
     if (!removed.ok()) {
-      spdlog::error("state-dir: closed session {}: {}", it->first, removed.ToString());
+      log::Error(
+          log::Record("state_dir_remove_failed").Add("session", it->first).AddStatus(removed));
       ++it;
       continue;
     }
@@ -189,8 +198,9 @@ absl::Status StateDirectory::WriteSessionLocked(Session& session,
     // A failed session: its last good state stays; try again once it changes (a Restore).
     Written& entry = written_[session.id()];
     if (!entry.skip_logged) {
-      spdlog::info("state-dir: session {} not written: {}", session.id(),
-                   capture.status().ToString());
+      log::Info(log::Record("state_dir_write_skipped")
+                    .Add("session", session.id())
+                    .AddStatus(capture.status()));
     }
     entry.marks = session.change_marks();
     entry.skip_logged = true;
@@ -209,7 +219,7 @@ absl::Status StateDirectory::WriteSessionLocked(Session& session,
       WriteFileAtomically(dir_, FileName(record.id), EncodeSessionRecord(record));
   if (!written.ok()) {
     // Retried at the next tick (the marks are not advanced).
-    spdlog::error("state-dir: session {}: {}", record.id, written.ToString());
+    log::Error(log::Record("state_dir_write_failed").Add("session", record.id).AddStatus(written));
     return written;
   }
   written_[record.id] = Written{capture->marks, now};
@@ -247,11 +257,13 @@ absl::Status StateDirectory::Load(std::string_view id) {
   }
   const std::filesystem::path file = dir_ / FileName(id);
   if (absl::Status restored = RestoreFile(file); !restored.ok()) {
-    spdlog::error("state-dir: session {} could not be loaded again from {}: {}", std::string(id),
-                  file.string(), restored.ToString());
+    log::Error(log::Record("state_dir_reload_failed")
+                   .Add("session", id)
+                   .Add("file", file.string())
+                   .AddStatus(restored));
     return restored;
   }
-  spdlog::info("state-dir: session {} loaded again from {}", std::string(id), file.string());
+  log::Info(log::Record("state_dir_reloaded").Add("session", id).Add("file", file.string()));
   return absl::OkStatus();
 }
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "spdlog/spdlog.h"
+#include "server/log/structured_log.h"
 
 namespace contactsim::server {
 
@@ -45,19 +45,19 @@ int IdleReaper::ReapOnce(std::chrono::steady_clock::time_point now) {
     if (state_dir_ != nullptr) {
       const absl::Status unloaded = state_dir_->Unload(id, now, timeout_);
       if (unloaded.ok()) {
-        spdlog::info("session {}: no call for {} s, written to the state directory and unloaded",
-                     id, timeout_s);
+        log::Info(log::Record("session_idle_unloaded").Add("session", id).Add("idle_s", timeout_s));
         metrics_->sessions_idle_unloaded.Increment();
         ++reaped;
       } else if (unloaded.code() != absl::StatusCode::kFailedPrecondition &&
                  unloaded.code() != absl::StatusCode::kNotFound) {
-        spdlog::error("session {}: idle, but not unloaded: {}", id, unloaded.ToString());
+        log::Error(
+            log::Record("session_idle_unload_failed").Add("session", id).AddStatus(unloaded));
       }
       continue;
     }
     // Closed only if still idle: a call that arrived since IdleIds keeps it.
     if (sessions_->Unload(id, now, timeout_).ok()) {
-      spdlog::info("session {}: no call for {} s, closed", id, timeout_s);
+      log::Info(log::Record("session_idle_closed").Add("session", id).Add("idle_s", timeout_s));
       metrics_->sessions_idle_closed.Increment();
       metrics_->sessions_closed.Increment();
       ++reaped;

@@ -9,11 +9,11 @@
 #include "core/common/status_macros.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "server/log/structured_log.h"
 #include "server/metrics/process_metrics.h"
 #include "server/metrics/rpc_interceptor.h"
 #include "server/service/heap_tuning.h"
 #include "server/service/listen_address.h"
-#include "spdlog/spdlog.h"
 
 namespace contactsim::server {
 
@@ -83,18 +83,20 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
     const ServerOptions& options) {
   RETURN_IF_ERROR(ValidateConnectionOptions(options.connections));
   if (options.heap_tuning && !ApplyHeapTuning()) {
-    spdlog::warn("heap tuning: glibc refused the mmap/trim thresholds; its defaults apply");
+    log::Warn(log::Record("heap_tuning_refused")
+                  .Add("msg", "glibc refused the mmap/trim thresholds; its defaults apply"));
   }
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
                    MakeServerCredentials(options.tls));
   if (!options.tls.enabled() && !IsLoopbackListenAddress(options.listen_address)) {
-    spdlog::warn(
-        "listening on {} without TLS: session tokens and data cross the network in clear text "
-        "(give --tls-cert and --tls-key)",
-        options.listen_address);
+    log::Warn(log::Record("plaintext_listener")
+                  .Add("address", options.listen_address)
+                  .Add("msg",
+                       "no TLS: session tokens and data cross the network in clear text (give "
+                       "--tls-cert and --tls-key)"));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<DeviceChoice> devices, DeviceChoice::Create(options.device));
-  spdlog::info("device: {}", devices->Describe());
+  log::Info(log::Record("device_chosen").Add("device", devices->Describe()));
   std::unique_ptr<ContactSimServer> server(new ContactSimServer(options, std::move(devices)));
   if (!options.persist.state_dir.empty()) {
     // Restored before the listener opens, so the first call finds its session.

@@ -20,10 +20,10 @@
 #include "server/convert/settings_scope.h"
 #include "server/convert/step_convert.h"
 #include "server/convert/value_convert.h"
+#include "server/log/structured_log.h"
 #include "server/service/state_stream.h"
 #include "server/service/summary_proto.h"
 #include "server/service/upload_mesh_reactor.h"
-#include "spdlog/spdlog.h"
 
 namespace contactsim::server {
 namespace {
@@ -178,8 +178,13 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
     ASSIGN_OR_RETURN(
         std::shared_ptr<Session> session,
         sessions_->Create(request->name(), settings, planes, *std::move(backend), peer));
-    spdlog::info("session {} created ('{}', {} planes, dt {} s, on {})", session->id(),
-                 request->name(), planes.size(), settings.dt_s, session->device());
+    log::Info(log::Record("session_created")
+                  .Add("session", session->id())
+                  .Add("name", request->name())
+                  .Add("pipeline", core::PipelineName(settings.pipeline))
+                  .Add("planes", planes.size())
+                  .Add("dt_s", settings.dt_s)
+                  .Add("device", session->device()));
     metrics_->sessions_created.Increment();
     response->set_session_id(session->id());
     response->set_controller_token(session->controller_token());
@@ -222,7 +227,7 @@ grpc::ServerUnaryReactor* SimulationService::CloseSession(grpc::CallbackServerCo
     ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
                      Authorize(*context, request->session_id(), Role::kController));
     RETURN_IF_ERROR(sessions_->Close(session->id()));
-    spdlog::info("session {} closed", session->id());
+    log::Info(log::Record("session_closed").Add("session", session->id()));
     metrics_->sessions_closed.Increment();
     return absl::OkStatus();
   };
@@ -382,7 +387,10 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
         std::chrono::duration<double>(finished - arrived).count());
     if (absl::IsFailedPrecondition(status) && steps_taken > 0 &&
         result.outcome.diagnostics.back().divergence != core::DivergenceKind::kNone) {
-      spdlog::warn("session {} failed: {}", session.id(), std::string(status.message()));
+      log::Warn(log::Record("session_failed")
+                    .Add("session", session.id())
+                    .Add("steps_taken", steps_taken)
+                    .AddStatus(status));
     }
     return status;
   };
@@ -532,8 +540,12 @@ grpc::ServerUnaryReactor* SimulationService::AddRobot(grpc::CallbackServerContex
     ASSIGN_OR_RETURN(const RobotListing robot, session.AddRobot(std::move(spec), std::move(model)));
     session.strand()->ForgetStepCost();
     FillProto(robot, response->mutable_robot());
-    spdlog::info("session {}: robot {} '{}' added ({} links, {} joints)", session.id(),
-                 robot.robot_id, robot.name, robot.model->links.size(), robot.model->joints.size());
+    log::Info(log::Record("robot_added")
+                  .Add("session", session.id())
+                  .Add("robot_id", robot.robot_id)
+                  .Add("robot", robot.name)
+                  .Add("links", robot.model->links.size())
+                  .Add("joints", robot.model->joints.size()));
     return absl::OkStatus();
   };
   return OnSession(context, request->session_id(), Role::kController, /*may_run_inline=*/false,

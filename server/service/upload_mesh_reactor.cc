@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/log/structured_log.h"
 #include "server/service/simulation_service.h"
-#include "spdlog/spdlog.h"
 
 namespace contactsim::server {
 
@@ -86,9 +86,14 @@ void UploadMeshReactor::Store() {
     FinishWith(mesh_id.status());
     return;
   }
-  spdlog::info("session {}: mesh {} uploaded ({} vertices, {} {} in {} chunks{})", session_->id(),
-               *mesh_id, num_vertices, num_elements, tetrahedral ? "tetrahedra" : "triangles",
-               chunks_, upload_->is_file() ? ", parsed from a file" : "");
+  log::Info(log::Record("mesh_uploaded")
+                .Add("session", session_->id())
+                .Add("mesh", *mesh_id)
+                .Add("vertices", num_vertices)
+                .Add("elements", num_elements)
+                .Add("element_kind", tetrahedral ? "tetrahedra" : "triangles")
+                .Add("chunks", chunks_)
+                .Add("from_file", upload_->is_file()));
   response_->set_mesh_id(*mesh_id);
   response_->set_num_vertices(static_cast<int32_t>(num_vertices));
   response_->set_num_elements(static_cast<int32_t>(num_elements));

@@ -16,11 +16,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "civetweb.h"
+#include "server/log/structured_log.h"
 #include "server/service/listen_address.h"
 #include "server/session/frame_bus.h"
 #include "server/viewer/viewer_protocol.h"
 #include "server/viewer/viewer_tls.h"
-#include "spdlog/spdlog.h"
 
 namespace contactsim::server::viewer {
 namespace {
@@ -501,14 +501,16 @@ absl::StatusOr<std::unique_ptr<ViewerServer>> ViewerServer::Start(const ViewerOp
     if (!context.ok()) return context.status();
     server->ssl_context_ = std::move(*context);
   } else if (!IsLoopbackListenAddress(options.listen)) {
-    spdlog::warn(
-        "viewer on {} without TLS: viewer tokens cross the network in clear text (give "
-        "--tls-cert and --tls-key, or serve it on loopback behind a TLS-terminating proxy)",
-        options.listen);
+    log::Warn(log::Record("viewer_plaintext_listener")
+                  .Add("address", options.listen)
+                  .Add("msg",
+                       "no TLS: viewer tokens cross the network in clear text (give --tls-cert "
+                       "and --tls-key, or serve it on loopback behind a TLS-terminating proxy)"));
   }
   if (absl::Status loaded = server->LoadAssets(); !loaded.ok()) {
-    spdlog::warn("viewer: {} (the pages answer 503; the WebSocket works)",
-                 std::string(loaded.message()));
+    log::Warn(log::Record("viewer_assets_missing")
+                  .AddStatus(loaded)
+                  .Add("msg", "the pages answer 503; the WebSocket works"));
   }
 
   mg_init_library(MG_FEATURES_WEBSOCKET);

@@ -277,7 +277,8 @@ class GatewayTest(unittest.TestCase):
 
         # Replica 1 again, same ordinal, port and state directory: its sessions come back.
         self.replicas[down] = self.start_replica(down)
-        self.assertIn(f"state-dir: restored {len(mine)} sessions", self.replicas[down].log())
+        self.assertRegex(self.replicas[down].log(),
+                         rf"event=state_dir_restored .*\brestored={len(mine)}\b")
         for i in mine:
             self.assertEqual(sessions[i].info().step_count, before[i])
             self.assertEqual(sessions[i].step(1, forces={boxes[i]: push(200)}).step_count,

@@ -115,7 +115,7 @@ class StateDirRestartTest(unittest.TestCase):
         persisted = recorded_step_count(path)
 
         restarted = self.start()
-        self.assertIn("state-dir: restored 1 sessions", restarted.log())
+        self.assertRegex(restarted.log(), r"event=state_dir_restored .*\brestored=1\b")
         self.assertEqual([f for f in os.listdir(self.dir) if f.endswith(".tmp")], [])
         client = contactsim.Client(restarted.address, timeout_s=60.0)
         self.addCleanup(client.close)

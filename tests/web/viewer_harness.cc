@@ -26,11 +26,11 @@
 #include "CLI/CLI.hpp"
 #include "clients/cpp/client.h"
 #include "clients/cpp/scene_file.h"
+#include "server/log/structured_log.h"
 #include "server/service/server.h"
 #include "server/viewer/viewer_protocol.h"
 #include "server/viewer/viewer_server.h"
-#include "spdlog/sinks/stdout_color_sinks.h"
-#include "spdlog/spdlog.h"
+#include "spdlog/sinks/stdout_sinks.h"
 
 namespace {
 
@@ -74,8 +74,8 @@ int main(int argc, char** argv) {
                  "PEM roots the viewer's clients must present a certificate of (mutual TLS)");
   CLI11_PARSE(app, argc, argv);
   // stdout carries the command replies: the server's log goes to stderr.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("harness"));
-  spdlog::set_level(spdlog::level::warn);
+  server::log::InstallStructuredLogger("harness", std::make_shared<spdlog::sinks::stderr_sink_mt>(),
+                                       server::log::LogFormat::kText, spdlog::level::warn);
 
   server::ServerOptions options;
   options.listen_address = "127.0.0.1:0";

@@ -1,5 +1,6 @@
 // contactsim-server as a process: what it prints and where. Tokens of the --scene sessions reach
-// only the terminal that asked (stdout) or --tokens-file (mode 0600), never the log (stderr).
+// only the terminal that asked (stdout) or --tokens-file (mode 0600), never the log (stderr),
+// whose every line is one structured record (--log-format text or json, docs/logging.md).
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -7,10 +8,12 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/common/run_shell.h"
+#include "tests/server/log/log_line_parser.h"
 
 namespace contactsim::server::servertest {
 namespace {
@@ -18,6 +21,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+using logtest::LogfmtFields;
+using logtest::ParseJsonLine;
+using logtest::ParseLogfmtLine;
 using test_fixtures::RunShell;
 using test_fixtures::ShellResult;
 
@@ -45,6 +51,13 @@ std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "/" + name + "_" + std::to_string(::getpid());
 }
 
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 TEST(ServerBinaryTest, TokensFileIsPrivateAndTheLogCarriesNoToken) {
   const std::string tokens_file = TempPath("tokens");
   std::remove(tokens_file.c_str());
@@ -67,7 +80,71 @@ TEST(ServerBinaryTest, TokensFileIsPrivateAndTheLogCarriesNoToken) {
   EXPECT_THAT(run.output, Not(HasSubstr(match[1].str())));
   EXPECT_THAT(run.output, Not(HasSubstr(match[2].str())));
   EXPECT_THAT(run.output, HasSubstr("session"));  // the log still names the scene's session
+  // The default format is text: every line (there is nothing on stdout) is a logfmt record.
+  const std::vector<std::string> lines = Lines(run.output);
+  ASSERT_GE(lines.size(), 4u) << run.output;  // device, listening, scene, shutdown, stopped
+  for (const std::string& line : lines) {
+    absl::StatusOr<LogfmtFields> fields = ParseLogfmtLine(line);
+    ASSERT_TRUE(fields.ok()) << fields.status() << "\n" << line;
+    ASSERT_GE(fields->size(), 4u);
+    EXPECT_EQ((*fields)[0].first, "ts");
+    EXPECT_EQ((*fields)[1].first, "level");
+    EXPECT_EQ((*fields)[2].first, "logger");
+    EXPECT_EQ((*fields)[3].first, "event");
+  }
   std::remove(tokens_file.c_str());
+}
+
+TEST(ServerBinaryTest, JsonLogIsOneObjectPerLineWithTheStartAndStopRecords) {
+  const std::string tokens_file = TempPath("json_tokens");
+  const std::string log_file = TempPath("json_log");
+  std::remove(tokens_file.c_str());
+  const ShellResult run =
+      RunBoxSceneServer("--log-format json --tokens-file " + tokens_file + " 2> " + log_file,
+                        tokens_file, "controller_token=");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const std::string tokens = ReadFile(tokens_file);
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(tokens, match,
+                                std::regex("session_id=(\\S+) controller_token=([0-9a-f]{32}) "
+                                           "viewer_token=([0-9a-f]{32})")))
+      << tokens;
+  const std::string log = ReadFile(log_file);
+  EXPECT_THAT(log, Not(HasSubstr(match[2].str())));
+  EXPECT_THAT(log, Not(HasSubstr(match[3].str())));
+
+  std::vector<std::string> events;
+  for (const std::string& line : Lines(log)) {
+    absl::StatusOr<google::protobuf::Struct> object = ParseJsonLine(line);
+    ASSERT_TRUE(object.ok()) << object.status() << "\n" << line;
+    const auto& fields = object->fields();
+    for (const char* key : {"ts", "level", "logger", "event"}) {
+      ASSERT_TRUE(fields.count(key) > 0 && fields.at(key).has_string_value())
+          << key << ": " << line;
+    }
+    EXPECT_EQ(fields.at("logger").string_value(), "contactsim");
+    const std::string& event = fields.at("event").string_value();
+    events.push_back(event);
+    if (event == "scene_loaded") EXPECT_EQ(fields.at("session").string_value(), match[1].str());
+    if (event == "server_listening") {
+      EXPECT_THAT(fields.at("address").string_value(), ::testing::StartsWith("127.0.0.1:"));
+      // The sentence that scripts look for stays in msg.
+      EXPECT_THAT(fields.at("msg").string_value(),
+                  HasSubstr("listening on " + fields.at("address").string_value() + " "));
+    }
+  }
+  EXPECT_THAT(events, ::testing::IsSupersetOf({"device_chosen", "server_listening", "scene_loaded",
+                                               "shutdown_started", "server_stopped"}))
+      << log;
+  std::remove(tokens_file.c_str());
+  std::remove(log_file.c_str());
+}
+
+TEST(ServerBinaryTest, AnUnknownLogFormatIsRefusedNamingTheFlag) {
+  const ShellResult run =
+      RunShell(std::string(CONTACTSIM_SERVER_PATH) + " --listen 127.0.0.1:0 --log-format xml");
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_THAT(run.output, HasSubstr("--log-format"));
 }
 
 }  // namespace
