@@ -133,8 +133,10 @@ TEST_F(SlowViewerTest, AViewerThatNeverReadsHoldsBoundedServerMemory) {
   }
   ASSERT_LT(chunks, kMaxChunks) << "the stream never stopped taking frames";
   const double buffered_bytes = sent * static_cast<double>(frame_bytes);
-  std::printf("frames of %zu bytes: %.0f sent before flow control stopped the stream (%.1f KiB)\n",
-              frame_bytes, sent, buffered_bytes / 1024.0);
+  std::printf(
+      "frames of at most %zu bytes (the first, with the topology): %.0f sent before flow "
+      "control stopped the stream (at most %.1f KiB)\n",
+      frame_bytes, sent, buffered_bytes / 1024.0);
   // What the client's transport took before stopping it: HTTP/2 windows, a few MiB at most
   // (gRPC grows them from 64 KiB by its bandwidth-delay estimate).
   EXPECT_LE(buffered_bytes, 16 * kMiB);
@@ -148,8 +150,11 @@ TEST_F(SlowViewerTest, AViewerThatNeverReadsHoldsBoundedServerMemory) {
   const double growth = after.rss_bytes - before.rss_bytes;
   std::printf("RSS over %d more frames (%.1f MiB of frames): %+.2f MiB\n", kMore,
               kMore * static_cast<double>(frame_bytes) / kMiB, growth / kMiB);
-  // Queued frames would add kMore x frame_bytes (~22 MiB); allocator noise is a few MiB.
-  EXPECT_LE(growth, 4 * kMiB);
+  // Queued frames would add kMore frames of ~11-22 KiB (the first one's size, topology included,
+  // is printed): 20-40 MiB. Loose: a quarter of the smallest; tight: on what was measured here
+  // (1.3 MiB, the allocator's noise).
+  EXPECT_LE(growth, 5 * kMiB);
+  EXPECT_LE(growth, 3 * kMiB) << "above what was measured";
 
   // The stream is alive: read, it delivers what was buffered, then the newest frame, with the
   // frames it skipped counted as coalesced.
