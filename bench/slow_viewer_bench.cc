@@ -1,15 +1,16 @@
 // slow_viewer_bench: does a viewer that never reads move the controller's p99? One process starts
 // the server library on 127.0.0.1 and creates the tested box session (a 1 kg box resting on the
-// ground plane; --cloth-cells N adds a free-falling N x N cloth, for larger frames). A controller
-// times Step(n_steps = 1) round trips in alternating phases of --calls calls, --rounds times:
-// without subscribers, then with --readers StreamState subscribers that read every frame
-// (max_rate_hz --max-rate-hz, 0: uncapped) plus one that takes its first frame and never reads
-// again (its write waits on flow control; the server skips frames for it). The subscribers
-// connect before and leave after their phase. Alternating phases share the machine's drift.
-// Prints p50 and p99 per condition (all rounds pooled, and per round) and the ratio with/without.
+// ground plane). A controller times Step(n_steps = --steps-per-call) round trips in phases of
+// --calls calls, --rounds times, cycling through three conditions: no subscribers; --readers
+// StreamState subscribers that read every frame (max_rate_hz --max-rate-hz, 0: uncapped) plus
+// one that asks the same, takes its first frame and never reads again (the server writes to it
+// until flow control stops it, then skips frames for it); and the readers alone, which separates
+// the silent one's share from the readers'. Subscribers connect before and leave after their phase;
+// cycling short phases shares the machine's drift. Prints p50 and p99 per condition (all rounds
+// pooled, and per round) and the ratios against no subscribers.
 //
-//   slow_viewer_bench [--calls 1000] [--rounds 6] [--readers 19] [--max-rate-hz 60]
-//                     [--cloth-cells 0]
+//   slow_viewer_bench [--calls 3000] [--rounds 6] [--readers 19] [--max-rate-hz 60]
+//                     [--steps-per-call 1]
 //
 // Target (issue 21): with the 20 subscribers, the controller's p99 at most 1.25x the p99 without.
 // Everything shares this machine's cores: the readers' decoding competes with the server.
@@ -47,33 +48,14 @@ v1::BodySpec Box() {
   return body;
 }
 
-// A 1 m cloth beside the box, 5 cm above the plane: it lands within the warm-up and lies there,
-// so every phase steps the same resting state; its positions make the frames larger.
-v1::BodySpec Cloth(int cells) {
-  v1::BodySpec body;
-  body.set_name("cloth");
-  body.set_kind(v1::BODY_KIND_CLOTH);
-  v1::ClothGridShape* grid = body.mutable_primitive()->mutable_cloth_grid();
-  grid->set_size_x_m(1.0);
-  grid->set_size_y_m(1.0);
-  grid->set_cells_x(cells);
-  grid->set_cells_y(cells);
-  body.mutable_cloth()->set_area_density_kg_per_m2(1.0);
-  body.mutable_cloth()->set_stretch_stiffness_n_per_m(10.0);
-  body.mutable_pose()->mutable_position_m()->set_x(2.0);
-  body.mutable_pose()->mutable_position_m()->set_z(0.05);
-  body.set_self_collision_disabled(true);
-  return body;
-}
-
-// Round trips of `calls` Step(1) calls [ms].
+// Round trips of `calls` Step(steps_per_call) calls [ms].
 absl::StatusOr<std::vector<double>> TimeSteps(const contactsim::client::SessionHandle& controller,
-                                              int calls) {
+                                              int calls, int steps_per_call) {
   std::vector<double> round_trips;
   round_trips.reserve(calls);
   for (int i = 0; i < calls; ++i) {
     const Clock::time_point before = Clock::now();
-    auto reply = controller.Step(1);
+    auto reply = controller.Step(steps_per_call);
     const Clock::time_point after = Clock::now();
     if (!reply.ok()) return reply.status();
     round_trips.push_back(std::chrono::duration<double, std::milli>(after - before).count());
@@ -92,7 +74,8 @@ struct Reader {
 class Subscribers {
  public:
   Subscribers(const contactsim::client::Connection& connection,
-              const contactsim::client::SessionHandle& watcher, int readers, double max_rate_hz)
+              const contactsim::client::SessionHandle& watcher, int readers, double max_rate_hz,
+              bool silent)
       : connection_(connection), watcher_(watcher) {
     for (int i = 0; i < readers; ++i) {
       auto reader = std::make_unique<Reader>();
@@ -110,17 +93,22 @@ class Subscribers {
       });
       readers_.push_back(std::move(reader));
     }
+    if (!silent) return;
     connection_.PrepareSessionContext(silent_context_, watcher_.session_id(), watcher_.token(),
                                       /*deadline=*/false);
+    // Asks what the readers ask; it just never reads.
     v1::StreamStateRequest request;
     request.set_session_id(watcher_.session_id());
+    request.set_max_rate_hz(max_rate_hz);
     silent_ = connection_.stub().StreamState(&silent_context_, request);
   }
 
   // Waits until every reader and the silent subscriber have a frame (stepping meanwhile).
   absl::Status WaitForFirstFrames(const contactsim::client::SessionHandle& controller) {
     v1::StateFrame first;
-    if (!silent_->Read(&first)) return absl::UnavailableError("the silent subscriber got no frame");
+    if (silent_ != nullptr && !silent_->Read(&first)) {
+      return absl::UnavailableError("the silent subscriber got no frame");
+    }
     const Clock::time_point deadline = Clock::now() + std::chrono::seconds(30);
     for (const auto& r : readers_) {
       while (r->frames.load() == 0) {
@@ -150,8 +138,10 @@ class Subscribers {
       r->thread.join();
       if (!r->status.ok()) status = r->status;
     }
-    silent_context_.TryCancel();
-    silent_->Finish();
+    if (silent_ != nullptr) {
+      silent_context_.TryCancel();
+      silent_->Finish();
+    }
     return status;
   }
 
@@ -181,17 +171,16 @@ int Fail(const char* what, const absl::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int calls = 1000;
+  int calls = 3000;
   int rounds = 6;
   int num_readers = 19;
   double max_rate_hz = 60.0;
-  int cloth_cells = 0;
-  CLI::App app{
-      "Controller Step p99 without subscribers and with readers plus one that never reads"};
-  app.add_option("--calls", calls, "Step(1) calls per phase")
+  int steps_per_call = 1;
+  CLI::App app{"Controller Step p99 without subscribers, with readers plus one that never reads"};
+  app.add_option("--calls", calls, "Step calls per phase")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--rounds", rounds, "pairs of phases (without, with subscribers)")
+  app.add_option("--rounds", rounds, "cycles of the three phases")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--readers", num_readers, "subscribers that read, besides the one that does not")
@@ -200,8 +189,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-rate-hz", max_rate_hz, "the readers' max_rate_hz (0: every frame)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_option("--cloth-cells", cloth_cells, "add an N x N cloth for larger frames (0: none)")
-      ->check(CLI::Range(0, 200))
+  app.add_option("--steps-per-call", steps_per_call, "n_steps of each timed Step")
+      ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
@@ -217,63 +206,75 @@ int main(int argc, char** argv) {
   const auto controller = connection.Session(created->session_id, created->controller_token);
   const auto watcher = connection.Session(created->session_id, created->viewer_token);
   if (auto added = controller.AddBody(Box()); !added.ok()) return Fail("AddBody", added.status());
-  if (cloth_cells > 0) {
-    if (auto added = controller.AddBody(Cloth(cloth_cells)); !added.ok()) {
-      return Fail("AddBody", added.status());
+  // Warm-up: the box settles, the strand learns the step's cost (Steps then run inline).
+  if (auto warm = TimeSteps(controller, 500, steps_per_call); !warm.ok()) {
+    return Fail("Step", warm.status());
+  }
+
+  struct Condition {
+    std::string name;
+    int readers = 0;
+    bool silent = false;
+    std::vector<double> all;
+    std::vector<double> p99_per_round;
+    int64_t frames = 0;
+    int64_t fewest = -1;
+  };
+  std::vector<Condition> conditions = {
+      {"no subscribers", 0, false, {}, {}, 0, -1},
+      {std::to_string(num_readers) + " readers + 1 silent", num_readers, true, {}, {}, 0, -1},
+      {std::to_string(num_readers) + " readers alone", num_readers, false, {}, {}, 0, -1}};
+  for (int round = 0; round < rounds; ++round) {
+    for (Condition& c : conditions) {
+      std::unique_ptr<Subscribers> subscribers;
+      if (c.readers > 0 || c.silent) {
+        subscribers =
+            std::make_unique<Subscribers>(connection, watcher, c.readers, max_rate_hz, c.silent);
+        if (auto s = subscribers->WaitForFirstFrames(controller); !s.ok()) return Fail("stream", s);
+      }
+      auto timed = TimeSteps(controller, calls, steps_per_call);
+      if (!timed.ok()) return Fail("Step", timed.status());
+      if (subscribers != nullptr) {
+        const auto [fewest, total] = subscribers->Frames();
+        c.fewest = c.fewest < 0 ? fewest : std::min(c.fewest, fewest);
+        c.frames += total;
+        if (auto s = subscribers->Stop(); !s.ok()) return Fail("StreamState", s);
+      }
+      c.p99_per_round.push_back(PercentileOfSorted(Sorted(*timed), 0.99));
+      c.all.insert(c.all.end(), timed->begin(), timed->end());
     }
   }
-  // Warm-up: the box settles, the strand learns the step's cost (Steps then run inline).
-  if (auto warm = TimeSteps(controller, 500); !warm.ok()) return Fail("Step", warm.status());
-
-  std::vector<double> without, with;
-  std::vector<double> p99_without, p99_with;
-  int64_t fewest_frames = -1, frames = 0;
-  size_t frame_bytes = 0;
-  for (int round = 0; round < rounds; ++round) {
-    auto alone = TimeSteps(controller, calls);
-    if (!alone.ok()) return Fail("Step", alone.status());
-    p99_without.push_back(PercentileOfSorted(Sorted(*alone), 0.99));
-    without.insert(without.end(), alone->begin(), alone->end());
-
-    Subscribers subscribers(connection, watcher, num_readers, max_rate_hz);
-    if (auto s = subscribers.WaitForFirstFrames(controller); !s.ok()) return Fail("stream", s);
-    auto watched = TimeSteps(controller, calls);
-    if (!watched.ok()) return Fail("Step", watched.status());
-    const auto [fewest, total] = subscribers.Frames();
-    fewest_frames = fewest_frames < 0 ? fewest : std::min(fewest_frames, fewest);
-    frames += total;
-    if (auto s = subscribers.Stop(); !s.ok()) return Fail("StreamState", s);
-    p99_with.push_back(PercentileOfSorted(Sorted(*watched), 0.99));
-    with.insert(with.end(), watched->begin(), watched->end());
-  }
-  {
-    auto reply = controller.Step(1);
-    if (reply.ok()) frame_bytes = reply->ByteSizeLong();
-  }
+  size_t reply_bytes = 0;
+  if (auto reply = controller.Step(steps_per_call); reply.ok()) reply_bytes = reply->ByteSizeLong();
   (*server)->Shutdown(std::chrono::seconds(2));
 
-  const std::vector<double> sorted_without = Sorted(without);
-  const std::vector<double> sorted_with = Sorted(with);
-  const double p50_without = PercentileOfSorted(sorted_without, 0.5);
-  const double p50_with = PercentileOfSorted(sorted_with, 0.5);
-  const double p99_all_without = PercentileOfSorted(sorted_without, 0.99);
-  const double p99_all_with = PercentileOfSorted(sorted_with, 0.99);
   std::printf(
-      "Box session%s, Step(n_steps = 1) round trips; %d rounds of %d calls without subscribers "
-      "then %d calls with %d reading (max_rate_hz %g) + 1 never-reading StreamState subscriber\n\n",
-      cloth_cells > 0 ? (" + " + std::to_string(cloth_cells) + "^2-cell cloth").c_str() : "",
-      rounds, calls, calls, num_readers, max_rate_hz);
-  std::printf("| condition | p50 [ms] | p99 [ms] (all rounds) | p99 per round [ms] |\n");
-  std::printf("|---|---|---|---|\n");
-  std::printf("| no subscribers | %.3f | %.3f | %s |\n", p50_without, p99_all_without,
-              Join(p99_without).c_str());
-  std::printf("| %d readers + 1 silent | %.3f | %.3f | %s |\n\n", num_readers, p50_with,
-              p99_all_with, Join(p99_with).c_str());
-  const double ratio = p99_all_with / p99_all_without;
-  std::printf("p99 with / without: %.2fx (target <= 1.25x: %s); p50 %.2fx\n", ratio,
-              ratio <= 1.25 ? "met" : "NOT met", p50_with / p50_without);
-  std::printf("Readers: %.1f frames per reader and phase (fewest %lld), reply %zu bytes\n",
-              double(frames) / std::max(1, num_readers * rounds),
-              static_cast<long long>(fewest_frames), frame_bytes);
+      "Box session, Step(n_steps = %d) round trips (reply %zu bytes); %d rounds of %d calls in "
+      "each condition; readers at max_rate_hz %g\n\n",
+      steps_per_call, reply_bytes, rounds, calls, max_rate_hz);
+  std::printf(
+      "| condition | p50 [ms] | p99 [ms] (all rounds) | p99 / none | p99 per round [ms] | "
+      "frames per reader and phase (fewest) |\n|---|---|---|---|---|---|\n");
+  const std::vector<double> none = Sorted(conditions[0].all);
+  const double p99_none = PercentileOfSorted(none, 0.99);
+  for (const Condition& c : conditions) {
+    const std::vector<double> sorted = Sorted(c.all);
+    const double p99 = PercentileOfSorted(sorted, 0.99);
+    std::printf("| %s | %.3f | %.3f | %.2fx | %s | ", c.name.c_str(),
+                PercentileOfSorted(sorted, 0.5), p99, p99 / p99_none,
+                Join(c.p99_per_round).c_str());
+    if (c.readers > 0) {
+      std::printf("%.1f (%lld) |\n", double(c.frames) / (c.readers * rounds),
+                  static_cast<long long>(c.fewest));
+    } else {
+      std::printf("- |\n");
+    }
+  }
+  const double with = PercentileOfSorted(Sorted(conditions[1].all), 0.99);
+  const double alone = PercentileOfSorted(Sorted(conditions[2].all), 0.99);
+  std::printf(
+      "\np99 with the 20 subscribers / without: %.2fx (target <= 1.25x: %s); with / the "
+      "readers alone: %.2fx (the silent subscriber's own share)\n",
+      with / p99_none, with <= 1.25 * p99_none ? "met" : "NOT met", with / alone);
   return 0;
 }

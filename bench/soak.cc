@@ -238,6 +238,14 @@ int main(int argc, char** argv) {
       "%.1f MiB mean over the last %.0f s, peak %.1f MiB; threads %.0f at the end\n",
       samples.empty() ? 0.0 : samples.front().rss_mib, baseline, warmup_s, warmup_s + window_s,
       final_rss, window_s, peak, samples.empty() ? 0.0 : samples.back().threads);
+  std::printf("Server RSS every 30 s [MiB]:");
+  double next_s = 0.0;
+  for (const Sample& sample : samples) {
+    if (sample.t_s + 1e-9 < next_s) continue;
+    std::printf(" %.0f", sample.rss_mib);
+    next_s += 30.0;
+  }
+  std::printf("\n");
   std::printf("RSS drift after the warm-up: %+.2f %% (target <= 5 %%: %s)\n", 100.0 * drift,
               drift <= 0.05 ? "met" : "NOT met");
   std::printf(

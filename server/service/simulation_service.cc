@@ -140,13 +140,14 @@ grpc::ServerUnaryReactor* SimulationService::RunOnStrand(grpc::CallbackServerCon
       pool_,
       [this, context, reactor, call = std::move(call), session = std::move(session),
        work = std::move(work)] {
-        if (context->IsCancelled()) {
-          reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED,
-                                       "the call was cancelled before the session ran it"));
-        } else {
-          reactor->Finish(ToGrpcStatus(work(*session)));
-        }
+        const grpc::Status status =
+            context->IsCancelled()
+                ? grpc::Status(grpc::StatusCode::CANCELLED,
+                               "the call was cancelled before the session ran it")
+                : ToGrpcStatus(work(*session));
+        // Before Finish: once the last call finishes, the server (and this service) may go.
         calls_in_flight_.fetch_sub(1);
+        reactor->Finish(status);
       },
       may_run_inline);
   (ran_inline ? metrics_->session_tasks_inline : metrics_->session_tasks_pooled).Increment();
