@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "clients/cpp/demo/server_process.h"
+#include "clients/cpp/server_process.h"
 #include "contactsim/v1/simulation.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
@@ -76,7 +76,7 @@ TEST(SigtermTest, ExitsWithinTheGraceAndEveryCallIsOkOrUnavailable) {
   const std::string log = ::testing::TempDir() + "/sigterm_server_" + std::to_string(::getpid());
   // Four pool threads: the two long calls hold two of them for their whole length (the pool is
   // not shared fairly between sessions yet), the short calls run on the others.
-  auto server = client::demo::ServerProcess::Start(
+  auto server = client::ServerProcess::Start(
       CONTACTSIM_SERVER_PATH,
       {"--shutdown-grace-s", std::to_string(kGraceS), "--step-threads", "4"}, log,
       std::chrono::seconds(60));
