@@ -2,8 +2,9 @@
 // starts the server binary on an ephemeral loopback port, creates one session per controller,
 // and runs the clients of bench/soak_clients.h: controllers, viewers, uploaders, snapshotters,
 // cancellers and bad requests (in the pattern C V C V U S X B, so 32 clients are 8 controllers,
-// 8 viewers and 4 of each other kind). Every call's status code is tallied per kind as expected
-// or unexpected. The server's resident memory (/proc/<pid>/status VmRSS) is sampled every
+// 8 viewers and 4 of each other kind), each on its own connection. Every call's status code is
+// tallied per kind as expected or unexpected. The server's resident memory (/proc/<pid>/status
+// VmRSS) is sampled every
 // --sample-s; the drift is the median of the last --window-s of samples over the median of the
 // first --window-s after --warmup-s, minus one (growth; a shrinking RSS passes). The RSS climbs
 // to its plateau within the first 90 s here (the first long Steps' transient allocations leave
@@ -33,6 +34,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/soak_clients.h"
 #include "clients/cpp/server_process.h"
+#include "grpcpp/grpcpp.h"
 
 namespace {
 
@@ -85,6 +87,17 @@ double MedianRss(const std::vector<Sample>& samples, double from_s, double to_s)
   if (values.empty()) return -1.0;
   std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
   return values[values.size() / 2];
+}
+
+// A channel of its own, on its own TCP connection (gRPC shares one between channels of equal
+// arguments otherwise), as separate client processes have; the connection's default deadline.
+contactsim::client::Connection OwnConnection(const std::string& address) {
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  arguments.SetMaxReceiveMessageSize(64 << 20);
+  return contactsim::client::Connection(
+      grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments),
+      contactsim::client::ConnectionOptions().deadline);
 }
 
 std::string Codes(const std::map<absl::StatusCode, int64_t>& codes) {
@@ -171,7 +184,7 @@ int main(int argc, char** argv) {
         .kind = kinds[i],
         // A controller steps the session made for it; the others spread over the sessions.
         .index = kinds[i] == soak::Kind::kController ? controllers_seen++ : i,
-        .connection = connection,
+        .connection = OwnConnection((*server)->address()),
         .watched = watched,
         .tally = &tally,
         .stop = &stop,
