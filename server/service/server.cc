@@ -181,7 +181,9 @@ void ContactSimServer::Shutdown(std::chrono::milliseconds grace) {
   // at their next step (a tenth of the grace, at most 0.5 s, is left for their replies).
   const auto reply_margin =
       std::min<std::chrono::milliseconds>(grace / 10, std::chrono::milliseconds(500));
-  service_.BeginDrain(std::chrono::steady_clock::now() + grace - reply_margin);
+  const auto started = std::chrono::steady_clock::now();
+  const auto grace_end = std::chrono::system_clock::now() + grace;
+  service_.BeginDrain(started + grace - reply_margin);
   // Draining: probes and gateways see NOT_SERVING before the listener closes.
   if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) {
     health->SetServingStatus(false);
@@ -189,10 +191,19 @@ void ContactSimServer::Shutdown(std::chrono::milliseconds grace) {
   // Streams never end by themselves: end them now (OK) so that the grace period only waits for
   // unary calls such as a Step in progress.
   sessions_.CloseAllStreams();
+  // From BeginDrain on, the service answers new calls UNAVAILABLE itself while the calls in flight
+  // finish; only then does gRPC stop accepting. A call that reaches a gRPC server already shut
+  // down is cancelled (CANCELLED, not stepped) before the GOAWAY reaches its client, so the
+  // service keeps refusing for a short while first (a tenth of the grace, at most 100 ms): long
+  // enough for a client between two calls to send its next one and be told UNAVAILABLE.
+  service_.WaitForCallsInFlight(started + grace - reply_margin);
+  std::this_thread::sleep_until(std::min(
+      started + grace - reply_margin,
+      started + std::min<std::chrono::milliseconds>(grace / 10, std::chrono::milliseconds(100))));
   // Returns once every call has finished: gRPC waits for the reactors of Steps still on their
   // strands (the pool keeps running them), cancelling the calls past the grace period, which
   // then finish CANCELLED when their turn comes, without stepping.
-  server_->Shutdown(std::chrono::system_clock::now() + grace);
+  server_->Shutdown(grace_end);
   server_->Wait();
   exporter_.reset();
   // After the last call: what the drain finished is on disk before the process exits.

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -72,6 +73,18 @@ std::string PeerOf(const grpc::CallbackServerContext& context) {
 
 }  // namespace
 
+// A call that arrives once a drain has begun: a client retries it on another server, or here
+// after the restart.
+static absl::Status DrainingError() {
+  return absl::UnavailableError("the server is shutting down; retry the call after it restarts");
+}
+
+void SimulationService::WaitForCallsInFlight(std::chrono::steady_clock::time_point deadline) const {
+  while (calls_in_flight_.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
@@ -93,6 +106,7 @@ static absl::StatusOr<std::string_view> BearerToken(const grpc::CallbackServerCo
 
 absl::StatusOr<std::shared_ptr<Session>> SimulationService::Authorize(
     const grpc::CallbackServerContext& context, std::string_view session_id, Role required) const {
+  if (draining_.load()) return DrainingError();
   ASSIGN_OR_RETURN(const std::string_view token, BearerToken(context));
   ASSIGN_OR_RETURN(std::shared_ptr<Session> session, sessions_->Get(session_id));
   const std::optional<Role> role = session->RoleOf(token);
@@ -121,16 +135,19 @@ grpc::ServerUnaryReactor* SimulationService::RunOnStrand(grpc::CallbackServerCon
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const std::shared_ptr<Strand> strand = session->strand();
   std::shared_ptr<void> call = Session::TrackCall(session);  // held until the task is done
+  calls_in_flight_.fetch_add(1);
   const bool ran_inline = strand->Post(
       pool_,
-      [context, reactor, call = std::move(call), session = std::move(session),
+      [this, context, reactor, call = std::move(call), session = std::move(session),
        work = std::move(work)] {
-        if (context->IsCancelled()) {
-          reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED,
-                                       "the call was cancelled before the session ran it"));
-          return;
-        }
-        reactor->Finish(ToGrpcStatus(work(*session)));
+        const grpc::Status status =
+            context->IsCancelled()
+                ? grpc::Status(grpc::StatusCode::CANCELLED,
+                               "the call was cancelled before the session ran it")
+                : ToGrpcStatus(work(*session));
+        // Before Finish: once the last call finishes, the server (and this service) may go.
+        calls_in_flight_.fetch_sub(1);
+        reactor->Finish(status);
       },
       may_run_inline);
   (ran_inline ? metrics_->session_tasks_inline : metrics_->session_tasks_pooled).Increment();
@@ -148,6 +165,7 @@ grpc::ServerUnaryReactor* SimulationService::CreateSession(grpc::CallbackServerC
                                                            const v1::CreateSessionRequest* request,
                                                            v1::CreateSessionResponse* response) {
   auto run = [&]() -> absl::Status {
+    if (draining_.load()) return DrainingError();
     RETURN_IF_ERROR(CheckCreatorToken(creator_token_, AuthorizationOf(*context)));
     const std::string peer = PeerOf(*context);
     // The default pipeline is the table's first (penalty).

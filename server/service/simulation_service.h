@@ -111,10 +111,15 @@ class SimulationService final : public v1::Simulation::CallbackService {
                                           v1::SetJointStateResponse* response) override;
 
   // A drain has begun: Steps still running at `stop_at` stop before their next step
-  // (UNAVAILABLE saying how many steps were taken), so the drain ends within one step of it.
+  // (UNAVAILABLE saying how many steps were taken), so the drain ends within one step of it, and
+  // every new call that names a session, and CreateSession, answers UNAVAILABLE ("the server is
+  // shutting down") without touching anything.
   void BeginDrain(std::chrono::steady_clock::time_point stop_at) {
     drain_stop_at_ns_.store(stop_at.time_since_epoch().count());
+    draining_.store(true);
   }
+  // Returns once no unary session call is queued or running on a strand, or at `deadline`.
+  void WaitForCallsInFlight(std::chrono::steady_clock::time_point deadline) const;
 
  private:
   // The session, when the call's bearer token grants at least `required` on it:
@@ -148,6 +153,8 @@ class SimulationService final : public v1::Simulation::CallbackService {
   StreamSlots stream_slots_;  // open StreamState streams per session and per peer
   // steady_clock ticks; the maximum while no drain has begun.
   std::atomic<int64_t> drain_stop_at_ns_{std::numeric_limits<int64_t>::max()};
+  std::atomic<bool> draining_{false};
+  std::atomic<int> calls_in_flight_{0};  // unary session calls posted to strands, not yet done
   // Step's request and reply on a per-call arena (the lockstep latency path).
   ArenaMessageAllocator<v1::StepRequest, v1::StepResponse> step_allocator_;
 };

@@ -33,9 +33,9 @@
 #include "clients/cpp/demo/demo_scene.h"
 #include "clients/cpp/demo/frame_log.h"
 #include "clients/cpp/demo/impulse_tally.h"
-#include "clients/cpp/demo/server_process.h"
 #include "clients/cpp/demo/svg_plot.h"
 #include "clients/cpp/percentiles.h"
+#include "clients/cpp/server_process.h"
 
 namespace {
 
@@ -317,7 +317,7 @@ absl::Status ServeSession(const std::string& address, const std::string& viewer_
 // process on loopback with `extra_args`, logging to OUT/server.log, and prints where it runs.
 // Fails (an exit code in *exit_code) when the output folder, the binary or the start fails.
 struct StartedServer {
-  std::unique_ptr<demo::ServerProcess> process;
+  std::unique_ptr<contactsim::client::ServerProcess> process;
   std::string log_path;
 };
 std::optional<StartedServer> StartServer(const Options& options,
@@ -331,14 +331,15 @@ std::optional<StartedServer> StartServer(const Options& options,
     return std::nullopt;
   }
   absl::StatusOr<std::string> binary =
-      options.server_binary.empty() ? demo::FindServerBinary(CONTACTSIM_DEMO_SERVER_RELATIVE_PATH)
-                                    : absl::StatusOr<std::string>(options.server_binary);
+      options.server_binary.empty()
+          ? contactsim::client::FindServerBinary(CONTACTSIM_DEMO_SERVER_RELATIVE_PATH)
+          : absl::StatusOr<std::string>(options.server_binary);
   if (!binary.ok()) {
     *exit_code = Fail("server binary", binary.status());
     return std::nullopt;
   }
   StartedServer started{nullptr, (out / "server.log").string()};
-  auto server = demo::ServerProcess::Start(
+  auto server = contactsim::client::ServerProcess::Start(
       *binary, extra_args, started.log_path,
       std::chrono::milliseconds(static_cast<int64_t>(options.startup_timeout_s * 1000)));
   if (!server.ok()) {
@@ -374,7 +375,7 @@ int Run(const Options& options) {
   int exit_code = EXIT_FAILURE;
   std::optional<StartedServer> started = StartServer(options, {}, &exit_code);
   if (!started) return exit_code;
-  demo::ServerProcess& server = *started->process;
+  contactsim::client::ServerProcess& server = *started->process;
   const std::filesystem::path out = options.out_dir;
 
   // 2-5. The session, driven by a controller and watched by a viewer. Every client object (and

@@ -1,4 +1,4 @@
-#include "clients/cpp/demo/server_process.h"
+#include "clients/cpp/server_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -13,7 +13,7 @@
 
 extern char** environ;
 
-namespace contactsim::client::demo {
+namespace contactsim::client {
 namespace {
 
 constexpr size_t kKeptLogLines = 8;
@@ -158,4 +158,4 @@ absl::StatusOr<std::string> FindServerBinary(const std::string& relative_path) {
                              "pass --server-binary");
 }
 
-}  // namespace contactsim::client::demo
+}  // namespace contactsim::client

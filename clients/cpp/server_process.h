@@ -1,7 +1,8 @@
 // ServerProcess: the real `contactsim-server` binary run as a child process on an ephemeral
-// loopback port, for the demo. The child's log (stdout and stderr) is copied to a file; the bound
-// address is read from its "listening on host:port" log line. Stop() sends SIGTERM (the server's
-// graceful shutdown) and reports the exit status; the destructor kills a child still running.
+// loopback port, for the demo, the soak (bench/soak.cc) and the tests that need the process. The
+// child's log (stdout and stderr) is copied to a file; the bound address is read from its
+// "listening on host:port" log line. Stop() sends SIGTERM (the server's graceful shutdown) and
+// reports the exit status; the destructor kills a child still running.
 #pragma once
 
 #include <sys/types.h>
@@ -17,7 +18,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace contactsim::client::demo {
+namespace contactsim::client {
 
 class ServerProcess {
  public:
@@ -59,4 +60,4 @@ class ServerProcess {
 // NotFound listing the places tried.
 absl::StatusOr<std::string> FindServerBinary(const std::string& relative_path);
 
-}  // namespace contactsim::client::demo
+}  // namespace contactsim::client
