@@ -17,6 +17,12 @@ function(contactsim_add_test name)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_definitions(${name} PRIVATE
     CONTACTSIM_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
-  gtest_discover_tests(${name} PROPERTIES LABELS "${label}" TIMEOUT ${ARG_TIMEOUT}
+  # In a sanitizer build, every test checks for reports of the processes it started
+  # (tests/sanitizers/).
+  set(fixture)
+  if(CONTACTSIM_SANITIZE)
+    set(fixture FIXTURES_REQUIRED sanitizer_reports)
+  endif()
+  gtest_discover_tests(${name} PROPERTIES LABELS "${label}" TIMEOUT ${ARG_TIMEOUT} ${fixture}
                        DISCOVERY_TIMEOUT 60)
 endfunction()

@@ -252,7 +252,10 @@ absl::StatusOr<LcpSolution> SolveLcpLemke(const LcpProblem& problem, const Lemke
       solution.message = "the free block of m (first num_free rows and columns) is singular";
       return solution;
     }
-    const Eigen::MatrixXd ainv_c = free_lu.solve(problem.m.topRightCorner(nf, nc));
+    // Without complementarity rows the right-hand side is empty; Eigen's LU solve of an empty
+    // block offsets a null pointer (undefined behaviour, found by UBSan), so it is skipped.
+    Eigen::MatrixXd ainv_c(nf, 0);
+    if (nc > 0) ainv_c = free_lu.solve(problem.m.topRightCorner(nf, nc));
     const Eigen::VectorXd ainv_a = free_lu.solve(problem.q.head(nf));
     LcpProblem reduced;
     reduced.m = problem.m.bottomRightCorner(nc, nc) - problem.m.bottomLeftCorner(nc, nf) * ainv_c;
