@@ -268,7 +268,7 @@ absl::StatusOr<LcpSolution> SolveLcpLemke(const LcpProblem& problem, const Lemke
     solution.z.resize(n);
     solution.z.tail(nc) = inner.z;
     solution.z.head(nf) = -(ainv_a + ainv_c * inner.z);
-    if (!inner.basic.empty()) {
+    if (inner.basic.size() == static_cast<size_t>(nc)) {  // a basis (none for a failed run)
       solution.basic.assign(nf, 1);
       solution.basic.insert(solution.basic.end(), inner.basic.begin(), inner.basic.end());
     }
