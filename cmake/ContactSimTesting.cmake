@@ -4,7 +4,7 @@
 include(GoogleTest)
 
 function(contactsim_add_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
   file(RELATIVE_PATH rel "${PROJECT_SOURCE_DIR}/tests" "${CMAKE_CURRENT_SOURCE_DIR}")
   string(REPLACE "/" ";" parts "${rel}")
   list(GET parts 0 label)
@@ -23,6 +23,12 @@ function(contactsim_add_test name)
   if(CONTACTSIM_SANITIZE)
     set(fixture FIXTURES_REQUIRED sanitizer_reports)
   endif()
+  # SERIAL: the test measures wall-clock time (intervals, deadlines, latencies), so it runs with
+  # nothing else beside it when the suite runs in parallel (the test preset's jobs).
+  set(serial)
+  if(ARG_SERIAL)
+    set(serial RUN_SERIAL TRUE)
+  endif()
   gtest_discover_tests(${name} PROPERTIES LABELS "${label}" TIMEOUT ${ARG_TIMEOUT} ${fixture}
-                       DISCOVERY_TIMEOUT 60)
+                       ${serial} DISCOVERY_TIMEOUT 60)
 endfunction()
