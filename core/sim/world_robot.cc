@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/dynamics/robots/urdf_loader.h"
 #include "core/geometry/polytope_primitives.h"
+#include "core/geometry/polytope_union_mesh.h"
 
 namespace contactsim::core {
 
@@ -80,27 +81,7 @@ absl::StatusOr<TriangleMesh> LinkMesh(const RobotLink& link) {
     marker = *std::move(cube);
     pieces.push_back(&*marker);
   }
-  int num_vertices = 0, num_triangles = 0;
-  for (const ConvexPolytope* p : pieces) {
-    num_vertices += p->num_vertices();
-    for (int f = 0; f < p->num_faces(); ++f) {
-      num_triangles += static_cast<int>(p->face_vertices(f).size()) - 2;
-    }
-  }
-  Points3 vertices(num_vertices, 3);
-  IndexTriples faces(num_triangles, 3);
-  int v0 = 0, t = 0;
-  for (const ConvexPolytope* p : pieces) {
-    vertices.middleRows(v0, p->num_vertices()) = p->vertices();
-    for (int f = 0; f < p->num_faces(); ++f) {
-      const absl::Span<const int32_t> face = p->face_vertices(f);  // outward, in order: a fan
-      for (size_t k = 1; k + 1 < face.size(); ++k) {
-        faces.row(t++) << v0 + face[0], v0 + face[k], v0 + face[k + 1];
-      }
-    }
-    v0 += p->num_vertices();
-  }
-  return TriangleMesh::Create(std::move(vertices), std::move(faces));
+  return SurfaceOfPieces(pieces);
 }
 
 absl::StatusOr<int> RobotJointIndex(const WorldRobot& robot, std::string_view name) {

@@ -10,40 +10,35 @@
 #include "core/dynamics/rigid_body.h"
 #include "core/dynamics/rigid_lcp/polytope_stepper.h"
 #include "core/geometry/mass_properties.h"
-#include "core/geometry/polytope_hull.h"
-#include "core/geometry/polytope_mass_properties.h"
+#include "core/geometry/polytope_union_mesh.h"
 #include "core/sim/body_utils.h"
 
 namespace contactsim::core {
 namespace {
 
-// A mesh counts as convex when its volume is its hull's to this relative tolerance: a closed
-// mesh's volume never exceeds its hull's, rounding in the two divergence-theorem sums is ~1e-15,
-// and the smallest dent worth refusing (a 1 mm dimple in a 10 cm box) is ~1e-5 of the volume.
+// A piece counts as convex when its volume is its hull's to this relative tolerance: a closed
+// surface's volume never exceeds its hull's, rounding in the two divergence-theorem sums is
+// ~1e-15, and the smallest dent worth refusing (a 1 mm dimple in a 10 cm box) is ~1e-5 of it.
 constexpr double kConvexVolumeTolerance = 1e-9;
 
-absl::StatusOr<ConvexPolytope> HullOfRigidBody(const RigidBody& rigid) {
+// The body's collision shape: each connected component of its mesh is one convex piece (a
+// convex mesh is one piece; a body given as several hulls is their union).
+absl::StatusOr<PolytopeUnion> ShapeOfRigidBody(const RigidBody& rigid) {
   absl::StatusOr<MassProperties> mesh_mass = ComputeMassProperties(rigid.surface(), 1.0);
   if (!mesh_mass.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("body.mesh: the rigid_lcp pipeline needs a closed convex mesh: ",
+        absl::StrCat("body.mesh: the rigid_lcp pipeline needs closed convex pieces: ",
                      mesh_mass.status().message()));
   }
-  absl::StatusOr<ConvexPolytope> hull = ConvexHull(rigid.body_vertices());
-  if (!hull.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("body.mesh: no convex polytope: ", hull.status().message()));
-  }
-  ASSIGN_OR_RETURN(const MassProperties hull_mass, ComputeMassProperties(*hull, 1.0));
-  const double gap = hull_mass.volume_m3 - mesh_mass->volume_m3;
-  if (!(std::abs(gap) <= kConvexVolumeTolerance * hull_mass.volume_m3)) {
+  absl::StatusOr<PolytopeUnion> shape =
+      UnionOfConvexComponents(rigid.surface(), rigid.body_vertices(), kConvexVolumeTolerance);
+  if (!shape.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "body: the rigid_lcp pipeline collides convex polytopes, and this mesh is not convex "
-        "(volume ",
-        mesh_mass->volume_m3, " m^3, its convex hull's ", hull_mass.volume_m3,
-        " m^3); build a non-convex part from several convex bodies"));
+        "body.mesh: the rigid_lcp pipeline collides convex pieces (each connected part of the "
+        "mesh convex; a non-convex part is built from several, not overlapping): ",
+        shape.status().message()));
   }
-  return std::move(*hull);
+  return shape;
 }
 
 }  // namespace
@@ -57,7 +52,7 @@ absl::Status RigidLcpPipeline::CheckBody(const Body& body) const {
         "body: the rigid_lcp pipeline steps rigid bodies only (use the penalty pipeline for cloth "
         "and FEM, local_global for hyperelastic solids)");
   }
-  return HullOfRigidBody(*rigid).status();
+  return ShapeOfRigidBody(*rigid).status();
 }
 
 absl::Status RigidLcpPipeline::CheckConstraint(const ConstraintSpec& spec, const SimBody& /*body*/,
@@ -249,10 +244,7 @@ absl::StatusOr<std::shared_ptr<const PolytopeUnion>> RigidLcpPipeline::ShapeOf(
   if (rigid == nullptr) {
     return absl::InternalError(absl::StrCat("body ", body.id, " is not rigid"));
   }
-  ASSIGN_OR_RETURN(ConvexPolytope hull, HullOfRigidBody(*rigid));
-  std::vector<ConvexPolytope> pieces;
-  pieces.push_back(std::move(hull));
-  ASSIGN_OR_RETURN(PolytopeUnion shape, PolytopeUnion::Create(std::move(pieces)));
+  ASSIGN_OR_RETURN(PolytopeUnion shape, ShapeOfRigidBody(*rigid));
   auto shared = std::make_shared<const PolytopeUnion>(std::move(shape));
   shapes_.emplace(body.id, shared);
   return shared;
