@@ -10,6 +10,7 @@
 #include "core/common/status_macros.h"
 #include "core/geometry/bowl_generator.h"
 #include "core/geometry/generators.h"
+#include "server/convert/hull_primitive_convert.h"
 #include "server/convert/value_convert.h"
 
 namespace contactsim::server {
@@ -194,6 +195,10 @@ absl::StatusOr<core::TriangleMesh> SurfaceFromPrimitive(const v1::PrimitiveMesh&
       return Capsule(message.capsule(), limits, Field(field, "capsule"));
     case v1::PrimitiveMesh::kBowl:
       return Bowl(message.bowl(), limits, Field(field, "bowl"));
+    case v1::PrimitiveMesh::kConvexHulls:
+      return ConvexHullsSurface(message.convex_hulls(), limits, Field(field, "convex_hulls"));
+    case v1::PrimitiveMesh::kRandomHull:
+      return RandomHullSurface(message.random_hull(), limits, Field(field, "random_hull"));
     case v1::PrimitiveMesh::kClothGrid:
       if (closed_required) {
         return absl::InvalidArgumentError(absl::StrCat(

@@ -197,9 +197,9 @@ TEST_F(ClientTest, EverySceneFileParsesAndLoads) {
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     EXPECT_EQ(static_cast<int>(loaded->bodies.size()), scene->bodies_size());
   }
-  // blob, box, bucket, chain, push_box, rigid_pour, rings, robot_arm, soft_lift, soft_rollers,
-  // stick, tori_cloth
-  EXPECT_EQ(files, 12);
+  // blob, box, bucket, chain, push_box, rigid_pour, rigid_pour_hulls, rings, robot_arm,
+  // soft_lift, soft_rollers, stick, tori_cloth
+  EXPECT_EQ(files, 13);
 }
 
 // A scene's robot: its URDF read by the loader relative to the scene file, its links after the

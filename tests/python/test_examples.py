@@ -90,6 +90,28 @@ class PdPushTest(unittest.TestCase):
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
 
 
+class PourTest(unittest.TestCase):
+    def test_pours_random_hulls_into_the_container_of_five_hulls(self):
+        run = run_example("pour.py", "--address", server.address, "--bodies", "6",
+                          "--duration-s", "1.5", "--dt-ms", "4")
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        values = summary_values(run.stdout)
+        self.assertEqual(values["bodies"], "6")
+        self.assertEqual(int(values["steps"]), 375)  # floor(1.5 s / 4 ms)
+        self.assertEqual(values["escaped"], "0")
+        # Every centre above the floor's top (z = 0): the container is collided as the union of
+        # its pieces (its hull would hold them on the walls' tops, 0.5 m up, or push them out).
+        self.assertGreater(float(values["lowest_centre_z_m"]), 0.0)
+        self.assertLess(float(values["lowest_centre_z_m"]), 0.5)
+        self.assertGreater(int(values["largest_lcp"]), 0)
+        # One progress line per release.
+        self.assertEqual(len([l for l in run.stdout.splitlines() if l.startswith("t=")]), 6)
+
+    def test_usage_error_exits_2(self):
+        run = run_example("pour.py", "--bodies", "0")
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+
+
 class PlotContactsTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="contactsim_plot_")

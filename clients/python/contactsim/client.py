@@ -448,6 +448,32 @@ class Session:
         shape.bowl.rings = int(rings)
         return self._add_primitive(shape, kind, density_kg_per_m3, kwargs)
 
+    def add_convex_hulls(self, pieces, *, kind="rigid", density_kg_per_m3=1000.0, **kwargs):
+        """A body given as convex hulls: pieces is a list of point sets, each an (n, 3) array or a
+        list of (x, y, z) [m] with n >= 4; each piece is the convex hull of its points. The
+        rigid_lcp pipeline collides the body as the union of the pieces (a non-convex part);
+        pieces may touch but must not overlap. At most 64 pieces."""
+        shape = primitives_pb2.PrimitiveMesh()
+        for points in pieces:
+            piece = shape.convex_hulls.pieces.add()
+            for point in points:
+                if len(point) != 3:
+                    raise ValueError(f"pieces: a point of {len(point)} numbers, not (x, y, z)")
+                piece.points_m.extend(float(c) for c in point)
+        return self._add_primitive(shape, kind, density_kg_per_m3, kwargs)
+
+    def add_random_hull(self, points=10, min_radius_m=0.035, max_radius_m=0.05, *, seed=0,
+                        kind="rigid", density_kg_per_m3=1000.0, **kwargs):
+        """The convex hull of `points` random points min_radius_m to max_radius_m [m] from the
+        mesh origin, fixed by seed (the same body for the same seed); the defaults are issue 18's
+        pouring bodies."""
+        shape = primitives_pb2.PrimitiveMesh()
+        shape.random_hull.points = int(points)
+        shape.random_hull.min_radius_m = float(min_radius_m)
+        shape.random_hull.max_radius_m = float(max_radius_m)
+        shape.random_hull.seed = int(seed)
+        return self._add_primitive(shape, kind, density_kg_per_m3, kwargs)
+
     def add_cloth_grid(self, size_x_m, size_y_m, cells_x, cells_y, *, material, **kwargs):
         """A rectangular cloth in the xy-plane: (cells_x + 1) (cells_y + 1) vertices;
         material=scene_pb2.ClothMaterial(...)."""
