@@ -241,6 +241,11 @@ absl::Status RigidBody::ApplyTorque(const Vec3& torque_n_m) {
   return absl::OkStatus();
 }
 
+void RigidBody::DiscardPendingLoads() {
+  force_n_.setZero();
+  torque_n_m_.setZero();
+}
+
 absl::Status RigidBody::ApplyForceAtPoint(const Vec3& force_n, const Vec3& point_W_m) {
   RETURN_IF_ERROR(CheckBetweenSteps("ApplyForceAtPoint"));
   RETURN_IF_ERROR(internal::CheckFiniteVector(force_n, "force_n"));

@@ -127,6 +127,8 @@ class RigidBody final : public Body {
   // Immediate velocity change from an impulse [N s] at a world point [m], between steps only:
   // v += J / m, w += I_W^-1 ((p - p_WB) x J).
   absl::Status ApplyImpulseAtPoint(const Vec3& impulse_n_s, const Vec3& point_W_m);
+  // Drops what the Apply* calls accumulated (a step abandoned before it integrated them).
+  void DiscardPendingLoads();
   // What the Apply* calls accumulated for the next step (world serialization).
   const Vec3& pending_force_n() const { return force_n_; }
   const Vec3& pending_torque_n_m() const { return torque_n_m_; }

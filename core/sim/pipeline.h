@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -29,6 +30,10 @@ struct StepInput {
   // Articulated robots (world_robot.h): their links are among the bodies; the pipeline writes
   // each joint's step result into last_joint_states. Only rigid_lcp takes robots.
   std::span<WorldRobot> robots;
+  // The caller's interrupt (World::Step's), for a pipeline whose one step can take long: it may
+  // ask it during the step and, on a non-OK answer, return that answer with no body moved and
+  // its own state unchanged (the World then counts no step). Null: none. Only rigid_lcp asks.
+  const std::function<absl::Status()>* interrupt = nullptr;
 };
 
 class Pipeline {

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
+#include "core/dynamics/rigid_body.h"
 #include "core/linalg/cpu_backend.h"
 #include "core/sim/body_utils.h"
 #include "core/sim/divergence_check.h"
@@ -214,7 +215,8 @@ absl::Status World::PrepareStep() {
       StepInput{bodies_, planes_, constraints_.empty() ? nullptr : &constraints_, robots_});
 }
 
-absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
+absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics,
+                             const std::function<absl::Status()>* interrupt) {
   if (step_count_ >= kMaxStepCount) {
     return absl::FailedPreconditionError(
         absl::StrCat("step_count: the world has taken ", step_count_, " steps, the most it takes"));
@@ -236,9 +238,24 @@ absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics) {
 
   StepDiagnostics step;
   constraints_.ClearStepReactions();
-  const absl::Status status = pipeline_->Step(
-      StepInput{bodies_, planes_, constraints_.empty() ? nullptr : &constraints_, robots_}, &step,
-      &last_report_);
+  // The interrupt's first non-OK answer, if the pipeline asked it during the step.
+  absl::Status interruption;
+  const std::function<absl::Status()> recorded = [interrupt, &interruption] {
+    absl::Status answer = (*interrupt)();
+    if (!answer.ok() && interruption.ok()) interruption = answer;
+    return answer;
+  };
+  const absl::Status status =
+      pipeline_->Step(StepInput{bodies_, planes_, constraints_.empty() ? nullptr : &constraints_,
+                                robots_, interrupt != nullptr && *interrupt ? &recorded : nullptr},
+                      &step, &last_report_);
+  if (!status.ok() && !interruption.ok()) {
+    // Abandoned by the caller (Pipeline: nothing moved): not a step and not a divergence.
+    for (SimBody& sim_body : bodies_) {
+      if (auto* rigid = dynamic_cast<RigidBody*>(sim_body.body.get())) rigid->DiscardPendingLoads();
+    }
+    return interruption;
+  }
   // Energy fed in from outside (controller forces, kinematic bodies) raises what a passive
   // system may hold, so the blow-up check compares with the reference plus that work.
   for (const SimBody& sim_body : bodies_) {

@@ -245,7 +245,11 @@ class World {
 
  private:
   World(const WorldSettings& settings, std::shared_ptr<Backend> backend);
-  absl::Status StepOnce(std::vector<StepDiagnostics>* diagnostics);
+  // `interrupt` (may be null) reaches the pipeline; when the pipeline returns the interrupt's
+  // answer the step did not happen: it is returned, nothing is counted and the bodies' pending
+  // loads of this step are dropped (the controls are applied again with the next step).
+  absl::Status StepOnce(std::vector<StepDiagnostics>* diagnostics,
+                        const std::function<absl::Status()>* interrupt = nullptr);
   // Pipeline::PrepareStep (nothing for a diverged World: StepOnce refuses it).
   absl::Status PrepareStep();
   // Applies the controls before one step of a Step(n, controls, ...) call (world_controls.cc).

@@ -236,7 +236,7 @@ absl::Status World::Step(int num_steps, const StepControls& controls, StepOutcom
       if (interrupt) RETURN_IF_ERROR(interrupt());
       RETURN_IF_ERROR(PrepareStep());  // before the controls: a refusal leaves the World as it was
       RETURN_IF_ERROR(ApplyControls(controls, step == 0, num_steps));
-      RETURN_IF_ERROR(StepOnce(&outcome->diagnostics));
+      RETURN_IF_ERROR(StepOnce(&outcome->diagnostics, interrupt ? &interrupt : nullptr));
       sum_reactions();
       // The body set cannot change within a call, so the totals line up with summed_totals.
       const std::vector<BodyContactTotals>& totals = last_report_.body_totals;

@@ -176,7 +176,8 @@ absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& prob
       have_best = true;
     }
     result.solved = accepted;
-    return accepted;
+    // The caller asked to stop (LemkeOptions::should_stop): no further attempt either.
+    return accepted || attempt.status == LcpSolveStatus::kInterrupted;
   };
 
   // 0. The guessed active set: accepted only as a verified solution of the problem itself.

@@ -20,6 +20,8 @@
 //   3. Projected Gauss–Seidel (projected_gauss_seidel.h), when every diagonal allows it; its
 //      converged answer solves LCP(M, q) itself, and the polish may make it exact.
 //
+// An attempt stopped by lemke.should_stop (kInterrupted) ends the chain unsolved.
+//
 // Polish: from an answer z, take the active set A = {free rows} U {i : z_i > w_i} and solve
 // M_AA z_A = -q_A with z = 0 off A; the point replaces z when it passes the acceptance test
 // (lcp.h, acceptance_tolerance) on the original problem (and, for an answer already accepted,

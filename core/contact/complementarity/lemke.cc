@@ -206,6 +206,12 @@ void RunLemke(const LcpProblem& lcp, const LemkeOptions& options, LcpSolution* o
       out->message = absl::StrFormat("pivot limit %d reached", max_pivots);
       return;
     }
+    if (options.should_stop && out->pivots % kLemkeStopCheckInterval == 0 &&
+        options.should_stop()) {
+      out->status = LcpSolveStatus::kInterrupted;
+      out->message = absl::StrFormat("stopped by the caller after %d pivots", out->pivots);
+      return;
+    }
     leaving = tableau.BasicAt(best);
     tableau.Pivot(best, c, entering);
     ++out->pivots;

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 
 #include "absl/status/statusor.h"
 #include "core/contact/complementarity/lcp.h"
@@ -46,7 +47,11 @@ struct LemkeOptions {
   int refactor_interval = 0;  // pivots between refactorizations; 0: max(50, n)
   Eigen::VectorXd covering;   // d (all entries > 0); empty: d = 1
   LemkeTieBreak tie_break = LemkeTieBreak::kLexicographic;
+  // Asked every kLemkeStopCheckInterval pivots; true stops the solve (kInterrupted). A large
+  // problem pivots for seconds, and the caller's deadline or cancellation must not wait for it.
+  std::function<bool()> should_stop;
 };
+inline constexpr int kLemkeStopCheckInterval = 64;
 
 // InvalidArgument for a malformed problem (ValidateLcp) or options (covering of the wrong size or
 // not > 0, negative tolerances); every solver outcome, failures included, is in the LcpSolution.

@@ -163,6 +163,15 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
   if (absl::Status s = CheckSettings(settings); !s.ok()) return s;
   const double h = settings.dt_s;
   const int nb = static_cast<int>(bodies.size());
+  // settings.interrupt's first non-OK answer: asked before each island and by the solvers (every
+  // PGS sweep, every few Lemke pivots); once given, the step returns it without moving a body.
+  absl::Status interruption;
+  const std::function<bool()> should_stop = [&settings, &interruption] {
+    if (interruption.ok() && settings.interrupt) interruption = settings.interrupt();
+    return !interruption.ok();
+  };
+  LcpSolverChainOptions solver = settings.solver;
+  if (settings.interrupt) solver.lemke.should_stop = should_stop;
 
   // Free velocities, inverse masses and speed bounds.
   std::vector<Vec6> nu(nb), free_nu(nb);
@@ -327,6 +336,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       // A vertex inside a face deeper than the paper's delta (2.5 mm) would lose its contact and
       // fall through (notes §7.6); one step's motion bounds how deep it can have got.
       options.potential.max_penetration_m = std::max(options.potential.max_penetration_m, gap);
+      // Two large overlapping hulls take milliseconds or more to search: ask before each pair.
+      if (should_stop()) return interruption;
       geometries.clear();
       MakeContactConstraints(settings.model, a.posed, b.posed, options, &geometries,
                              &constraint_stats);
@@ -420,6 +431,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
   warm_out.contacts.clear();
   warm_out.joints.assign(joint_rows.size(), PolytopeWarmJoint{});
   for (size_t island = 0; island < island_bodies.size(); ++island) {
+    if (should_stop()) return interruption;
     std::vector<int> local(nb, -1);
     std::vector<SpatialLcpBody> lcp_bodies;
     for (const int b : island_bodies[island]) {
@@ -511,6 +523,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     const SpatialLcpActivity* guess_or_null = guess.has_value() ? &*guess : nullptr;
     SpatialContactPgsOptions pgs = settings.iterative;
     pgs.residual_tolerance_m_per_s = settings.iterative_tolerance_m / h;
+    if (settings.interrupt) pgs.should_stop = should_stop;
     absl::StatusOr<SpatialLcpSolution> solution;
     bool by_sweeps = false;  // the answer is SolveSpatialContactPgs's (residual in m/s)
     if (iterative) {
@@ -523,12 +536,13 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       }
       solution = SolveSpatialContactPgs(lcp_bodies, lcp_constraints, pgs, &warm);
       if (!solution.ok()) return solution.status();
+      if (!interruption.ok()) return interruption;
       if (solution->solver.solved) {
         ++stats.iterative_islands;
         by_sweeps = true;
       } else if (size <= settings.max_lcp_unknowns) {
         absl::StatusOr<SpatialLcpSolution> direct = SolveSpatialContactLcp(
-            lcp_bodies, lcp_constraints, lcp_joints, patches, settings.solver, guess_or_null);
+            lcp_bodies, lcp_constraints, lcp_joints, patches, solver, guess_or_null);
         if (!direct.ok()) return direct.status();
         if (direct->solver.solved) ++stats.iterative_fallbacks;
         direct->solver.attempts.insert(direct->solver.attempts.begin(),
@@ -537,8 +551,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
         solution = std::move(direct);
       }
     } else {
-      solution = SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, patches,
-                                        settings.solver, guess_or_null);
+      solution = SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, patches, solver,
+                                        guess_or_null);
       if (!solution.ok()) return solution.status();
     }
     if (!solution->solver.solved && settings.retry_without_correction) {
@@ -549,8 +563,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       // solvable (Anitescu & Potra 1997); the penetration is left to the next step's rows.
       absl::StatusOr<SpatialLcpSolution> retry =
           size <= settings.max_lcp_unknowns
-              ? SolveSpatialContactLcp(lcp_bodies, island_rows(false), lcp_joints, patches,
-                                       settings.solver)
+              ? SolveSpatialContactLcp(lcp_bodies, island_rows(false), lcp_joints, patches, solver)
               : SolveSpatialContactPgs(lcp_bodies, island_rows(false), pgs);
       if (!retry.ok()) return retry.status();
       if (retry->solver.solved) {
@@ -559,6 +572,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
         solution = std::move(retry);
       }
     }
+    if (!interruption.ok()) return interruption;
     const LcpSolverChainResult& chain = solution->solver;
     if (!chain.solved) {
       std::string attempts;
@@ -763,6 +777,7 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
     const absl::Status status =
         StepVelocities(at_rest, planes, joints, false, projection, &displaced, nullptr);
     if (!status.ok()) {
+      if (settings.interrupt) RETURN_IF_ERROR(settings.interrupt());  // not a failure: a stop
       ++result->stats.projection_failures;
       break;
     }

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -97,6 +98,11 @@ struct PolytopeStepSettings {
   // It removes what the velocity-level step's linearization leaves (a vertex turning with the
   // body ends up to ~h^2 |omega|^2 r / 2 inside). A pass whose LCP fails ends the projection.
   int projection_passes = 0;
+  // Asked before each pair of pieces is searched, before each island and inside its solvers
+  // (every PGS sweep, every 64 Lemke pivots): a non-OK answer abandons the step, which returns
+  // it as is and fills nothing the caller applies (the service's deadline, cancellation and
+  // drain; a pile of large overlapping hulls can take seconds a step). Null: never asked.
+  std::function<absl::Status()> interrupt;
 };
 
 // A constraint that was part of the step, with what it carried.

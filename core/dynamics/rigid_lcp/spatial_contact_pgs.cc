@@ -195,8 +195,12 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
   double residual = 0.0;
   double best = std::numeric_limits<double>::infinity();
   int sweeps = 0, best_sweep = 0;
-  bool stalled = false;
+  bool stalled = false, interrupted = false;
   while (sweeps < options.max_sweeps) {
+    if (options.should_stop && options.should_stop()) {
+      interrupted = true;
+      break;
+    }
     ++sweeps;
     residual = 0.0;
     for (SweepConstraint& s : sweep) {
@@ -236,8 +240,10 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
       break;
     }
   }
-  chain.solved = std::isfinite(residual) && residual <= options.residual_tolerance_m_per_s;
+  chain.solved =
+      !interrupted && std::isfinite(residual) && residual <= options.residual_tolerance_m_per_s;
   attempt.status = chain.solved              ? LcpSolveStatus::kSolved
+                   : interrupted             ? LcpSolveStatus::kInterrupted
                    : std::isfinite(residual) ? LcpSolveStatus::kIterationLimit
                                              : LcpSolveStatus::kNumericalFailure;
   attempt.residual = residual;

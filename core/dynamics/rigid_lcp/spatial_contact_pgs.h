@@ -24,6 +24,7 @@
 // stalls, is reported (solver.solved == false, kIterationLimit), never accepted by this function.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -42,6 +43,8 @@ struct SpatialContactPgsOptions {
   int stall_sweeps = 100;
   // a_min: the smallest derivative of a secondary row relative to the primary's own.
   double min_relative_derivative = 0.25;
+  // Asked after every sweep; true stops the run (kInterrupted), as LemkeOptions::should_stop.
+  std::function<bool()> should_stop;
 };
 
 // Impulses to start from, one entry per constraint (empty: start from zero).

@@ -178,8 +178,9 @@ absl::Status RigidLcpPipeline::Step(const StepInput& input, StepDiagnostics* dia
     planes.push_back({plane.id, plane.normal, plane.offset_m});
   }
   PolytopeStepResult result;
-  RETURN_IF_ERROR(
-      StepPolytopes(bodies, planes, joints, StepSettingsOf(settings_), &result, &warm_start_));
+  PolytopeStepSettings step_settings = StepSettingsOf(settings_);
+  if (input.interrupt != nullptr) step_settings.interrupt = *input.interrupt;
+  RETURN_IF_ERROR(StepPolytopes(bodies, planes, joints, step_settings, &result, &warm_start_));
   warm_start_ = std::move(result.warm_start);
   for (size_t r = 0; r < input.robots.size(); ++r) {
     WorldRobot& robot = input.robots[r];

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
@@ -267,6 +268,100 @@ TEST(RigidLcpWorldTest, RefusesPiecesThatOverlap) {
   EXPECT_NE(id.status().message().find("pieces[0] and pieces[1] overlap"), std::string::npos)
       << id.status();
   EXPECT_EQ(world->num_bodies(), 0);
+}
+
+// Two stacks of three cubes each (two islands), the lower cubes of each stack pushed into the
+// ones above by 2 mm so that the step has penetrations to correct, with a force on one cube.
+World TwoStacks() {
+  absl::StatusOr<World> world = World::Create(RigidLcpSettingsFor(RigidContactModel::kPeg, 0.5));
+  EXPECT_TRUE(world.ok()) << world.status();
+  EXPECT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), 0.0).ok());
+  for (const double x : {-0.3, 0.3}) {
+    for (int level = 0; level < 3; ++level) {
+      EXPECT_TRUE(
+          world->AddBody(Box(Vec3(0.05, 0.05, 0.05), Vec3(x, 0.01 * level, 0.05 + 0.098 * level)))
+              .ok());
+    }
+  }
+  return *std::move(world);
+}
+
+// A step the caller interrupts is abandoned whole (the service's deadline, cancellation and
+// drain): the interrupt's answer is returned, no step is counted, no body moves, the force the
+// controls applied for it is dropped, and the World then steps exactly as a twin that was never
+// interrupted. The stepper asks before each pair of pieces it searches and before each island,
+// so the second question is inside the step.
+TEST(RigidLcpWorldTest, AnInterruptedStepIsAbandonedWhole) {
+  World world = TwoStacks();
+  World twin = TwoStacks();
+  ASSERT_TRUE(world.Step(3).ok());
+  ASSERT_TRUE(twin.Step(3).ok());
+  absl::StatusOr<std::string> before = SerializeWorld(world);
+  ASSERT_TRUE(before.ok()) << before.status();
+
+  StepControls push;
+  BodyControlInput force;
+  force.body_id = world.body_ids().front();
+  force.force_n = Vec3(3.0, 0.0, 0.0);
+  push.bodies.push_back(force);
+  int questions = 0;
+  const auto stop_at_second = [&questions]() -> absl::Status {
+    return ++questions >= 2 ? absl::DeadlineExceededError("deadline") : absl::OkStatus();
+  };
+  StepOutcome outcome;
+  const absl::Status status = world.Step(5, push, &outcome, stop_at_second);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+  EXPECT_EQ(questions, 2);  // World::Step asked once, the stepper once more inside the step
+  EXPECT_TRUE(outcome.diagnostics.empty());
+  EXPECT_EQ(world.step_count(), 3);
+  EXPECT_FALSE(world.diverged());
+  const auto& pushed = static_cast<const RigidBody&>(*world.body(force.body_id));
+  EXPECT_EQ(pushed.pending_force_n(), Vec3::Zero());
+  absl::StatusOr<std::string> after = SerializeWorld(world);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(*after, *before);  // every bit of the World, the pipeline's warm start included
+
+  StepOutcome world_outcome, twin_outcome;
+  ASSERT_TRUE(world.Step(5, push, &world_outcome).ok());
+  ASSERT_TRUE(twin.Step(5, push, &twin_outcome).ok());
+  EXPECT_EQ(*SerializeWorld(world), *SerializeWorld(twin));
+}
+
+// The solvers ask too (every PGS sweep, every 64 Lemke pivots), not only the stepper between
+// islands: a step of one large island answers a deadline within a fraction of the step.
+TEST(RigidLcpWorldTest, TheSolversAskTheInterruptDuringALargeIsland) {
+  // Islands above 24 unknowns go to PGS, whose every sweep asks.
+  WorldSettings settings = RigidLcpSettingsFor(RigidContactModel::kPeg, 0.5);
+  settings.rigid_lcp.direct_max_unknowns = 24;
+  absl::StatusOr<World> world = World::Create(settings);
+  ASSERT_TRUE(world.ok()) << world.status();
+  ASSERT_TRUE(world->AddGroundPlane(Vec3::UnitZ(), 0.0).ok());
+  // Twelve cubes in one tilted, interpenetrating heap: one island of ~170 unknowns.
+  for (int i = 0; i < 12; ++i) {
+    ASSERT_TRUE(world
+                    ->AddBody(Box(Vec3(0.05, 0.05, 0.05), Vec3(0.03 * (i % 3), 0.03 * ((i / 3) % 2),
+                                                               0.05 + 0.06 * (i / 2))))
+                    .ok());
+  }
+  int questions = 0;
+  StepOutcome outcome;
+  ASSERT_TRUE(world
+                  ->Step(1, StepControls{}, &outcome,
+                         [&questions] {
+                           ++questions;
+                           return absl::OkStatus();
+                         })
+                  .ok());
+  ASSERT_EQ(outcome.diagnostics.size(), 1u);
+  const RigidLcpStepStats& stats = outcome.diagnostics[0].rigid_lcp;
+  std::printf("questions %d, largest LCP %d, pivots %d, sweeps %d\n", questions, stats.lcp_size,
+              stats.pivots, stats.iterations);
+  // Enough sweeps (or pivots) that the solvers' own questions are most of them...
+  const int solver_questions = stats.iterations + stats.pivots / kLemkeStopCheckInterval;
+  ASSERT_GE(solver_questions, 4);
+  // ...and asked: World::Step's question, one per island (at least one), and the solvers' for
+  // the accepted answers (a lower bound: other attempts and the projection ask too).
+  EXPECT_GE(questions, 2 + solver_questions);
 }
 
 // StepDiagnostics::rigid_lcp over several islands (bench/robot_pile_bench reads it per step):

@@ -165,6 +165,27 @@ TEST(LcpSolverChainTest, PegLikeProblemsAcceptedAnswersAreSolutions) {
   EXPECT_GT(solved, 15);
 }
 
+// should_stop (the stepper's deadline and cancellation): asked every 64 pivots, and once it says
+// stop, the attempt is kInterrupted and the chain makes no other attempt. The problem pivots
+// hundreds of times (a positive definite LCP of 200 unknowns).
+TEST(LcpSolverChainTest, ShouldStopEndsLemkeAndTheChain) {
+  std::mt19937_64 rng(5);
+  const LcpProblem p =
+      testing::RandomLcp(testing::RandomLcpKind::kSymmetricPositiveDefinite, 200, rng);
+  LcpSolverChainOptions options;
+  const LcpSolverChainResult free_run = Solve(p, options);
+  ASSERT_TRUE(free_run.solved);
+  ASSERT_GE(free_run.solution.pivots, 3 * kLemkeStopCheckInterval);
+  int questions = 0;
+  options.lemke.should_stop = [&questions] { return ++questions >= 2; };
+  const LcpSolverChainResult stopped = Solve(p, options);
+  EXPECT_FALSE(stopped.solved);
+  ASSERT_EQ(stopped.attempts.size(), 1u);
+  EXPECT_EQ(stopped.attempts[0].status, LcpSolveStatus::kInterrupted);
+  EXPECT_EQ(stopped.attempts[0].pivots, 2 * kLemkeStopCheckInterval);
+  EXPECT_EQ(questions, 2);
+}
+
 // Step 0: the active set of a previous answer, guessed for a nearby problem (q moved by 1e-6 of
 // its scale, as one step's free velocities move a resting contact's), is solved directly, the
 // answer is a verified solution of the problem given, and it is the one Lemke finds (a P-matrix
