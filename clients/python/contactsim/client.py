@@ -282,17 +282,26 @@ class Session:
         self.robots[robot.robot_id] = robot
         return robot
 
-    def set_joint_state(self, robot, positions=None, velocities=None):
+    def set_joint_state(self, robot, positions=None, velocities=None, joint_commands=None):
         """Sets joint positions {joint: q [rad or m]} and velocities {joint: qdot}; the links
         follow by forward kinematics from the base (its pose and velocity kept). Joints not
-        named keep their positions, with velocity 0. NOT_FOUND naming an unknown robot or
-        joint. Returns (step_count, time_s), unchanged by the call."""
+        named keep their positions, with velocity 0. joint_commands (this robot's JointPosition,
+        JointVelocity, JointEffort or JointOff, as step takes them) set its motors with the
+        state; they persist as step's do. NOT_FOUND naming an unknown robot or joint;
+        INVALID_ARGUMENT naming commands[i] for a command the joint cannot take (nothing is set
+        then). Returns (step_count, time_s), unchanged by the call."""
         request = robot_pb2.SetJointStateRequest(session_id=self.id,
                                                  robot_id=robots.robot_id_of(robot))
         for joint, value in (positions or {}).items():
             request.positions[joint] = float(value)
         for joint, value in (velocities or {}).items():
             request.velocities[joint] = float(value)
+        if isinstance(joint_commands, dict):
+            raise TypeError("joint_commands: expected a list of JointPosition, JointVelocity, "
+                            "JointEffort or JointOff (robot.position({...}, kp=..., kd=...) "
+                            "makes one from a dict)")
+        for command in joint_commands or []:
+            robots.command_into(command, request.commands.add())
         response = self._call("SetJointState", request)
         return response.step_count, response.time_s
 
