@@ -148,12 +148,16 @@ class Client:
     def load_scene(self, scene, name=None):
         """Loads a scene file (a path to a scenes/*.textproto, or a contactsim.v1.scene_file_pb2
         .SceneFile) as `contactsim load` does: creates its session (named `name` when given),
-        uploads its mesh files (paths relative to the scene file), adds its bodies and
-        constraints. Returns LoadedScene (session, bodies, constraint_ids, description,
-        suggested_steps, body_ids_by_name); its session closes when used as a context manager.
-        A refused element closes the half-built session and raises ContactSimError with the
-        element first ("bodies[3] (torus2): ..."); a file that does not parse raises ValueError
-        "path:line:column: ...", a missing one OSError."""
+        uploads its mesh files (paths relative to the scene file), adds its bodies,
+        constraints and robots (URDFs relative to the scene file; their joint_positions and
+        starting motors, motors and default_motor, in one SetJointState). Returns LoadedScene
+        (session, bodies, constraint_ids, robots, description, suggested_steps,
+        body_ids_by_name); its session closes when used as a context manager. A refused element
+        closes the half-built session and raises ContactSimError with the element first
+        ("bodies[3] (torus2): ...", "robots[0] (arm.urdf): motors[1].joint: ..."); a file that
+        does not parse or a motor the scene alone shows to be wrong raises ValueError
+        ("path:line:column: ...", "path: robots[0].motors[1].position.kp: ..."), a missing file
+        OSError, a motor naming a joint the robot lacks LookupError."""
         return scene_file.load_scene(self, scene, name)
 
     def list_sessions(self):
