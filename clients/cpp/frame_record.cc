@@ -35,6 +35,38 @@ std::optional<Point> BodyCentroid(const v1::BodyFrame& body) {
   return Centroid(body.positions_m_f32());
 }
 
+// RFC 4180: a cell holding a comma, a quote or a line break is quoted, its quotes doubled.
+std::string CsvCell(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+// The unit suffixes of a joint's position, velocity and effort columns.
+struct JointUnits {
+  const char* position;
+  const char* velocity;
+  const char* effort;
+};
+
+JointUnits UnitsOf(v1::RobotJointType type) {
+  if (type == v1::ROBOT_JOINT_TYPE_PRISMATIC) return {"m", "m_per_s", "n"};
+  return {"rad", "rad_per_s", "n_m"};
+}
+
+const v1::JointState* FindJoint(const v1::StateFrame& frame, int32_t robot_id, int index) {
+  for (const v1::RobotJointStates& robot : frame.joint_states()) {
+    if (robot.robot_id() == robot_id) {
+      return index < robot.joints_size() ? &robot.joints(index) : nullptr;
+    }
+  }
+  return nullptr;
+}
+
 double TotalNormalImpulse(const v1::ContactReport& report) {
   double total = 0.0;
   for (const v1::ContactRecord& contact : report.contacts()) {
@@ -46,7 +78,9 @@ double TotalNormalImpulse(const v1::ContactReport& report) {
 
 }  // namespace
 
-FrameRecorder::FrameRecorder(std::ostream& out, RecordFormat format) : out_(out), format_(format) {
+FrameRecorder::FrameRecorder(std::ostream& out, RecordFormat format,
+                             std::vector<v1::RobotInfo> robots)
+    : out_(out), format_(format), robots_(std::move(robots)) {
   if (format_ == RecordFormat::kCsv) out_.precision(12);
 }
 
@@ -71,6 +105,17 @@ absl::Status FrameRecorder::WriteCsv(const v1::StateFrame& frame) {
       const std::string b = absl::StrCat("body", body.body_id());
       out_ << "," << b << "_x_m," << b << "_y_m," << b << "_z_m";
     }
+    for (const v1::RobotInfo& robot : robots_) {
+      for (const v1::RobotJointInfo& joint : robot.joints()) {
+        if (joint.type() == v1::ROBOT_JOINT_TYPE_FIXED) continue;  // never moves
+        csv_joints_.push_back({robot.robot_id(), joint.index()});
+        const std::string j = absl::StrCat("robot", robot.robot_id(), "_", joint.name());
+        const JointUnits units = UnitsOf(joint.type());
+        out_ << "," << CsvCell(absl::StrCat(j, "_position_", units.position)) << ","
+             << CsvCell(absl::StrCat(j, "_velocity_", units.velocity)) << ","
+             << CsvCell(absl::StrCat(j, "_effort_", units.effort));
+      }
+    }
     out_ << "\n";
   }
   out_ << frame.seq() << "," << frame.time_s() << "," << frame.step_count() << ","
@@ -83,6 +128,14 @@ absl::Status FrameRecorder::WriteCsv(const v1::StateFrame& frame) {
     }
     if (centroid) {
       out_ << "," << centroid->x << "," << centroid->y << "," << centroid->z;
+    } else {
+      out_ << ",,,";
+    }
+  }
+  for (const JointColumn& column : csv_joints_) {
+    if (const v1::JointState* joint = FindJoint(frame, column.robot_id, column.index)) {
+      out_ << "," << joint->position() << "," << joint->velocity() << ","
+           << joint->applied_effort();
     } else {
       out_ << ",,,";
     }

@@ -155,12 +155,14 @@ absl::StatusOr<v1::SetJointStateResponse> SessionHandle::SetJointState(
 }
 
 absl::Status SessionHandle::CallStep(int32_t n_steps, const v1::StepControls& controls,
+                                     const v1::StepReplyParts* reply_parts,
                                      v1::StepRequest* request, v1::StepResponse* response) const {
   grpc::ClientContext context;
   connection_.PrepareSessionContext(context, session_id_, token_);
   request->set_session_id(session_id_);
   request->set_n_steps(n_steps);
   *request->mutable_controls() = controls;
+  if (reply_parts != nullptr) *request->mutable_reply_parts() = *reply_parts;
   return FromGrpcStatus(connection_.stub().Step(&context, *request, response));
 }
 
@@ -168,7 +170,20 @@ absl::StatusOr<v1::StepResponse> SessionHandle::Step(int32_t n_steps,
                                                      const v1::StepControls& controls) const {
   v1::StepRequest request;
   v1::StepResponse response;
-  if (absl::Status status = CallStep(n_steps, controls, &request, &response); !status.ok()) {
+  if (absl::Status status = CallStep(n_steps, controls, nullptr, &request, &response);
+      !status.ok()) {
+    return status;
+  }
+  return response;
+}
+
+absl::StatusOr<v1::StepResponse> SessionHandle::Step(int32_t n_steps,
+                                                     const v1::StepControls& controls,
+                                                     const v1::StepReplyParts& reply_parts) const {
+  v1::StepRequest request;
+  v1::StepResponse response;
+  if (absl::Status status = CallStep(n_steps, controls, &reply_parts, &request, &response);
+      !status.ok()) {
     return status;
   }
   return response;
@@ -177,7 +192,7 @@ absl::StatusOr<v1::StepResponse> SessionHandle::Step(int32_t n_steps,
 absl::Status SessionHandle::StepInto(int32_t n_steps, const v1::StepControls& controls,
                                      StepReply* reply) const {
   const StepReply::Call call = reply->StartCall();
-  absl::Status status = CallStep(n_steps, controls, call.request, call.response);
+  absl::Status status = CallStep(n_steps, controls, nullptr, call.request, call.response);
   if (!status.ok()) call.response->Clear();
   return status;
 }

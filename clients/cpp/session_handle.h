@@ -85,6 +85,9 @@ class SessionHandle {
   // contact report and the diagnostics.
   absl::StatusOr<v1::StepResponse> Step(int32_t n_steps,
                                         const v1::StepControls& controls = {}) const;
+  // The same with only `reply_parts` in the reply (StepRequest.reply_parts; docs/service.md).
+  absl::StatusOr<v1::StepResponse> Step(int32_t n_steps, const v1::StepControls& controls,
+                                        const v1::StepReplyParts& reply_parts) const;
   // The same into `*reply` (step_reply.h), for a controller's loop: the request and the reply
   // live on the StepReply's arena, so a call that fits its first block allocates nothing on the
   // heap. After an error `reply->response()` is empty.
@@ -112,7 +115,9 @@ class SessionHandle {
                            StreamStop* stop = nullptr) const;
 
  private:
-  absl::Status CallStep(int32_t n_steps, const v1::StepControls& controls, v1::StepRequest* request,
+  // `reply_parts` null: every part.
+  absl::Status CallStep(int32_t n_steps, const v1::StepControls& controls,
+                        const v1::StepReplyParts* reply_parts, v1::StepRequest* request,
                         v1::StepResponse* response) const;
 
   Connection connection_;

@@ -14,6 +14,7 @@
 #include "scenes/loader/grpc_status.h"
 #include "scenes/loader/mesh_file_upload.h"
 #include "scenes/loader/robot_request.h"
+#include "scenes/loader/scene_robot_motors.h"
 #include "scenes/loader/session_metadata.h"
 #include "scenes/loader/utf8_fields.h"
 
@@ -75,6 +76,8 @@ absl::StatusOr<v1::SceneFile> ParseSceneFile(std::string_view text, std::string_
   google::protobuf::TextFormat::Parser parser;
   FirstError errors;
   parser.RecordErrorsTo(&errors);
+  google::protobuf::TextFormat::ParseInfoTree locations;
+  parser.WriteLocationsTo(&locations);
   v1::SceneFile scene;
   if (!parser.ParseFromString(std::string(text), &scene)) {
     return absl::InvalidArgumentError(errors.Format(source));
@@ -83,6 +86,9 @@ absl::StatusOr<v1::SceneFile> ParseSceneFile(std::string_view text, std::string_
   if (absl::Status utf8 = CheckUtf8Strings(scene, absl::StrCat(std::string(source), ": "));
       !utf8.ok()) {
     return utf8;
+  }
+  if (absl::Status motors = CheckSceneRobotMotors(scene, &locations, source); !motors.ok()) {
+    return motors;
   }
   return scene;
 }
@@ -142,6 +148,9 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
                                          const PrepareContextFn& prepare,
                                          const v1::SceneFile& scene, std::string_view name) {
   if (absl::Status names = CheckSceneMeshFiles(scene); !names.ok()) return names;
+  if (absl::Status motors = CheckSceneRobotMotors(scene, /*tree=*/nullptr, "scene"); !motors.ok()) {
+    return motors;
+  }
   v1::CreateSessionRequest create = scene.session();
   if (!name.empty()) create.set_name(std::string(name));
   LoadedSceneIds loaded;
@@ -222,7 +231,11 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
       absl::Status status = FromGrpcStatus(stub.AddRobot(&context, *request, &added));
       if (!status.ok()) return fail(status, label);
     }
-    if (!robot.joint_positions().empty()) {
+    // The joint positions and the motors the robot starts with, in one SetJointState.
+    absl::StatusOr<std::vector<v1::JointCommand>> commands =
+        SceneRobotCommands(robot, added.robot());
+    if (!commands.ok()) return fail(commands.status(), label);
+    if (!robot.joint_positions().empty() || !commands->empty()) {
       grpc::ClientContext context;
       prepare(context, token);
       AddSessionIdMetadata(context, session_id);
@@ -230,9 +243,15 @@ absl::StatusOr<LoadedSceneIds> LoadScene(v1::Simulation::StubInterface& stub,
       state.set_session_id(session_id);
       state.set_robot_id(added.robot().robot_id());
       *state.mutable_positions() = robot.joint_positions();
+      for (v1::JointCommand& command : *commands) *state.add_commands() = std::move(command);
       v1::SetJointStateResponse response;
       absl::Status status = FromGrpcStatus(stub.SetJointState(&context, state, &response));
-      if (!status.ok()) return fail(status, label + ".joint_positions");
+      if (!status.ok()) {
+        const absl::Status named =
+            NameSceneMotorField(status, robot, {state.commands().begin(), state.commands().end()});
+        return fail(named,
+                    named.message() == status.message() ? label + ".joint_positions" : label);
+      }
     }
     loaded.robots.push_back(added.robot());
   }

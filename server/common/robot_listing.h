@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/dynamics/robots/robot_model.h"
+#include "core/sim/step_controls.h"
 #include "core/sim/world_robot.h"
 
 namespace contactsim::server {
@@ -28,9 +29,12 @@ inline RobotListing ListRobot(const core::WorldRobot& robot) {
 }
 
 // Joint name -> position [rad or m] and velocity [rad/s or m/s]; finite (checked on the wire).
+// `commands`: motor commands set with the state (their form checked on the wire; index is the
+// place in SetJointStateRequest.commands).
 struct JointStateByName {
   std::map<std::string, double> positions;
   std::map<std::string, double> velocities;
+  std::vector<core::JointCommandInput> commands;
 };
 
 }  // namespace contactsim::server

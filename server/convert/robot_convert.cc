@@ -146,8 +146,9 @@ void FillProto(const RobotListing& robot, v1::RobotInfo* out) {
 }
 
 absl::StatusOr<core::JointCommandInput> JointCommandFromProto(const v1::JointCommand& message,
-                                                              int index, int max_name_bytes) {
-  const std::string field = absl::StrCat("controls.joint_commands[", index, "]");
+                                                              int index, int max_name_bytes,
+                                                              absl::string_view list_field) {
+  const std::string field = absl::StrCat(list_field, "[", index, "]");
   core::JointCommandInput command;
   command.index = index;
   command.robot_id = message.robot_id();
@@ -221,6 +222,17 @@ absl::StatusOr<JointStateByName> JointStateFromProto(const v1::SetJointStateRequ
       RETURN_IF_ERROR(CheckFinite(value, absl::StrCat(field, "['", name, "']")));
       values->emplace(name, value);
     }
+  }
+  for (int i = 0; i < request.commands_size(); ++i) {
+    const v1::JointCommand& command = request.commands(i);
+    if (command.robot_id() != request.robot_id()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("commands[", i, "].robot_id: ", command.robot_id(),
+                       " is not the request's robot_id ", request.robot_id()));
+    }
+    ASSIGN_OR_RETURN(core::JointCommandInput converted,
+                     JointCommandFromProto(command, i, max_name_bytes, "commands"));
+    out.commands.push_back(std::move(converted));
   }
   return out;
 }

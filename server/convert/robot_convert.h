@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "contactsim/v1/robot.pb.h"
 #include "core/dynamics/robots/robot_model.h"
 #include "core/sim/step_controls.h"
@@ -28,15 +29,18 @@ absl::Status CheckRobotNames(const core::RobotModel& model, int max_name_bytes);
 
 void FillProto(const RobotListing& robot, v1::RobotInfo* out);
 
-// controls.joint_commands[index]: finite values, gains >= 0, max_effort > 0 when set, the joint
-// name a label; the World checks the robot and joint.
-absl::StatusOr<core::JointCommandInput> JointCommandFromProto(const v1::JointCommand& message,
-                                                              int index, int max_name_bytes);
+// <list_field>[index] (Step's controls.joint_commands, SetJointState's commands): finite values,
+// gains >= 0, max_effort > 0 when set, the joint name a label; the World checks the robot and
+// joint.
+absl::StatusOr<core::JointCommandInput> JointCommandFromProto(
+    const v1::JointCommand& message, int index, int max_name_bytes,
+    absl::string_view list_field = "controls.joint_commands");
 
 void FillProto(const core::RobotJointStatesCopy& states, v1::RobotJointStates* out);
 
-// SetJointState's maps, every value finite (InvalidArgument naming "positions['j1']").
-// Joint names are labels of at most max_name_bytes.
+// SetJointState's maps, every value finite (InvalidArgument naming "positions['j1']"), and its
+// commands as JointCommandFromProto checks them, each for the request's robot (InvalidArgument
+// naming "commands[i].robot_id" otherwise). Joint names are labels of at most max_name_bytes.
 absl::StatusOr<JointStateByName> JointStateFromProto(const v1::SetJointStateRequest& request,
                                                      int max_name_bytes);
 

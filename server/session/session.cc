@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/common/check.h"
 #include "core/common/status_macros.h"
 #include "core/dynamics/corotational_fem.h"
 #include "core/dynamics/local_global/hyperelastic_body.h"
@@ -281,7 +282,29 @@ absl::Status Session::SetJointState(int32_t robot_id, const JointStateByName& st
       (*out)[*joint] = value;
     }
   }
+  // The commands are checked as Step's are (World::ValidateControls) before anything changes.
+  std::vector<int> commanded;  // joint indices, in commands order
+  for (const core::JointCommandInput& command : state.commands) {
+    const std::string field = absl::StrCat("commands[", command.index, "]");
+    absl::StatusOr<int> joint = core::RobotJointIndex(*robot, command.joint);
+    if (!joint.ok()) {
+      return absl::Status(joint.status().code(),
+                          absl::StrCat(field, ".", joint.status().message()));
+    }
+    if (std::find(commanded.begin(), commanded.end(), *joint) != commanded.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".joint: '", command.joint, "' is commanded twice in this call"));
+    }
+    commanded.push_back(*joint);
+    const absl::Status motor = core::World::ValidateJointMotor(*robot, *joint, command.motor);
+    if (!motor.ok()) return absl::Status(motor.code(), absl::StrCat(field, ".", motor.message()));
+  }
   RETURN_IF_ERROR(world_.SetJointState(robot_id, positions, velocities));
+  for (size_t i = 0; i < state.commands.size(); ++i) {
+    // Validated above: a refusal here would be a broken invariant, not the caller's mistake.
+    const absl::Status set = world_.SetJointMotor(robot_id, commanded[i], state.commands[i].motor);
+    CONTACTSIM_CHECK(set.ok(), "a joint motor ValidateJointMotor admitted was refused");
+  }
   content_version_.fetch_add(1, std::memory_order_release);
   PublishLocked(/*content_changed=*/false);
   return absl::OkStatus();

@@ -209,7 +209,9 @@ class Session {
   absl::StatusOr<RobotListing> AddRobot(core::RobotSpec spec,
                                         std::shared_ptr<const core::RobotModel> model);
   // World::SetJointState with the named joints' positions and velocities (the others keep their
-  // positions, velocities 0); NotFound naming an unknown robot or joint. Publishes a frame.
+  // positions, velocities 0), then the state's motor commands (World::SetJointMotor); NotFound
+  // naming an unknown robot or joint, InvalidArgument naming commands[i] for a joint named twice
+  // or a motor the joint cannot take; all checked before anything changes. Publishes a frame.
   // FailedPrecondition while failed.
   absl::Status SetJointState(int32_t robot_id, const JointStateByName& state);
 

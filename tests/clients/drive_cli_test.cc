@@ -1,6 +1,7 @@
 // `contactsim step` with controls, `info`, `add-constraint` and `remove-constraint`, run as
 // subprocesses against an in-process server: what they print, and bad flags answered with exit 2
 // and a message naming the flag.
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -125,6 +126,10 @@ TEST_F(DriveCliTest, BadFlagsAreUsageErrorsNamingTheFlag) {
        "--kind attachment needs --target-body"},
       {"add-constraint", "--kind pin --body 0 --vertices 1 --stiffness 3",
        "--targets and --stiffness apply to --kind position-target only"},
+      {"step", "--reply-parts bodies",
+       "--reply-parts: unknown part 'bodies' (parts: body_poses,body_velocities,vertex_positions,"
+       "contact_pairs,contact_totals,diagnostics,constraint_reactions,joint_states)"},
+      {"step", "--reply-parts body_poses,,joint_states", "--reply-parts: no part named"},
   };
   for (const Case& c : cases) {
     CliResult result = Run(c.command, c.rest);
@@ -145,13 +150,56 @@ TEST_F(DriveCliTest, BadFlagsAreUsageErrorsNamingTheFlag) {
   EXPECT_THAT(viewer.output, HasSubstr("PERMISSION_DENIED"));
 }
 
+// The first component of the vector printed after `key=(` on `output`; NaN when absent.
+double VectorZ(const std::string& output, const std::string& key) {
+  const size_t at = output.find(key + "=(");
+  if (at == std::string::npos) return std::nan("");
+  const size_t second_comma = output.find(',', output.find(',', at) + 1);
+  return std::stod(output.substr(second_comma + 1));
+}
+
+// --reply-parts sends StepRequest.reply_parts and prints only the parts asked: the box falls
+// freely (no ground), so its velocity after n steps of h is -g n h (symplectic Euler, exact but
+// for rounding) and its height drops.
+TEST_F(DriveCliTest, StepReplyPartsSendsAndPrintsOnlyThePartsAsked) {
+  CreateSession();
+  CliResult velocities = Run("step", "--steps 5 --reply-parts body_velocities,diagnostics");
+  ASSERT_EQ(velocities.exit_code, 0) << velocities.output;
+  EXPECT_THAT(velocities.output, HasSubstr("step_count: 5"));
+  EXPECT_THAT(velocities.output, HasSubstr("steps_this_call: 5"));
+  EXPECT_THAT(velocities.output, HasSubstr("body 0 rigid: v_WB_m_per_s=("));
+  // -9.81 * 5 * 0.01 m/s; printed with 6 significant digits.
+  EXPECT_NEAR(VectorZ(velocities.output, "v_WB_m_per_s"), -0.4905, 1e-6) << velocities.output;
+  EXPECT_THAT(velocities.output, Not(HasSubstr("p_WB_m")));
+  EXPECT_THAT(velocities.output, Not(HasSubstr("contact_records_last_step")));
+  EXPECT_THAT(velocities.output, Not(HasSubstr("contact totals")));
+
+  CliResult poses = Run("step", "--steps 5 --reply-parts body_poses,contact_totals");
+  ASSERT_EQ(poses.exit_code, 0) << poses.output;
+  EXPECT_THAT(poses.output, HasSubstr("step_count: 10"));
+  // Without the diagnostics the reply does not say how many steps were taken.
+  EXPECT_THAT(poses.output, Not(HasSubstr("steps_this_call")));
+  EXPECT_THAT(poses.output,
+              HasSubstr("contact totals over the call:\nbody 0: impulse_ns=(0, 0, 0)"));
+  EXPECT_THAT(poses.output, Not(HasSubstr("v_WB_m_per_s")));
+  // Fallen g h^2 (1 + 2 + ... + 10) = 0.0540 m from 0.15 m (symplectic Euler's sum).
+  EXPECT_NEAR(VectorZ(poses.output, "p_WB_m"), 0.15 - 9.81 * 1e-4 * 55, 1e-6) << poses.output;
+
+  // Only the step count and time: no body, contact or diagnostics line at all.
+  CliResult joints = Run("step", "--reply-parts joint_states");
+  ASSERT_EQ(joints.exit_code, 0) << joints.output;
+  EXPECT_THAT(joints.output, HasSubstr("step_count: 11"));
+  EXPECT_THAT(joints.output, Not(HasSubstr("body")));
+  EXPECT_THAT(joints.output, Not(HasSubstr("contact")));
+}
+
 // Help says which token each command needs and lists every enumerated flag's values.
 TEST_F(DriveCliTest, HelpNamesTokensAndAllowedValues) {
   CliResult step = RunCli("step --help");
   EXPECT_EQ(step.exit_code, 0) << step.output;
   EXPECT_THAT(step.output, HasSubstr("controller token (a viewer token is refused"));
   for (const char* flag : {"--force", "--torque", "--kinematic-pose", "--kinematic-velocity",
-                           "--vertex-force", "--target"}) {
+                           "--vertex-force", "--target", "--reply-parts"}) {
     EXPECT_THAT(step.output, HasSubstr(flag));
   }
   CliResult info = RunCli("info --help");

@@ -13,6 +13,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
@@ -211,6 +213,115 @@ TEST_F(RobotCliTest, JointCommandsMoveTheJointAndTheStatesArePrinted) {
 // SetJointState places the links; the step count does not change; one held step later the joint
 // is where it was set (a 1 ms step moves a joint held at its target by ~ (m g r / I) h^2 / 2,
 // about 1e-5 rad here).
+// A pendulum on a carriage: base -(prismatic "slide,x", along x)- carriage -(continuous "hinge",
+// about y, 1 m up)- rod (1 kg, its centre 0.2 m below the hinge) -(fixed "tip_mount")- tip. No
+// collision geometry: the links are never in contact.
+std::string PendulumUrdf() {
+  const auto link = [](const std::string& name, const std::string& mass,
+                       const std::string& centre) {
+    return "  <link name=\"" + name + "\"><inertial><origin xyz=\"" + centre +
+           "\"/><mass value=\"" + mass +
+           "\"/><inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" iyz=\"0\" "
+           "izz=\"0.01\"/></inertial></link>\n";
+  };
+  return "<?xml version=\"1.0\"?>\n<robot name=\"pendulum\">\n" + link("base", "1", "0 0 0") +
+         link("carriage", "1", "0 0 0") + link("rod", "1", "0 0 -0.2") +
+         link("tip", "0.1", "0 0 0") +
+         "  <joint name=\"slide,x\" type=\"prismatic\"><parent link=\"base\"/>"
+         "<child link=\"carriage\"/><axis xyz=\"1 0 0\"/>"
+         "<limit lower=\"-1\" upper=\"1\" effort=\"100\" velocity=\"10\"/></joint>\n"
+         "  <joint name=\"hinge\" type=\"continuous\"><parent link=\"carriage\"/>"
+         "<child link=\"rod\"/><origin xyz=\"0 0 1\"/><axis xyz=\"0 1 0\"/></joint>\n"
+         "  <joint name=\"tip_mount\" type=\"fixed\"><parent link=\"rod\"/>"
+         "<child link=\"tip\"/><origin xyz=\"0 0 -0.4\"/></joint>\n"
+         "</robot>\n";
+}
+
+// The cells of one CSV line as RFC 4180 writes them (quoted cells may hold commas and "").
+std::vector<std::string> CsvCells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      cells.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+// `record --format csv` writes every moving joint's position, velocity and motor effort, named
+// and in SI units by the joint's type, and its cells are the StepResponse's values: the pendulum
+// released at 0.3 rad swings while a PD motor holds the carriage. The cells are written with 12
+// significant digits, hence the relative 1e-11.
+TEST_F(RobotCliTest, RecordedCsvHasEveryMovingJointsStateAsTheStepsReplySaysIt) {
+  CreateSession();
+  const fs::path urdf = Write("pendulum.urdf", PendulumUrdf());
+  ASSERT_EQ(Run("add-robot", urdf.string()).exit_code, 0);
+  const SessionHandle handle = connection_->Session(session_, controller_);
+  ASSERT_TRUE(handle.SetJointState(0, {{"hinge", 0.3}}).ok());
+  v1::StepControls hold;
+  *hold.add_joint_commands() = PositionCommand(0, "slide,x", 0.0, 1000.0, 50.0);
+  absl::StatusOr<v1::StepResponse> first = handle.Step(100, hold);
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<v1::StepResponse> second = handle.Step(150);
+  ASSERT_TRUE(second.ok()) << second.status();
+
+  // The ring holds 5 frames: creation, AddRobot, SetJointState, one per Step.
+  const fs::path out = dir_ / "joints.csv";
+  CliResult record =
+      RunCli(Server() + "record " + session_ + " --token " + viewer_ + " --out " + out.string() +
+             " --format csv --f64 --from-seq 1 --frames 5" + " --duration-s 60");
+  ASSERT_EQ(record.exit_code, 0) << record.output;
+  std::ifstream file(out);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(file, line);) rows.push_back(CsvCells(line));
+  ASSERT_EQ(rows.size(), 6u);
+  // The 7 frame columns (no body columns: the first frame, the creation's, has no body), then
+  // the two moving joints in RobotInfo order, the fixed tip mount left out.
+  ASSERT_EQ(rows[0].size(), 7u + 6u) << absl::StrJoin(rows[0], "|");
+  const std::vector<std::string> joint_header(rows[0].begin() + 7, rows[0].end());
+  EXPECT_THAT(joint_header,
+              ::testing::ElementsAre("robot0_slide,x_position_m", "robot0_slide,x_velocity_m_per_s",
+                                     "robot0_slide,x_effort_n", "robot0_hinge_position_rad",
+                                     "robot0_hinge_velocity_rad_per_s", "robot0_hinge_effort_n_m"));
+  const int slide = 7, hinge = slide + 3;
+  // Creation's frame, before the robot: its cells empty; SetJointState's: the angle set.
+  ASSERT_EQ(rows[1].size(), rows[0].size());
+  EXPECT_EQ(rows[1][hinge], "");
+  ASSERT_EQ(rows[3].size(), rows[0].size());
+  EXPECT_EQ(std::stod(rows[3][hinge]), 0.3);
+  EXPECT_EQ(std::stod(rows[3][hinge + 1]), 0.0);
+  // Each Step's frame against its reply.
+  for (const auto& [row, reply] : {std::pair{&rows[4], &*first}, std::pair{&rows[5], &*second}}) {
+    ASSERT_EQ(row->size(), rows[0].size());
+    EXPECT_EQ((*row)[2], std::to_string(reply->step_count()));
+    ASSERT_EQ(reply->joint_states_size(), 1);
+    const v1::RobotJointStates& states = reply->joint_states(0);
+    // RobotInfo.joints order: slide,x 0, hinge 1, tip_mount 2.
+    for (const auto& [column, joint] : {std::pair{slide, 0}, std::pair{hinge, 1}}) {
+      const v1::JointState& expected = states.joints(joint);
+      int k = 0;
+      for (double value : {expected.position(), expected.velocity(), expected.applied_effort()}) {
+        EXPECT_NEAR(std::stod((*row)[column + k]), value, 1e-11 * std::max(1.0, std::abs(value)))
+            << "column " << rows[0][column + k] << " at step " << reply->step_count();
+        ++k;
+      }
+    }
+  }
+  // And the pendulum swings: 0.25 s after its release from 0.3 rad it has moved, and the
+  // carriage's motor pushes back on the rod's reaction.
+  EXPECT_GT(std::abs(second->joint_states(0).joints(1).position() - 0.3), 0.05);
+  EXPECT_NE(second->joint_states(0).joints(0).applied_effort(), 0.0);
+}
+
 TEST_F(RobotCliTest, SetJointStatePlacesTheJoints) {
   CreateSession();
   ASSERT_EQ(Run("add-robot", kArm).exit_code, 0);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -203,9 +204,9 @@ TEST_F(ClientTest, EverySceneFileParsesAndLoads) {
 }
 
 // A scene's robot: its URDF read by the loader relative to the scene file, its links after the
-// bodies, its joints where joint_positions puts them; a missing URDF closes the half-built
-// session naming the robot.
-TEST_F(ClientTest, RobotArmSceneAddsTheArmAtItsJointPositions) {
+// bodies, its joints where joint_positions puts them and held there for 1 s by the scene's
+// default motor; a missing URDF closes the half-built session naming the robot.
+TEST_F(ClientTest, RobotArmSceneHoldsTheArmAtItsJointPositions) {
   absl::StatusOr<v1::SceneFile> scene = ReadSceneFile(ScenePath("robot_arm"));
   ASSERT_TRUE(scene.ok()) << scene.status();
   absl::StatusOr<LoadedScene> loaded = LoadScene(*connection_, *scene);
@@ -217,19 +218,97 @@ TEST_F(ClientTest, RobotArmSceneAddsTheArmAtItsJointPositions) {
   EXPECT_EQ(arm.links(0).body_id(), 3);  // after the three cubes
   const SessionHandle session =
       connection_->Session(loaded->session.session_id, loaded->session.controller_token);
-  absl::StatusOr<v1::StepResponse> stepped = session.Step(1);
+  // 1 s (1000 steps of 1 ms) with no command from a controller: the scene's motors hold.
+  absl::StatusOr<v1::StepResponse> stepped = session.Step(1000);
   ASSERT_TRUE(stepped.ok()) << stepped.status();
   ASSERT_EQ(stepped->joint_states_size(), 1);
-  // One 1 ms step from rest: a joint moves by at most ~alpha h^2 (alpha < 200 rad/s^2 for the
-  // arm folding under gravity here): 1e-3 rad holds it.
-  for (const auto& [name, q] : {std::pair{"joint2", 0.8}, std::pair{"joint3", 1.2},
-                                std::pair{"joint5", 0.9}, std::pair{"joint1", 0.0}}) {
+  // Each joint settles at its target less the PD's static sag, (gravity moment) / kp. The largest
+  // moment is the shoulder's (joint2), at most g sum(m_i r_i) = 9.81 x 1.97 kg m = 19.3 N m with
+  // every link beyond it held out horizontally (the URDF's masses and centres), so the sag is at
+  // most 19.3 / 2e4 = 9.7e-4 rad at kp 2e4: bound 1e-3 rad on every joint. The PD (kd 200) has
+  // settled long before 1 s (its slowest time constant, the shoulder's, ~50 ms), so the joints are
+  // at rest: bound 1e-3 rad/s. Without the motors the arm folds (checked below).
+  double largest_offset = 0.0;
+  for (const auto& [name, q] :
+       {std::pair{"joint1", 0.0}, std::pair{"joint2", 0.8}, std::pair{"joint3", 1.2},
+        std::pair{"joint4", 0.0}, std::pair{"joint5", 0.9}, std::pair{"joint6", 0.0},
+        std::pair{"finger_left_joint", 0.0}}) {
     int index = -1;
     for (const v1::RobotJointInfo& joint : arm.joints()) {
       if (joint.name() == name) index = joint.index();
     }
     ASSERT_GE(index, 0) << name;
-    EXPECT_NEAR(stepped->joint_states(0).joints(index).position(), q, 1e-3) << name;
+    const v1::JointState& state = stepped->joint_states(0).joints(index);
+    EXPECT_NEAR(state.position(), q, 1e-3) << name;
+    EXPECT_NEAR(state.velocity(), 0.0, 1e-3) << name;
+    largest_offset = std::max(largest_offset, std::abs(state.position() - q));
+  }
+  std::printf("robot_arm scene after 1 s: largest joint offset from its pose %.3g rad\n",
+              largest_offset);
+  // The same scene without its default motor: the shoulder leaves its pose by far more than the
+  // bound, so the hold above is the motors' doing.
+  v1::SceneFile limp = *scene;
+  limp.mutable_robots(0)->clear_default_motor();
+  absl::StatusOr<LoadedScene> limp_loaded = LoadScene(*connection_, limp, "limp");
+  ASSERT_TRUE(limp_loaded.ok()) << limp_loaded.status();
+  const SessionHandle limp_session =
+      connection_->Session(limp_loaded->session.session_id, limp_loaded->session.controller_token);
+  absl::StatusOr<v1::StepResponse> fallen = limp_session.Step(1000);
+  ASSERT_TRUE(fallen.ok()) << fallen.status();
+  double largest_fall = 0.0;
+  for (const auto& [name, q] : {std::pair{"joint2", 0.8}, std::pair{"joint3", 1.2}}) {
+    for (const v1::RobotJointInfo& joint : arm.joints()) {
+      if (joint.name() == name) {
+        largest_fall = std::max(
+            largest_fall, std::abs(fallen->joint_states(0).joints(joint.index()).position() - q));
+      }
+    }
+  }
+  std::printf("robot_arm scene without motors after 1 s: shoulder or elbow off by %.3g rad\n",
+              largest_fall);
+  EXPECT_GT(largest_fall, 0.05);
+  ASSERT_TRUE(limp_session.CloseSession().ok());
+
+  // A motor per joint replaces the default for that joint: joint1 turns at 0.5 rad/s while the
+  // others hold. After 0.2 s the velocity motor (effort limit 200 N m on a joint whose inertia is
+  // under 1 kg m^2, so it reaches its speed within a step or two) has turned it 0.1 rad, to a
+  // step's travel (5e-4 rad).
+  v1::SceneFile turning = *scene;
+  v1::SceneJointMotor* turn = turning.mutable_robots(0)->add_motors();
+  turn->set_joint("joint1");
+  turn->mutable_velocity()->set_target(0.5);
+  absl::StatusOr<LoadedScene> turned = LoadScene(*connection_, turning, "turning");
+  ASSERT_TRUE(turned.ok()) << turned.status();
+  const SessionHandle turning_session =
+      connection_->Session(turned->session.session_id, turned->session.controller_token);
+  absl::StatusOr<v1::StepResponse> turned_step = turning_session.Step(200);
+  ASSERT_TRUE(turned_step.ok()) << turned_step.status();
+  const v1::RobotJointStates& turned_states = turned_step->joint_states(0);
+  for (const v1::RobotJointInfo& joint : arm.joints()) {
+    if (joint.name() == "joint1") {
+      EXPECT_NEAR(turned_states.joints(joint.index()).velocity(), 0.5, 1e-3);
+      EXPECT_NEAR(turned_states.joints(joint.index()).position(), 0.1, 5e-4);
+    } else if (joint.name() == "joint2") {
+      EXPECT_NEAR(turned_states.joints(joint.index()).position(), 0.8, 1e-3);
+    }
+  }
+  ASSERT_TRUE(turning_session.CloseSession().ok());
+
+  // A motor for a joint the robot does not have, or one that takes no motor (the fixed hand
+  // mount): the load is refused naming the robot, the motor and the field, and the half-built
+  // session is closed.
+  for (const auto& [joint, message] :
+       {std::pair{"elbow", "motors[1].joint: 'elbow' is not a joint of robot 'arm' (joints: "},
+        std::pair{"hand_mount", "motors[1].joint: 'hand_mount' is fixed"}}) {
+    v1::SceneFile bad = turning;
+    v1::SceneJointMotor* motor = bad.mutable_robots(0)->add_motors();
+    motor->set_joint(joint);
+    motor->mutable_effort()->set_effort(1.0);
+    absl::StatusOr<LoadedScene> refused = LoadScene(*connection_, bad, "bad motor");
+    ASSERT_FALSE(refused.ok()) << joint;
+    EXPECT_THAT(
+        std::string(refused.status().message()),
+        StartsWith(std::string("robots[0] (") + scene->robots(0).urdf_path() + "): " + message));
   }
 
   v1::SceneFile missing = *scene;
@@ -387,6 +466,42 @@ TEST(SceneFileParseTest, ErrorsCarryLineAndColumn) {
   // The parser points at the token after the unknown name: line 3, column 7 (1-based).
   EXPECT_THAT(std::string(scene.status().message()), StartsWith("bad.textproto:3:7: "));
   EXPECT_THAT(std::string(scene.status().message()), HasSubstr("nmae"));
+}
+
+// A scene's motors are checked when the file is read: each refusal names the robot, the motor and
+// the field, at the field's line and column (1-based).
+TEST(SceneFileParseTest, MotorErrorsNameTheLineAndField) {
+  struct Case {
+    std::string robot;  // inside `robots { ... }`, from line 4 on
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"  motors { joint: \"j1\" position { kp: 1 } }\n"
+       "  motors { joint: \"j2\"\n"
+       "           position { target: 0.5 kp: -5 } }\n",
+       "m.textproto:6:35: robots[0].motors[1].position.kp: must be finite and >= 0, got -5"},
+      {"  motors { velocity { target: 1 } }\n",
+       "m.textproto:4:3: robots[0].motors[0].joint: required (the URDF joint name)"},
+      {"  motors { joint: \"j1\" }\n  motors { joint: \"j1\" effort { effort: 1 } }\n",
+       "m.textproto:5:12: robots[0].motors[1].joint: 'j1' is also motors[0]'s joint"},
+      {"  motors { joint: \"j1\" velocity { target: 1 max_effort: 0 } }\n",
+       "m.textproto:4:45: robots[0].motors[0].velocity.max_effort: must be finite and > 0, got 0"},
+      {"  motors { joint: \"j1\" effort { effort: inf } }\n",
+       "m.textproto:4:33: robots[0].motors[0].effort.effort: must be finite, got inf"},
+      {"  default_motor { joint: \"j1\" position { kp: 1 } }\n",
+       "m.textproto:4:19: robots[0].default_motor.joint: must be empty"},
+      {"  default_motor { position { target: 0.2 kp: 1 } }\n",
+       "m.textproto:4:30: robots[0].default_motor.position.target: must be 0 in default_motor"},
+  };
+  for (const Case& c : cases) {
+    const std::string text =
+        "session { pipeline: \"rigid_lcp\" }\nrobots {\n  urdf_path: \"a.urdf\"\n" + c.robot +
+        "}\n";
+    absl::StatusOr<v1::SceneFile> scene = ParseSceneFile(text, "m.textproto");
+    ASSERT_FALSE(scene.ok()) << text;
+    EXPECT_TRUE(absl::IsInvalidArgument(scene.status())) << scene.status();
+    EXPECT_THAT(std::string(scene.status().message()), StartsWith(c.message)) << text;
+  }
 }
 
 // A string escape can make bytes that are not UTF-8, which no server would decode (its gRPC answers

@@ -229,6 +229,45 @@ class SceneFileTest(Base):
         self.assertNotIn("half-built", [s.name for s in self.client.list_sessions()])
 
 
+class SceneRobotTest(Base):
+    ARM_SCENE = os.path.join(SOURCE_DIR, "scenes", "robot_arm.textproto")
+    POSE = {"joint1": 0.0, "joint2": 0.8, "joint3": 1.2, "joint4": 0.0, "joint5": 0.9,
+            "joint6": 0.0, "finger_left_joint": 0.0}  # the scene file's joint_positions, else 0
+
+    def test_the_arm_scene_holds_its_pose_with_its_default_motor(self):
+        with self.client.load_scene(self.ARM_SCENE, name="python-arm-scene") as scene:
+            arm = scene.robots[0]
+            self.assertEqual(arm.name, "arm")
+            states = scene.session.step(1000).joints(arm)  # 1 s, no controller
+            # The PD's static sag: at most the shoulder's largest gravity moment over kp,
+            # 9.81 x 1.97 kg m / 2e4 = 9.7e-4 rad (docs/robots.md, "Robots in scene files").
+            for joint, q in self.POSE.items():
+                self.assertAlmostEqual(states.position(joint), q, delta=1e-3, msg=joint)
+                self.assertAlmostEqual(states.velocity(joint), 0.0, delta=1e-3, msg=joint)
+
+    def test_scene_motor_errors_name_the_element(self):
+        with self.assertRaisesRegex(ValueError, r"^m\.textproto: robots\[0\]\.motors\[0\]\."
+                                    r"position\.kp: must be finite and >= 0, got -5$"):
+            contactsim.parse_scene_file(
+                'robots { urdf_path: "a.urdf" motors { joint: "j" position { kp: -5 } } }',
+                "m.textproto")
+        with self.assertRaisesRegex(ValueError, r"robots\[0\]\.default_motor\.position\.target"):
+            contactsim.parse_scene_file(
+                'robots { urdf_path: "a.urdf" default_motor { position { target: 1 } } }')
+        for joint, error, message in (
+                ("elbow", LookupError, "motors[0].joint: 'elbow' is not a joint of the robot"),
+                ("hand_mount", contactsim.ContactSimError, "motors[0].joint: 'hand_mount' is "
+                 "fixed")):
+            scene = contactsim.read_scene_file(self.ARM_SCENE)
+            scene.robots[0].motors.add(joint=joint).effort.effort = 1.0
+            with self.assertRaises(error) as raised:
+                self.client.load_scene(scene, name="python-bad-motor")
+            text = getattr(raised.exception, "message", str(raised.exception))
+            self.assertTrue(text.startswith(f"robots[0] ({scene.robots[0].urdf_path}): "
+                                            + message), text)
+            self.assertNotIn("python-bad-motor", [s.name for s in self.client.list_sessions()])
+
+
 class ViewerUrlTest(Base):
     def test_the_url_is_the_one_the_server_prints(self):
         log = server.log()

@@ -310,6 +310,31 @@ class RobotTest(RobotCase):
         self.assertEqual(caught.exception.code, grpc.StatusCode.NOT_FOUND)
         self.assertIn("elbow", caught.exception.message)
 
+    def test_set_joint_state_sets_motors_as_step_does(self):
+        # The same PD commands sent with the state or with the first step: both sessions step
+        # bit for bit alike (the CPU is deterministic), and the arm holds its pose.
+        pose = {"joint2": 0.6, "joint3": 0.9}
+        results = []
+        for with_state in (True, False):
+            session = self.session()
+            arm = session.add_robot(ARM_URDF)
+            hold = arm.position({name: pose.get(name, 0.0) for name in ARM_JOINTS},
+                                kp=HOLD_KP, kd=HOLD_KD)
+            session.set_joint_state(arm, positions=pose,
+                                    joint_commands=hold if with_state else None)
+            result = session.step(300, joint_commands=None if with_state else hold)
+            results.append(result.joints(arm))
+        for a, b in zip((results[0].positions, results[0].velocities, results[0].efforts),
+                        (results[1].positions, results[1].velocities, results[1].efforts)):
+            np.testing.assert_array_equal(a, b)
+        # the PD's static sag, m g r / kp <= 8.5e-4 rad at kp 1e4 (docs/robots.md): 2e-3 rad
+        self.assertAlmostEqual(results[0].position("joint2"), 0.6, delta=2e-3)
+        with self.assertRaises(contactsim.ContactSimError) as caught:
+            session.set_joint_state(arm, joint_commands=[
+                contactsim.JointEffort(arm, "hand_mount", 1.0)])
+        self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("commands[0].joint: 'hand_mount' is fixed", caught.exception.message)
+
     def test_robots_need_a_rigid_lcp_session(self):
         session = self.client.create_session("python-robots-penalty")
         self.addCleanup(self.close_quietly, session)

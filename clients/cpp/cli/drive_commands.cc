@@ -3,10 +3,13 @@
 #include <sstream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "clients/cpp/cli/exit_codes.h"
+#include "clients/cpp/cli/reply_parts_flag.h"
 #include "clients/cpp/cli/robot_commands.h"
 #include "clients/cpp/session_handle.h"
+#include "google/protobuf/descriptor.h"
 #include "google/protobuf/text_format.h"
 
 namespace contactsim::client::cli {
@@ -39,44 +42,80 @@ std::string ConstraintKindName(v1::ConstraintKind kind) {
   }
 }
 
+bool IsDeformable(v1::BodyKind kind) {
+  return kind == v1::BODY_KIND_CLOTH || kind == v1::BODY_KIND_FEM ||
+         kind == v1::BODY_KIND_HYPERELASTIC;
+}
+
+// Every part set: what the reply holds when reply_parts is unset.
+v1::StepReplyParts AllParts() {
+  v1::StepReplyParts parts;
+  const google::protobuf::Descriptor* descriptor = v1::StepReplyParts::descriptor();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    v1::StepReplyParts::GetReflection()->SetBool(&parts, descriptor->field(i), true);
+  }
+  return parts;
+}
+
 }  // namespace
 
 int RunStep(const Context& context, const StepArgs& args) {
   absl::StatusOr<v1::StepControls> controls = StepControlsFromFlags(args.controls);
   if (!controls.ok()) return Usage(context, std::string(controls.status().message()));
-  absl::StatusOr<v1::StepResponse> step = Handle(context, args.session).Step(args.steps, *controls);
+  // What the reply carries, and so what is printed: every part unless --reply-parts says.
+  v1::StepReplyParts parts = AllParts();
+  if (args.reply_parts) {
+    absl::StatusOr<v1::StepReplyParts> asked = ReplyPartsFromFlag(*args.reply_parts);
+    if (!asked.ok()) return Usage(context, std::string(asked.status().message()));
+    parts = *asked;
+  }
+  const SessionHandle session = Handle(context, args.session);
+  absl::StatusOr<v1::StepResponse> step = args.reply_parts
+                                              ? session.Step(args.steps, *controls, parts)
+                                              : session.Step(args.steps, *controls);
   if (!step.ok()) return Fail(context, step.status());
   const int steps = step->diagnostics_size();
+  // Without the diagnostics the reply does not say how many steps were taken.
+  const std::string over =
+      parts.diagnostics() ? absl::StrCat("over the call's ", steps, " steps") : "over the call";
   context.out << "time_s: " << step->time_s() << "\n"
-              << "step_count: " << step->step_count() << "\n"
-              << "steps_this_call: " << steps << "\n";
+              << "step_count: " << step->step_count() << "\n";
+  if (parts.diagnostics()) context.out << "steps_this_call: " << steps << "\n";
   for (const v1::BodyState& body : step->bodies()) {
     context.out << "body " << body.body_id() << " " << KindName(body.kind()) << ":";
-    if (body.positions_m().empty()) {
-      context.out << " p_WB_m=" << Vec3Text(body.p_wb_m()) << " q_WB=" << QuatText(body.q_wb())
-                  << " v_WB_m_per_s=" << Vec3Text(body.v_wb_m_per_s())
-                  << " w_WB_rad_per_s=" << Vec3Text(body.w_wb_rad_per_s());
+    if (!IsDeformable(body.kind())) {
+      if (parts.body_poses()) {
+        context.out << " p_WB_m=" << Vec3Text(body.p_wb_m()) << " q_WB=" << QuatText(body.q_wb());
+      }
+      if (parts.body_velocities()) {
+        context.out << " v_WB_m_per_s=" << Vec3Text(body.v_wb_m_per_s())
+                    << " w_WB_rad_per_s=" << Vec3Text(body.w_wb_rad_per_s());
+      }
     } else {
-      context.out << " centre_of_mass_m=" << Vec3Text(body.centre_of_mass_m())
-                  << " bounds_min_m=" << Vec3Text(body.bounds_min_m())
-                  << " bounds_max_m=" << Vec3Text(body.bounds_max_m())
-                  << " vertices=" << body.positions_m_size() / 3;
+      if (parts.body_poses()) {
+        context.out << " centre_of_mass_m=" << Vec3Text(body.centre_of_mass_m())
+                    << " bounds_min_m=" << Vec3Text(body.bounds_min_m())
+                    << " bounds_max_m=" << Vec3Text(body.bounds_max_m());
+      }
+      if (parts.vertex_positions()) context.out << " vertices=" << body.positions_m_size() / 3;
     }
     context.out << "\n";
   }
   // Records are of the last step only; totals sum every step of the call.
-  context.out << "contact_records_last_step: " << step->contacts().contacts_size() << "\n";
-  if (step->contacts_omitted() > 0) {
-    context.out << "contact_records_omitted: " << step->contacts_omitted() << "\n";
+  if (parts.contact_pairs()) {
+    context.out << "contact_records_last_step: " << step->contacts().contacts_size() << "\n";
+    if (step->contacts_omitted() > 0) {
+      context.out << "contact_records_omitted: " << step->contacts_omitted() << "\n";
+    }
   }
-  context.out << "contact totals over the call's " << steps << " steps:\n";
+  if (parts.contact_totals()) context.out << "contact totals " << over << ":\n";
   for (const v1::BodyContactTotals& totals : step->contacts().body_totals()) {
     context.out << "body " << totals.body_id() << ": impulse_ns=" << Vec3Text(totals.impulse_ns())
                 << " angular_impulse_nms=" << Vec3Text(totals.angular_impulse_nms())
                 << " contact_records=" << totals.contact_count() << "\n";
   }
   if (step->reactions().constraints_size() > 0) {
-    context.out << "constraint reactions over the call's " << steps << " steps:\n";
+    context.out << "constraint reactions " << over << ":\n";
     for (const v1::ConstraintReaction& r : step->reactions().constraints()) {
       context.out << "constraint " << r.constraint_id() << " " << ConstraintKindName(r.kind())
                   << " on body " << r.body_id();
@@ -91,11 +130,11 @@ int RunStep(const Context& context, const StepArgs& args) {
   if (step->joint_states_size() > 0) {
     // The reply lists joints by index; their names and types (for the units) are the robots'.
     // The steps are taken: should that call fail, the states are still printed, by index.
-    absl::StatusOr<v1::GetSessionResponse> session = Handle(context, args.session).GetSession();
-    if (!session.ok()) context.err << "warning: joint names unknown: " << session.status() << "\n";
+    absl::StatusOr<v1::GetSessionResponse> info = session.GetSession();
+    if (!info.ok()) context.err << "warning: joint names unknown: " << info.status() << "\n";
     context.out << "joint states at the call's end (reactions on the child link, in its frame):\n";
     PrintJointStates(context.out, step->joint_states(),
-                     session.ok() ? session->robots() : v1::GetSessionResponse().robots());
+                     info.ok() ? info->robots() : v1::GetSessionResponse().robots());
   }
   return kExitOk;
 }

@@ -20,6 +20,7 @@ struct StepArgs {
   SessionArgs session;
   int32_t steps = 1;
   StepControlFlags controls;
+  std::optional<std::string> reply_parts;  // --reply-parts (reply_parts_flag.h); unset: every part
 };
 
 struct AddConstraintArgs {
@@ -40,6 +41,7 @@ struct RemoveConstraintArgs {
 // Steps with the controls; prints time, steps, every body's pose (rigid) or centre of mass and
 // bounds (deformable), the last step's contact records, the contact totals and constraint
 // reactions summed over the call, and every robot joint's state (named through GetSession).
+// With --reply-parts only the parts asked are sent and printed (step_count and time_s always).
 int RunStep(const Context& context, const StepArgs& args);
 // The session's summary, settings (only its pipeline's), bodies, ground planes and robots (links
 // with body ids, joints with limits).

@@ -17,6 +17,7 @@
 #include "clients/cpp/cli/drive_commands.h"
 #include "clients/cpp/cli/episode_commands.h"
 #include "clients/cpp/cli/exit_codes.h"
+#include "clients/cpp/cli/reply_parts_flag.h"
 #include "clients/cpp/cli/robot_commands.h"
 #include "clients/cpp/cli/scene_commands.h"
 
@@ -153,6 +154,10 @@ int main(int argc, char** argv) {
                    "(repeatable; it persists until replaced). Units by the joint's type: TARGET "
                    "[rad or m], KP [N m/rad or N/m], KD [N m s/rad or N s/m], velocities [rad/s "
                    "or m/s], efforts [N m or N]. Joint states are printed after the call");
+  step->add_option("--reply-parts", step_args.reply_parts,
+                   "PART,PART,... only these parts in the reply, and printed (StepRequest."
+                   "reply_parts; step_count and time_s always come); parts: " +
+                       cli::ReplyPartNames() + " (default: every part)");
 
   cli::WatchArgs watch_args;
   CLI::App* watch = app.add_subcommand("watch", "live view of a session's frames");

@@ -9,6 +9,8 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "clients/cpp/cli/exit_codes.h"
 #include "clients/cpp/frame_record.h"
@@ -140,7 +142,17 @@ int RunRecord(const Context& context, const RecordArgs& args) {
     context.err << "error: cannot write " << args.out_file << "\n";
     return kExitUsage;
   }
-  FrameRecorder recorder(file, format);
+  // A CSV names the robots' joints in its header: their names and types come from GetSession.
+  std::vector<v1::RobotInfo> robots;
+  if (format == RecordFormat::kCsv) {
+    absl::StatusOr<v1::GetSessionResponse> info =
+        context.connection.Session(args.session.session_id, args.session.token).GetSession();
+    if (!info.ok()) {
+      return ReportFailure(info.status(), context.connection, context.server, context.err);
+    }
+    robots.assign(info->robots().begin(), info->robots().end());
+  }
+  FrameRecorder recorder(file, format, std::move(robots));
 
   v1::StreamStateRequest request;
   request.set_from_seq(args.from_seq);

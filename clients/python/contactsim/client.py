@@ -148,12 +148,16 @@ class Client:
     def load_scene(self, scene, name=None):
         """Loads a scene file (a path to a scenes/*.textproto, or a contactsim.v1.scene_file_pb2
         .SceneFile) as `contactsim load` does: creates its session (named `name` when given),
-        uploads its mesh files (paths relative to the scene file), adds its bodies and
-        constraints. Returns LoadedScene (session, bodies, constraint_ids, description,
-        suggested_steps, body_ids_by_name); its session closes when used as a context manager.
-        A refused element closes the half-built session and raises ContactSimError with the
-        element first ("bodies[3] (torus2): ..."); a file that does not parse raises ValueError
-        "path:line:column: ...", a missing one OSError."""
+        uploads its mesh files (paths relative to the scene file), adds its bodies,
+        constraints and robots (URDFs relative to the scene file; their joint_positions and
+        starting motors, motors and default_motor, in one SetJointState). Returns LoadedScene
+        (session, bodies, constraint_ids, robots, description, suggested_steps,
+        body_ids_by_name); its session closes when used as a context manager. A refused element
+        closes the half-built session and raises ContactSimError with the element first
+        ("bodies[3] (torus2): ...", "robots[0] (arm.urdf): motors[1].joint: ..."); a file that
+        does not parse or a motor the scene alone shows to be wrong raises ValueError
+        ("path:line:column: ...", "path: robots[0].motors[1].position.kp: ..."), a missing file
+        OSError, a motor naming a joint the robot lacks LookupError."""
         return scene_file.load_scene(self, scene, name)
 
     def list_sessions(self):
@@ -282,17 +286,26 @@ class Session:
         self.robots[robot.robot_id] = robot
         return robot
 
-    def set_joint_state(self, robot, positions=None, velocities=None):
+    def set_joint_state(self, robot, positions=None, velocities=None, joint_commands=None):
         """Sets joint positions {joint: q [rad or m]} and velocities {joint: qdot}; the links
         follow by forward kinematics from the base (its pose and velocity kept). Joints not
-        named keep their positions, with velocity 0. NOT_FOUND naming an unknown robot or
-        joint. Returns (step_count, time_s), unchanged by the call."""
+        named keep their positions, with velocity 0. joint_commands (this robot's JointPosition,
+        JointVelocity, JointEffort or JointOff, as step takes them) set its motors with the
+        state; they persist as step's do. NOT_FOUND naming an unknown robot or joint;
+        INVALID_ARGUMENT naming commands[i] for a command the joint cannot take (nothing is set
+        then). Returns (step_count, time_s), unchanged by the call."""
         request = robot_pb2.SetJointStateRequest(session_id=self.id,
                                                  robot_id=robots.robot_id_of(robot))
         for joint, value in (positions or {}).items():
             request.positions[joint] = float(value)
         for joint, value in (velocities or {}).items():
             request.velocities[joint] = float(value)
+        if isinstance(joint_commands, dict):
+            raise TypeError("joint_commands: expected a list of JointPosition, JointVelocity, "
+                            "JointEffort or JointOff (robot.position({...}, kp=..., kd=...) "
+                            "makes one from a dict)")
+        for command in joint_commands or []:
+            robots.command_into(command, request.commands.add())
         response = self._call("SetJointState", request)
         return response.step_count, response.time_s
 

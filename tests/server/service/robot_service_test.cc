@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -237,6 +238,67 @@ TEST_F(RobotServiceTest, SetJointStatePlacesTheLinksAndSnapshotsCarryTheRobot) {
   // same time lets it run a little faster: measured 0.1418 rad; bound 3 %.
   const double elbow = a.joint_states(0).joints(JointIndex(arm, "joint3")).position();
   EXPECT_NEAR(elbow, 2.0 * 0.070, 0.03 * 2.0 * 0.070);
+}
+
+// SetJointState's commands set the motors a Step's joint_commands would: two sessions, one given
+// the arm's PD commands with its state, the other with its first Step, step bit for bit alike.
+// Refused commands name commands[i] and change nothing (neither the motors nor the positions
+// sent with them).
+TEST_F(RobotServiceTest, SetJointStateCommandsSetTheMotorsAsAStepsCommandsDo) {
+  const std::map<std::string, double> pose = {{"joint2", 0.6}, {"joint3", 0.9}};
+  const SessionHandle by_state = CreateSession(RobotSession());
+  const SessionHandle by_step = CreateSession(RobotSession());
+  const v1::RobotInfo arm = AddArm(by_state);
+  ASSERT_EQ(AddArm(by_step).robot_id(), arm.robot_id());
+  const v1::StepControls hold = Hold(arm.robot_id(), pose);
+  v1::SetJointStateRequest request;
+  request.set_robot_id(arm.robot_id());
+  for (const auto& [joint, q] : pose) (*request.mutable_positions())[joint] = q;
+  v1::SetJointStateResponse response;
+  for (const SessionHandle* session : {&by_state, &by_step}) {
+    request.set_session_id(session->id);
+    request.clear_commands();
+    if (session == &by_state) *request.mutable_commands() = hold.joint_commands();
+    grpc::Status status =
+        stub_->SetJointState(Context(session->controller).get(), request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  v1::StepResponse a, b;
+  ASSERT_TRUE(Step(by_state, 300, &a).ok());
+  ASSERT_TRUE(Step(by_step, 300, &b, hold).ok());
+  ASSERT_EQ(a.joint_states_size(), 1);
+  EXPECT_EQ(a.joint_states(0).SerializeAsString(), b.joint_states(0).SerializeAsString());
+  // And they hold the pose: the PD's static sag, m g r / kp <= 8.5e-4 rad (bound 2e-3 rad).
+  EXPECT_NEAR(a.joint_states(0).joints(JointIndex(arm, "joint2")).position(), 0.6, 2e-3);
+
+  request.set_session_id(by_state.id);
+  (*request.mutable_positions())["joint2"] = 0.1;  // must not be applied by a refused request
+  auto refused = [&](const std::function<void(v1::SetJointStateRequest*)>& edit,
+                     grpc::StatusCode code, const std::string& message) {
+    v1::SetJointStateRequest bad = request;
+    *bad.mutable_commands() = hold.joint_commands();
+    edit(&bad);
+    const grpc::Status status =
+        stub_->SetJointState(Context(by_state.controller).get(), bad, &response);
+    EXPECT_EQ(status.error_code(), code) << status.error_message();
+    EXPECT_NE(status.error_message().find(message), std::string::npos) << status.error_message();
+  };
+  refused([](auto* bad) { bad->mutable_commands(1)->set_robot_id(7); },
+          grpc::StatusCode::INVALID_ARGUMENT, "commands[1].robot_id: 7 is not the request's");
+  refused([](auto* bad) { bad->mutable_commands(2)->set_joint("elbow"); },
+          grpc::StatusCode::NOT_FOUND, "commands[2].joint: robot 0 has no joint named 'elbow'");
+  refused([](auto* bad) { bad->mutable_commands(3)->set_joint("joint1"); },
+          grpc::StatusCode::INVALID_ARGUMENT, "commands[3].joint: 'joint1' is commanded twice");
+  refused([](auto* bad) { bad->mutable_commands(0)->mutable_position()->set_kp(-1.0); },
+          grpc::StatusCode::INVALID_ARGUMENT, "commands[0].position.kp");
+  refused(
+      [](auto* bad) {
+        bad->mutable_commands(4)->set_joint("hand_mount");  // fixed: no motor
+      },
+      grpc::StatusCode::INVALID_ARGUMENT, "commands[4].");
+  // The motors still hold the old pose, and joint2 was not moved to 0.1 rad.
+  ASSERT_TRUE(Step(by_state, 1, &a).ok());
+  EXPECT_NEAR(a.joint_states(0).joints(JointIndex(arm, "joint2")).position(), 0.6, 2e-3);
 }
 
 TEST_F(RobotServiceTest, RefusalsNameTheFieldAndChangeNothing) {
