@@ -4,7 +4,7 @@
 // failed: ... Exhausted GL driver options", with or without webgl.force-enabled or
 // EGL_PLATFORM=surfaceless), so the viewer would show only its numbers.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 
 // Starts `Xvfb` on the first free display (it writes the number to fd 3); resolves with
 // { display: ':N', stop() }.
@@ -43,11 +43,12 @@ const QUIET_PREFS = {
   'network.connectivity-service.enabled': false,
 };
 
-// Launches headless firefox-esr with `display` for its GL through playwright-core's BiDi driver (experimental in
-// 1.49.1, reached as `_bidiFirefox`; it drives a stock Firefox by executablePath).
+// Launches headless firefox-esr, with `display` for its GL, through playwright-core's BiDi driver
+// (experimental in 1.49.1, reached as `_bidiFirefox`; it drives a stock Firefox by executablePath).
 export async function launchFirefox(display) {
   const webDir = process.env.CONTACTSIM_WEB_DIR;
-  const { default: playwright } = await import(join(webDir, 'node_modules/playwright-core/index.mjs'));
+  const { default: playwright } = await import(
+    resolvePath(webDir, 'node_modules/playwright-core/index.mjs'));
   return playwright._bidiFirefox.launch({
     executablePath: process.env.CONTACTSIM_FIREFOX,
     headless: true,
