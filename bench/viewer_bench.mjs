@@ -211,8 +211,8 @@ for (const n of counts) {
   results.push(r);
   if (r.bytes) console.log(`# ${r.bytes}`);
   // As it goes, so a run cut short keeps its rows.
-  console.error(`done: ${n} viewers: ${r.stepsPerS.toFixed(0)} steps/s, frames/s per viewer ` +
-    `${r.fps.map((f) => f.toFixed(1)).join(' ')}`);
+  console.error(`done: ${n} viewers: ${r.stepsPerS.toFixed(0)} steps/s, server CPU per step ` +
+    `${r.serverCpuPerStepUs.toFixed(0)} us, frames/s per viewer ${r.fps.map((f) => f.toFixed(1)).join(' ')}`);
 }
 await browser?.close();
 // The baseline: the mean of every N = 0 run (list 0 first and last to see the drift).
