@@ -4,7 +4,7 @@
 // the bytes of one viewer frame against one StreamState frame of the same session.
 //
 //   node bench/viewer_bench.mjs [--counts 0,1,4,16] [--seconds 8] [--clients browser|socket]
-//                               [--server-cpus LIST --browser-cpus LIST]
+//                               [--server-cpus LIST --browser-cpus LIST] [--live-timeout-s 180]
 //
 // --server-cpus / --browser-cpus (taskset lists, e.g. 0 and 1): the harness (server, scene,
 // controller) runs on the first set, this process and the browser it starts (or the socket
@@ -16,7 +16,7 @@
 // server spends serving N viewers, without a browser's rendering on the same cores).
 // Each N gets a fresh harness (server + scene + controller), 3 s of warm-up, then the window.
 // Paths default to the build tree (build/) and clients/web of this checkout.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -41,14 +41,17 @@ const clients = arg('clients', 'browser');
 const scene = join(root, 'bench/viewer_cloth.textproto');
 const serverCpus = arg('server-cpus', '');
 const browserCpus = arg('browser-cpus', '');
+// How long every page may take to receive its first frame (software WebGL pages on one loaded
+// core start slowly).
+const liveTimeoutMs = 1000 * Number(arg('live-timeout-s', '180'));
 if (browserCpus) {
   // This process and every thread it has; the browser and its renderers inherit the set.
   execFileSync('taskset', ['-a', '-p', '-c', browserCpus, String(process.pid)], { stdio: 'ignore' });
 }
 
-// CPU seconds of the descendants of `pid` (the browser this process started and its renderer,
-// GPU and utility processes), without the subtree of `exclude` (the harness), from /proc.
-function descendantsCpuSeconds(pid, exclude) {
+// The descendants of `pid` (the browser this process started and its renderer, GPU and utility
+// processes), without the subtree of `exclude` (the harness), from /proc.
+function descendants(pid, exclude) {
   const parent = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -57,18 +60,45 @@ function descendantsCpuSeconds(pid, exclude) {
       parent.set(Number(entry), Number(fields[1]));
     } catch { /* gone meanwhile */ }
   }
-  let total = 0;
+  const found = [];
   for (const p of parent.keys()) {
     if (p === pid) continue;
     for (let q = p; q > 1; q = parent.get(q) ?? 0) {
       if (q === exclude) break;
       if (q === pid) {
-        try { total += cpuSeconds(p); } catch { /* gone meanwhile */ }
+        found.push(p);
         break;
       }
     }
   }
+  return found;
+}
+
+// CPU seconds of those processes.
+function descendantsCpuSeconds(pid, exclude) {
+  let total = 0;
+  for (const p of descendants(pid, exclude)) {
+    try { total += cpuSeconds(p); } catch { /* gone meanwhile */ }
+  }
   return total;
+}
+
+// Chromium's SwiftShader (WebGL on the CPU) pins its worker threads (marl) by position in the
+// process's CPU set rather than by CPU number: given CPU 1 alone, its workers go to CPU 0, the
+// server's, where the CPU-bound server starves them (measured: runnable 92 s, ran 18 ms) and the
+// page hangs waiting for them. So every thread of every browser process is put back on
+// --browser-cpus twice a second (a thread's affinity is set once, when it starts). Only
+// chromium's processes: the harness, also a child of this process, stays on --server-cpus.
+function keepBrowserOnItsCpus() {
+  const timer = setInterval(() => {
+    for (const p of descendants(process.pid, 0)) {
+      let name = '';
+      try { name = readFileSync(`/proc/${p}/comm`, 'utf8').trim(); } catch { continue; }
+      if (name !== 'chromium') continue;
+      execFile('taskset', ['-a', '-p', '-c', browserCpus, String(p)], () => {});
+    }
+  }, 500);
+  return () => clearInterval(timer);
 }
 
 // A raw WebSocket viewer: counts the frames (binary messages after the topology).
@@ -115,6 +145,7 @@ function socketViewer(base, session, token) {
 
 async function run(n, browser) {
   const harness = await startHarness(scene, ['--push-force-n', '0.5'], { cpus: serverCpus });
+  const stopRepinning = browserCpus && clients === 'browser' && n > 0 ? keepBrowserOnItsCpus() : () => {};
   let bytes = '';
   if (n === 0) bytes = await harness.command('bytes');
   const viewers = [];
@@ -133,7 +164,8 @@ async function run(n, browser) {
   // Every viewer live (16 pages of software WebGL take a while on 2 cores), then warm-up.
   if (clients === 'browser') {
     await Promise.all(viewers.map((page) => page.waitForFunction(
-      () => window.__viewer && window.__viewer.frames > 0, null, { timeout: 180000, polling: 500 })));
+      () => window.__viewer && window.__viewer.frames > 0, null,
+      { timeout: liveTimeoutMs, polling: 500 })));
   }
   await sleep(3000);
   const browserCpu = () => (clients === 'browser' ? descendantsCpuSeconds(process.pid, harness.pid) : 0);
@@ -152,6 +184,16 @@ async function run(n, browser) {
   for (const v of viewers) {
     if (clients === 'browser') await v.close(); else v.socket.destroy();
   }
+  stopRepinning();
+  if (serverCpus) {  // the harness (every thread) stayed where it was put
+    const lists = readdirSync(`/proc/${harness.pid}/task`).map((t) => {
+      try {
+        return /Cpus_allowed_list:\s*(\S+)/.exec(
+          readFileSync(`/proc/${harness.pid}/task/${t}/status`, 'utf8'))[1];
+      } catch { return serverCpus; }  // the thread ended meanwhile
+    });
+    if (lists.some((l) => l !== serverCpus)) console.error(`WARNING: harness threads on ${lists}`);
+  }
   await harness.stop();
   return {
     n, stepsPerS: (s1.steps - s0.steps) / wall, fps, bytes,
@@ -169,8 +211,8 @@ for (const n of counts) {
   results.push(r);
   if (r.bytes) console.log(`# ${r.bytes}`);
   // As it goes, so a run cut short keeps its rows.
-  console.error(`done: ${n} viewers: ${r.stepsPerS.toFixed(0)} steps/s, frames/s per viewer ` +
-    `${r.fps.map((f) => f.toFixed(1)).join(' ')}`);
+  console.error(`done: ${n} viewers: ${r.stepsPerS.toFixed(0)} steps/s, server CPU per step ` +
+    `${r.serverCpuPerStepUs.toFixed(0)} us, frames/s per viewer ${r.fps.map((f) => f.toFixed(1)).join(' ')}`);
 }
 await browser?.close();
 // The baseline: the mean of every N = 0 run (list 0 first and last to see the drift).

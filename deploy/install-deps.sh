@@ -27,6 +27,10 @@ packages=(
   nginx python3-yaml
   # The headless browser of tests/web and bench/viewer_bench.mjs (browser viewer, docs/viewer.md).
   chromium
+  # web.firefox: the viewer in Firefox too (the issue asks for Chromium and Firefox), driven by
+  # playwright-core's WebDriver-BiDi driver; headless Firefox draws WebGL only through an X
+  # display, so the test gives it a private Xvfb (docs/viewer.md, "Tests").
+  firefox-esr xvfb
 )
 # node and npm bundle the viewer page at build time (esbuild) and run its tests: Debian's
 # nodejs and npm unless a node (e.g. NodeSource's, which bundles npm) is already on PATH.

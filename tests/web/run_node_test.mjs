@@ -1,5 +1,5 @@
 // Runs one node test file when what it needs is here, else exits 77 (ctest: skipped) saying
-// what is missing:  node run_node_test.mjs FILE [--browser]
+// what is missing:  node run_node_test.mjs FILE [--browser|--harness|--demo|--tls|--firefox]
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ const need = (ok, what) => { if (!ok) missing.push(what); };
 const env = process.env;
 need(env.CONTACTSIM_VIEWER_FIXTURES && existsSync(env.CONTACTSIM_VIEWER_FIXTURES),
   'viewer-protocol-fixtures (build target)');
-if (mode === '--browser' || mode === '--harness' || mode === '--tls') {
+if (['--browser', '--harness', '--tls', '--firefox'].includes(mode)) {
   need(env.CONTACTSIM_VIEWER_HARNESS && existsSync(env.CONTACTSIM_VIEWER_HARNESS),
     'contactsim-viewer-harness (build target)');
 }
@@ -23,13 +23,21 @@ if (mode === '--browser') {
   need(existsSync(join(env.CONTACTSIM_WEB_DIR ?? '', 'node_modules/playwright-core')),
     'clients/web/node_modules/playwright-core (npm ci in clients/web; deploy/install-deps.sh)');
 }
+if (mode === '--firefox') {
+  need(env.CONTACTSIM_FIREFOX && existsSync(env.CONTACTSIM_FIREFOX),
+    'firefox-esr (Debian package firefox-esr; deploy/install-deps.sh)');
+  need(env.CONTACTSIM_XVFB && existsSync(env.CONTACTSIM_XVFB),
+    'Xvfb (Debian package xvfb; Firefox gets WebGL only on a display; deploy/install-deps.sh)');
+  need(existsSync(join(env.CONTACTSIM_WEB_DIR ?? '', 'node_modules/playwright-core')),
+    'clients/web/node_modules/playwright-core (npm ci in clients/web; deploy/install-deps.sh)');
+}
 if (mode === '--tls') {
   need(spawnSync('openssl', ['version']).status === 0,
     'openssl (Debian package openssl; it makes the test\'s certificate)');
 }
 // The harness and the demo serve the bundled page (and refuse to start, or answer 503, without
 // it); it is built only where npm could install the viewer's packages.
-if (['--browser', '--harness', '--demo', '--tls'].includes(mode)) {
+if (['--browser', '--harness', '--demo', '--tls', '--firefox'].includes(mode)) {
   need(env.CONTACTSIM_VIEWER_ASSETS && existsSync(join(env.CONTACTSIM_VIEWER_ASSETS, 'viewer.js')),
     'the bundled viewer page (build target contactsim_viewer_assets; needs the npm packages that '
     + 'deploy/install-deps.sh installs where the npm registry is reachable)');

@@ -3,6 +3,7 @@
 // viewer benchmark (bench/viewer_bench.mjs).
 //
 //   contactsim-viewer-harness --scene FILE --assets DIR [--push-force-n 4] [--step-sleep-us 0]
+//                             [--hold] [--max-steps N]
 //                             [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]
 //
 // Prints one line "ready base_url=URL session=ID viewer_token=TOKEN controller_token_length=N"
@@ -13,7 +14,9 @@
 //   stop-viewer    stops the viewer listener (browsers see "server stopping"); gRPC keeps going
 //   start-viewer   starts it again on the same port
 //   push F         sets the push force amplitude [N] (a huge F makes the session diverge: FAILED)
+//   go             starts the controller (with --hold it waits for this)
 //   quit           stops everything and exits 0
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -51,6 +54,8 @@ int main(int argc, char** argv) {
   double push_force_n = 4.0;
   int step_sleep_us = 0;
   int steps_per_call = 1;
+  bool hold = false;
+  int64_t max_steps = 0;
   viewer::ViewerOptions viewer_options;
   CLI::App app{"ContactSim viewer test harness"};
   app.add_option("--scene", scene_path, "scene file")->required();
@@ -60,6 +65,11 @@ int main(int argc, char** argv) {
   app.add_option("--step-sleep-us", step_sleep_us, "pause between Step calls [us]");
   app.add_option("--steps-per-call", steps_per_call, "n_steps of each Step call")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--hold", hold,
+               "the controller waits for the command 'go' (a screenshot taken at a set step)");
+  app.add_option("--max-steps", max_steps,
+                 "the controller stops after this many steps, the session stays (0: never)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--max-viewers", viewer_options.max_viewers, "the viewer's --viewer-max-viewers");
   app.add_option("--max-bytes-per-s", viewer_options.max_bytes_per_s,
                  "the viewer's per-viewer send budget [bytes/s]");
@@ -105,11 +115,16 @@ int main(int argc, char** argv) {
   std::atomic<int64_t> steps{0};
   std::atomic<bool> failed{false};
   std::atomic<double> push_amplitude_n{push_force_n};
+  std::atomic<bool> go{!hold};
   const Clock::time_point start = Clock::now();
   std::thread stepping([&] {
     const int32_t pushed = loaded->bodies.empty() ? 0 : loaded->bodies[0].body_id();
     double t = 0.0;
     while (!stop.load()) {
+      if (!go.load() || (max_steps > 0 && steps.load() >= max_steps)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        continue;
+      }
       v1::StepControls controls;
       const double amplitude = push_amplitude_n.load();
       if (amplitude != 0.0) {
@@ -118,7 +133,9 @@ int main(int argc, char** argv) {
         push->mutable_force_n()->set_x(amplitude * std::sin(M_PI * t));
         push->mutable_force_n()->set_y(0.5 * amplitude * std::cos(M_PI * t));
       }
-      auto reply = controller.Step(steps_per_call, controls);
+      const int64_t left = max_steps > 0 ? max_steps - steps.load() : steps_per_call;
+      const int n_steps = static_cast<int>(std::min<int64_t>(steps_per_call, left));
+      auto reply = controller.Step(n_steps, controls);
       if (!reply.ok()) {
         if (!failed.exchange(true)) {
           std::fprintf(stderr, "viewer-harness: Step: %s\n", reply.status().ToString().c_str());
@@ -127,7 +144,7 @@ int main(int argc, char** argv) {
         continue;
       }
       t = reply->time_s();
-      steps.fetch_add(steps_per_call);
+      steps.fetch_add(n_steps);
       if (step_sleep_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(step_sleep_us));
     }
   });
@@ -189,6 +206,9 @@ int main(int argc, char** argv) {
     } else if (line.rfind("push ", 0) == 0) {
       push_amplitude_n.store(std::strtod(line.c_str() + 5, nullptr));
       std::printf("push %g\n", push_amplitude_n.load());
+    } else if (line == "go") {
+      go.store(true);
+      std::printf("go\n");
     } else if (line == "quit") {
       break;
     } else {

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -16,7 +16,7 @@ export const CHROMIUM_ARGS = [
 
 export async function launchBrowser() {
   const webDir = process.env.CONTACTSIM_WEB_DIR;
-  const { chromium } = await import(join(webDir, 'node_modules/playwright-core/index.mjs'));
+  const { chromium } = await import(resolvePath(webDir, 'node_modules/playwright-core/index.mjs'));
   // playwright makes a fresh temporary profile (user data dir) for every launch.
   return chromium.launch({ executablePath: process.env.CONTACTSIM_CHROMIUM, args: CHROMIUM_ARGS });
 }
