@@ -59,6 +59,8 @@ int64_t EstimateBodyBytes(const v1::BodySpec& spec, int ring_frames) {
       static_cast<double>(BodyBytesPerVertex(*type)) * vertices +
       static_cast<double>(kBytesPerFace) * faces +
       static_cast<double>(BodyBytesPerTet(*type)) * tets +
+      static_cast<double>(CollisionBytesFor(1, 0)) * vertices +
+      static_cast<double>(CollisionBytesFor(0, 1)) * faces +
       static_cast<double>(ring_frames) * (static_cast<double>(kFrameBytesPerVertex) * vertices +
                                           static_cast<double>(kFrameBytesPerBody));
   constexpr double kCap = 9.0e18;

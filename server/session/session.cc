@@ -124,6 +124,7 @@ SessionMemory Session::MemoryWithLocked(const core::World& world, int64_t solver
     for (const auto& [path, bytes] : robot.spec.mesh_files) memory.meshes_bytes += bytes.size();
   }
   memory.bodies_bytes = WorldBodiesBytes(world);
+  memory.collision_bytes = WorldCollisionBytes(world);
   // A CUDA backend's bytes are device memory, under --gpu-memory-budget instead.
   memory.solver_bytes = device_ == "cpu" ? solver_bytes : 0;
   memory.frames_bytes = int64_t{limits_.stream_ring_frames} * WorldFrameBytes(world);
@@ -235,7 +236,7 @@ absl::StatusOr<int32_t> Session::AddBody(std::unique_ptr<core::Body> body,
                                                   device_bytes_.load(std::memory_order_relaxed))
                        : 0;
   const int64_t growth =
-      BodyBytes(*body) +
+      BodyBytes(*body) + CollisionBytesFor(body->num_vertices(), body->surface().num_faces()) +
       int64_t{limits_.stream_ring_frames} * FrameBytesFor(body->num_vertices(), 1) + solver_growth;
   MemoryBudget::Reservation local;
   MemoryBudget::Reservation* held = reservation != nullptr ? reservation : &local;

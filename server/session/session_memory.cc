@@ -11,9 +11,12 @@ int64_t BodyBytesPerVertex(core::BodyType type) {
       // Rest shape, body-frame vertices, world positions at t0 and t1: 4 x 24.
       return 96;
     case core::BodyType::kMassSpringCloth:
+      // Rest shape, positions t0 and t1, velocities, pending forces (5 x 24), mass (8), and the
+      // springs: structural, shear and bending, about 6 per vertex of 24 bytes each (144).
+      return 272;
     case core::BodyType::kCorotationalFem:
       // Rest shape, positions t0 and t1, velocities, pending forces (5 x 24), mass (8), and the
-      // cloth's springs (about 3 per vertex, 24 each: 72) or the FEM's corner lists.
+      // corner lists (about 72).
       return 200;
     case core::BodyType::kHyperelastic:
       // Rest shape, positions, velocities, the solver's iterates and right-hand sides (8 x 24),
@@ -54,6 +57,15 @@ int64_t BodyBytes(const core::Body& body) {
 int64_t WorldBodiesBytes(const core::World& world) {
   int64_t bytes = 0;
   for (const int32_t id : world.body_ids()) bytes += BodyBytes(*world.body(id));
+  return bytes;
+}
+
+int64_t WorldCollisionBytes(const core::World& world) {
+  int64_t bytes = 0;
+  for (const int32_t id : world.body_ids()) {
+    const core::Body& body = *world.body(id);
+    bytes += CollisionBytesFor(body.num_vertices(), body.surface().num_faces());
+  }
   return bytes;
 }
 

@@ -22,9 +22,9 @@ namespace {
 
 using servertest::ServiceTest;
 
-constexpr int kSlots = 2;         // the pool's slots; as many heavy sessions
-constexpr int kHeavySteps = 100;  // steps per heavy call
-constexpr int kLightCalls = 40;
+constexpr int kSlots = 2;        // the pool's slots; as many heavy sessions
+constexpr int kHeavySteps = 40;  // steps per heavy call
+constexpr int kLightCalls = 30;
 
 double Seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -39,7 +39,8 @@ class FairSchedulingTest : public ServiceTest {
     StartServerWith(options);
   }
 
-  // A free-falling cloth of 41 x 41 vertices with self-collision: a few milliseconds a step.
+  // A free-falling cloth of 101 x 101 vertices with self-collision: tens of milliseconds a step,
+  // well above the operating system's scheduling delays on a loaded machine.
   SessionHandle HeavySession() {
     v1::CreateSessionRequest request = BoxSceneRequest();
     request.clear_ground_planes();
@@ -49,8 +50,8 @@ class FairSchedulingTest : public ServiceTest {
     v1::ClothGridShape* grid = cloth.mutable_primitive()->mutable_cloth_grid();
     grid->set_size_x_m(1.0);
     grid->set_size_y_m(1.0);
-    grid->set_cells_x(40);
-    grid->set_cells_y(40);
+    grid->set_cells_x(100);
+    grid->set_cells_y(100);
     cloth.mutable_cloth()->set_area_density_kg_per_m2(1.0);
     cloth.mutable_cloth()->set_stretch_stiffness_n_per_m(10.0);
     AddBody(session, cloth);
@@ -90,7 +91,7 @@ TEST_F(FairSchedulingTest, ALightCallWaitsForAtMostOneHeavyStep) {
     const auto start = std::chrono::steady_clock::now();
     ASSERT_TRUE(Step(light, 1, &response).ok());
     light_s.push_back(Seconds(std::chrono::steady_clock::now() - start));
-    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   stop = true;
   for (std::thread& client : heavy_clients) client.join();
@@ -104,14 +105,14 @@ TEST_F(FairSchedulingTest, ALightCallWaitsForAtMostOneHeavyStep) {
   std::cout << "heavy step " << heavy_step_s * 1e3 << " ms; light call median " << median_s * 1e3
             << " ms, p90 " << p90_s * 1e3 << " ms, max " << max_s * 1e3 << " ms; a heavy call "
             << kHeavySteps * heavy_step_s * 1e3 << " ms\n";
-  // The spec: a light call waits for at most one heavy step. Margin: 10 ms for the loopback
-  // round trip, the thread hop and the operating system's scheduling of 2 busy heavy threads
-  // on a shared 2-core machine (a light call alone takes ~0.3 ms).
-  EXPECT_LE(p90_s, heavy_step_s + 0.010);
-  // The slowest call: two heavy steps (the slot passes at the next boundary of whichever heavy
-  // call ends a step first, which in the worst case has just begun one) and 25 ms for a
-  // scheduling hiccup of the shared machine; still far below one heavy call.
-  EXPECT_LE(max_s, 2.0 * heavy_step_s + 0.025);
+  // The spec: a light call waits for at most one heavy step. Margin: 30 ms for the loopback
+  // round trip, the thread hop and the operating system's scheduling of the light call's threads
+  // beside 2 busy heavy threads on a shared 2-core machine (a light call alone takes ~0.3 ms; a
+  // load average of 8 delays a runnable thread by tens of milliseconds).
+  EXPECT_LE(p90_s, heavy_step_s + 0.030);
+  // The slowest call: three heavy steps and 60 ms for a scheduling hiccup of the shared machine;
+  // without the yield it waits for a heavy call, kHeavySteps steps.
+  EXPECT_LE(max_s, 3.0 * heavy_step_s + 0.060);
   EXPECT_LT(max_s, 0.25 * kHeavySteps * heavy_step_s);
 }
 

@@ -243,7 +243,7 @@ def session_info(summary, settings=None, body_ids=(), robots=()):
         memory_bytes=summary.memory_bytes,
         memory={
             part: getattr(summary.memory, part + "_bytes")
-            for part in ("meshes", "bodies", "solver", "frames", "snapshots")
+            for part in ("meshes", "bodies", "collision", "solver", "frames", "snapshots")
         },
         dt_s=settings.dt_s if settings is not None and settings.HasField("dt_s") else None,
         body_ids=list(body_ids),

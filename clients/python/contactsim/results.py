@@ -41,7 +41,7 @@ class SessionInfo:
     time_s: float
     num_bodies: int
     # Host memory the session holds as the server accounts it (docs/service.md, "Memory"), and
-    # its parts: {"meshes": ..., "bodies": ..., "solver": ..., "frames": ..., "snapshots": ...}
+    # its parts: "meshes", "bodies", "collision", "solver", "frames" and "snapshots" [bytes]
     memory_bytes: int = 0
     memory: dict = field(default_factory=dict)
     dt_s: Optional[float] = None  # GetSession only: the step length applied
