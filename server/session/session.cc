@@ -240,7 +240,7 @@ absl::StatusOr<int32_t> Session::AddBody(std::unique_ptr<core::Body> body,
       int64_t{limits_.stream_ring_frames} * FrameBytesFor(body->num_vertices(), 1) + solver_growth;
   MemoryBudget::Reservation local;
   MemoryBudget::Reservation* held = reservation != nullptr ? reservation : &local;
-  if (held->bytes() == 0 && reservation == nullptr) {
+  if (reservation == nullptr) {
     ASSIGN_OR_RETURN(local, budget_->Reserve(account_, growth, field));
   } else {
     RETURN_IF_ERROR(held->Grow(growth - held->bytes(), field));
