@@ -28,7 +28,7 @@ std::optional<core::BodyType> TypeOf(v1::BodyKind kind) {
 
 }  // namespace
 
-int64_t EstimateBodyBytes(const v1::BodySpec& spec, int ring_frames) {
+int64_t EstimateBodyBytes(const v1::BodySpec& spec, const ServerLimits& limits) {
   const std::optional<core::BodyType> type = TypeOf(spec.kind());
   if (!type) return 0;
   double vertices = 0.0;
@@ -53,16 +53,20 @@ int64_t EstimateBodyBytes(const v1::BodySpec& spec, int ring_frames) {
     default:
       return 0;
   }
+  if (vertices > static_cast<double>(limits.max_vertices_per_mesh) ||
+      faces + tets > static_cast<double>(limits.max_elements_per_mesh)) {
+    return 0;
+  }
+  const double ring_frames = limits.stream_ring_frames;
   // In floating point first: a primitive's counts may be far beyond int64 before the limits
   // refuse them; the estimate then saturates (and is refused by any budget).
-  const double bytes =
-      static_cast<double>(BodyBytesPerVertex(*type)) * vertices +
-      static_cast<double>(kBytesPerFace) * faces +
-      static_cast<double>(BodyBytesPerTet(*type)) * tets +
-      static_cast<double>(CollisionBytesFor(1, 0)) * vertices +
-      static_cast<double>(CollisionBytesFor(0, 1)) * faces +
-      static_cast<double>(ring_frames) * (static_cast<double>(kFrameBytesPerVertex) * vertices +
-                                          static_cast<double>(kFrameBytesPerBody));
+  const double bytes = static_cast<double>(BodyBytesPerVertex(*type)) * vertices +
+                       static_cast<double>(kBytesPerFace) * faces +
+                       static_cast<double>(BodyBytesPerTet(*type)) * tets +
+                       static_cast<double>(CollisionBytesFor(1, 0)) * vertices +
+                       static_cast<double>(CollisionBytesFor(0, 1)) * faces +
+                       ring_frames * (static_cast<double>(kFrameBytesPerVertex) * vertices +
+                                      static_cast<double>(kFrameBytesPerBody));
   constexpr double kCap = 9.0e18;
   return bytes >= kCap ? static_cast<int64_t>(kCap) : static_cast<int64_t>(bytes);
 }

@@ -9,10 +9,12 @@
 #include <cstdint>
 
 #include "contactsim/v1/scene.pb.h"
+#include "server/common/limits.h"
 
 namespace contactsim::server {
 
-// The body and its share of `ring_frames` frames [bytes]; 0 for a spec the conversion refuses.
-int64_t EstimateBodyBytes(const v1::BodySpec& spec, int ring_frames);
+// The body and its share of the ring's frames [bytes]; 0 for a spec the conversion refuses,
+// counts beyond the limits included (their error, naming the mesh, comes first).
+int64_t EstimateBodyBytes(const v1::BodySpec& spec, const ServerLimits& limits);
 
 }  // namespace contactsim::server

@@ -269,8 +269,7 @@ grpc::ServerUnaryReactor* SimulationService::AddBody(grpc::CallbackServerContext
     }
     // The estimate must fit before the mesh is generated or copied (the memory budgets).
     ASSIGN_OR_RETURN(MemoryBudget::Reservation room,
-                     session.ReserveMemory(
-                         EstimateBodyBytes(*spec, sessions_->limits().stream_ring_frames), "body"));
+                     session.ReserveMemory(EstimateBodyBytes(*spec, sessions_->limits()), "body"));
     const core::WorldSettings world_settings = session.settings();
     ASSIGN_OR_RETURN(NewBody body, BodyFromProto(*spec, sessions_->limits(), "body", world_settings,
                                                  session.backend()));
