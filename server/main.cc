@@ -3,12 +3,15 @@
 // taking calls, lets in-flight ones (a Step in progress) finish within the grace period, and
 // exits 0.
 #include <signal.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "CLI/CLI.hpp"
@@ -125,6 +128,17 @@ int main(int argc, char** argv) {
                  "device bytes all CUDA sessions may hold together (e.g. 8GiB, 512MiB, "
                  "1073741824; suffixes KiB, MiB, GiB); a body or session that would pass it is "
                  "refused with RESOURCE_EXHAUSTED (default: no budget beyond the device's memory)");
+  std::string memory_budget;
+  app.add_option("--memory-budget", memory_budget,
+                 "host bytes all sessions may hold together, as the server accounts them "
+                 "(meshes, bodies, solver factors, frame rings, kept initial states; "
+                 "docs/service.md, Memory); a request that would pass it is refused with "
+                 "RESOURCE_EXHAUSTED before it allocates (default: half the machine's physical "
+                 "memory; 0: no budget)");
+  std::string session_memory_budget;
+  app.add_option("--session-memory-budget", session_memory_budget,
+                 "host bytes one session may hold, counted alike (default: a quarter of "
+                 "--memory-budget; 0: no cap)");
   // Deployment (docs/deploy.md): sessions that survive a restart, replicas behind a gateway.
   app.add_option("--state-dir", options.persist.state_dir,
                  "directory where every session is kept (snapshot, name, token hashes; files "
@@ -241,6 +255,25 @@ int main(int argc, char** argv) {
       return EXIT_FAILURE;
     }
     options.device.gpu_memory_budget_bytes = *bytes;
+  }
+  // Half the machine's memory leaves the other half to the other programs of a shared machine.
+  const int64_t physical_bytes =
+      static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+  limits.memory_budget_bytes = std::max<int64_t>(0, physical_bytes / 2);
+  for (const auto& [text, flag, out] :
+       {std::tuple{&memory_budget, "--memory-budget", &limits.memory_budget_bytes},
+        std::tuple{&session_memory_budget, "--session-memory-budget",
+                   &limits.max_memory_bytes_per_session}}) {
+    if (text->empty()) continue;
+    absl::StatusOr<int64_t> bytes = contactsim::server::ParseByteSize(*text, flag);
+    if (!bytes.ok()) {
+      std::cerr << bytes.status().message() << std::endl;
+      return EXIT_FAILURE;
+    }
+    *out = *bytes;
+  }
+  if (session_memory_budget.empty()) {
+    limits.max_memory_bytes_per_session = limits.memory_budget_bytes / 4;
   }
   if (!creator_token_file.empty()) {
     absl::StatusOr<std::string> token =

@@ -34,6 +34,11 @@ struct ServerLimits {
   // viewers are the viewer server's, --viewer-max-viewers.)
   int max_streams_per_session = 64;
   int max_streams_per_peer = 256;
+  // Memory (server/session/session_memory.h accounts a session's bytes by part): every session
+  // together (--memory-budget) and one session (--session-memory-budget) [bytes]; 0: no budget.
+  // A request that would grow a session past either is refused before it allocates.
+  int64_t memory_budget_bytes = 0;
+  int64_t max_memory_bytes_per_session = 0;
 };
 
 }  // namespace contactsim::server

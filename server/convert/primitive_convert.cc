@@ -1,5 +1,6 @@
 #include "server/convert/primitive_convert.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -48,6 +49,49 @@ absl::Status CheckCounts(double vertices, double elements, const ServerLimits& l
   return absl::OkStatus();
 }
 
+// The counts of each shape from its parameters (before anything is generated); computed in
+// floating point, so huge segment counts cannot overflow.
+PrimitiveCounts CountsOf(const v1::BoxShape&) { return {8, 12, false}; }
+PrimitiveCounts CountsOf(const v1::SphereShape& shape) {
+  const double faces = 20.0 * std::pow(4.0, std::clamp(shape.subdivisions(), 0, 9));
+  return {faces / 2.0 + 2.0, faces, false};
+}
+PrimitiveCounts CountsOf(const v1::TorusShape& shape) {
+  const double n = static_cast<double>(shape.major_segments()) * shape.tube_segments();
+  return {n, 2.0 * n, false};
+}
+PrimitiveCounts CountsOf(const v1::CylinderShape& shape) {
+  const double s = shape.segments();
+  return {2.0 * s + 2.0, 4.0 * s, false};
+}
+PrimitiveCounts CountsOf(const v1::CapsuleShape& shape) {
+  // Two caps of cap_rings rings; with half_length 0 their equators coincide (one ring less).
+  const double rings = 2.0 * shape.cap_rings() - (shape.half_length_m() > 0.0 ? 0.0 : 1.0);
+  const double s = shape.segments();
+  return {s * rings + 2.0, 2.0 * s * rings, false};
+}
+PrimitiveCounts CountsOf(const v1::BowlShape& shape) {
+  const double n = static_cast<double>(shape.segments()) * shape.rings();
+  return {2.0 * n + 2.0, 4.0 * n, false};
+}
+PrimitiveCounts CountsOf(const v1::ClothGridShape& shape) {
+  const double nx = shape.cells_x(), ny = shape.cells_y();
+  return {(nx + 1.0) * (ny + 1.0), 2.0 * nx * ny, false};
+}
+PrimitiveCounts CountsOf(const v1::TetBoxShape& shape) {
+  const double nx = shape.cells_x(), ny = shape.cells_y(), nz = shape.cells_z();
+  return {(nx + 1.0) * (ny + 1.0) * (nz + 1.0), 6.0 * nx * ny * nz, true};
+}
+PrimitiveCounts CountsOf(const v1::TetSphereShape& shape) {
+  const double n = shape.resolution();
+  return {(n + 1.0) * (n + 1.0) * (n + 1.0), 6.0 * n * n * n, true};
+}
+
+absl::Status CheckCounts(const PrimitiveCounts& counts, const ServerLimits& limits,
+                         const std::string& field) {
+  return CheckCounts(counts.vertices, counts.elements, limits, field);
+}
+
 // The generators check their parameters again (and against core's own default mesh limits);
 // anything they still refuse is reported under the shape's field.
 template <typename Mesh>
@@ -61,7 +105,7 @@ core::Vec3 ToVec3(const v1::Vec3& v) { return core::Vec3(v.x(), v.y(), v.z()); }
 absl::StatusOr<core::TriangleMesh> Box(const v1::BoxShape& shape, const ServerLimits& limits,
                                        const std::string& field) {
   RETURN_IF_ERROR(CheckHalfExtents(shape.half_extents_m(), Field(field, "half_extents_m")));
-  RETURN_IF_ERROR(CheckCounts(8, 12, limits, field));
+  RETURN_IF_ERROR(CheckCounts(CountsOf(shape), limits, field));
   return Generated(core::MakeBox(ToVec3(shape.half_extents_m())), field);
 }
 
@@ -73,8 +117,7 @@ absl::StatusOr<core::TriangleMesh> Sphere(const v1::SphereShape& shape, const Se
     return absl::InvalidArgumentError(
         absl::StrCat(Field(field, "subdivisions"), ": must be in [0, 9], got ", s));
   }
-  const double faces = 20.0 * std::pow(4.0, s);
-  RETURN_IF_ERROR(CheckCounts(faces / 2.0 + 2.0, faces, limits, field));
+  RETURN_IF_ERROR(CheckCounts(CountsOf(shape), limits, field));
   return Generated(core::MakeSphere(shape.radius_m(), s), field);
 }
 
@@ -89,8 +132,7 @@ absl::StatusOr<core::TriangleMesh> Torus(const v1::TorusShape& shape, const Serv
   }
   RETURN_IF_ERROR(CheckAtLeast(shape.major_segments(), 3, Field(field, "major_segments")));
   RETURN_IF_ERROR(CheckAtLeast(shape.tube_segments(), 3, Field(field, "tube_segments")));
-  const double n = static_cast<double>(shape.major_segments()) * shape.tube_segments();
-  RETURN_IF_ERROR(CheckCounts(n, 2.0 * n, limits, field));
+  RETURN_IF_ERROR(CheckCounts(CountsOf(shape), limits, field));
   return Generated(core::MakeTorus(shape.major_radius_m(), shape.tube_radius_m(),
                                    shape.major_segments(), shape.tube_segments()),
                    field);
@@ -101,8 +143,7 @@ absl::StatusOr<core::TriangleMesh> Cylinder(const v1::CylinderShape& shape,
   RETURN_IF_ERROR(CheckPositive(shape.radius_m(), Field(field, "radius_m")));
   RETURN_IF_ERROR(CheckPositive(shape.height_m(), Field(field, "height_m")));
   RETURN_IF_ERROR(CheckAtLeast(shape.segments(), 3, Field(field, "segments")));
-  const double s = shape.segments();
-  RETURN_IF_ERROR(CheckCounts(2.0 * s + 2.0, 4.0 * s, limits, field));
+  RETURN_IF_ERROR(CheckCounts(CountsOf(shape), limits, field));
   return Generated(core::MakeCylinder(shape.radius_m(), shape.height_m(), shape.segments()), field);
 }
 
@@ -112,10 +153,7 @@ absl::StatusOr<core::TriangleMesh> Capsule(const v1::CapsuleShape& shape,
   RETURN_IF_ERROR(CheckNonNegative(shape.half_length_m(), Field(field, "half_length_m")));
   RETURN_IF_ERROR(CheckAtLeast(shape.segments(), 3, Field(field, "segments")));
   RETURN_IF_ERROR(CheckAtLeast(shape.cap_rings(), 1, Field(field, "cap_rings")));
-  // Two caps of cap_rings rings; with half_length 0 their equators coincide (one ring less).
-  const double rings = 2.0 * shape.cap_rings() - (shape.half_length_m() > 0.0 ? 0.0 : 1.0);
-  const double s = shape.segments();
-  RETURN_IF_ERROR(CheckCounts(s * rings + 2.0, 2.0 * s * rings, limits, field));
+  RETURN_IF_ERROR(CheckCounts(CountsOf(shape), limits, field));
   return Generated(core::MakeCapsule(shape.radius_m(), shape.half_length_m(), shape.segments(),
                                      shape.cap_rings()),
                    field);
@@ -127,8 +165,7 @@ absl::StatusOr<core::TriangleMesh> Bowl(const v1::BowlShape& shape, const Server
   RETURN_IF_ERROR(CheckPositive(shape.thickness_m(), Field(field, "thickness_m")));
   RETURN_IF_ERROR(CheckAtLeast(shape.segments(), 3, Field(field, "segments")));
   RETURN_IF_ERROR(CheckAtLeast(shape.rings(), 2, Field(field, "rings")));
-  const double n = static_cast<double>(shape.segments()) * shape.rings();
-  RETURN_IF_ERROR(CheckCounts(2.0 * n + 2.0, 4.0 * n, limits, field));
+  RETURN_IF_ERROR(CheckCounts(CountsOf(shape), limits, field));
   return Generated(
       core::MakeBowl(shape.inner_radius_m(), shape.thickness_m(), shape.segments(), shape.rings()),
       field);
@@ -140,8 +177,7 @@ absl::StatusOr<core::TriangleMesh> ClothGrid(const v1::ClothGridShape& shape,
   RETURN_IF_ERROR(CheckPositive(shape.size_y_m(), Field(field, "size_y_m")));
   RETURN_IF_ERROR(CheckAtLeast(shape.cells_x(), 1, Field(field, "cells_x")));
   RETURN_IF_ERROR(CheckAtLeast(shape.cells_y(), 1, Field(field, "cells_y")));
-  const double nx = shape.cells_x(), ny = shape.cells_y();
-  RETURN_IF_ERROR(CheckCounts((nx + 1.0) * (ny + 1.0), 2.0 * nx * ny, limits, field));
+  RETURN_IF_ERROR(CheckCounts(CountsOf(shape), limits, field));
   return Generated(
       core::MakeClothGrid(shape.size_x_m(), shape.size_y_m(), shape.cells_x(), shape.cells_y()),
       field);
@@ -153,9 +189,7 @@ absl::StatusOr<core::TetMesh> TetBox(const v1::TetBoxShape& shape, const ServerL
   RETURN_IF_ERROR(CheckAtLeast(shape.cells_x(), 1, Field(field, "cells_x")));
   RETURN_IF_ERROR(CheckAtLeast(shape.cells_y(), 1, Field(field, "cells_y")));
   RETURN_IF_ERROR(CheckAtLeast(shape.cells_z(), 1, Field(field, "cells_z")));
-  const double nx = shape.cells_x(), ny = shape.cells_y(), nz = shape.cells_z();
-  RETURN_IF_ERROR(
-      CheckCounts((nx + 1.0) * (ny + 1.0) * (nz + 1.0), 6.0 * nx * ny * nz, limits, field));
+  RETURN_IF_ERROR(CheckCounts(CountsOf(shape), limits, field));
   return Generated(core::MakeTetBox(ToVec3(shape.half_extents_m()), shape.cells_x(),
                                     shape.cells_y(), shape.cells_z()),
                    field);
@@ -165,12 +199,49 @@ absl::StatusOr<core::TetMesh> TetSphere(const v1::TetSphereShape& shape, const S
                                         const std::string& field) {
   RETURN_IF_ERROR(CheckPositive(shape.radius_m(), Field(field, "radius_m")));
   RETURN_IF_ERROR(CheckAtLeast(shape.resolution(), 1, Field(field, "resolution")));
-  const double n = shape.resolution();
-  RETURN_IF_ERROR(CheckCounts((n + 1.0) * (n + 1.0) * (n + 1.0), 6.0 * n * n * n, limits, field));
+  RETURN_IF_ERROR(CheckCounts(CountsOf(shape), limits, field));
   return Generated(core::MakeTetSphere(shape.radius_m(), shape.resolution()), field);
 }
 
 }  // namespace
+
+std::optional<PrimitiveCounts> CountPrimitive(const v1::PrimitiveMesh& message) {
+  std::optional<PrimitiveCounts> counts;
+  switch (message.shape_case()) {
+    case v1::PrimitiveMesh::kBox:
+      counts = CountsOf(message.box());
+      break;
+    case v1::PrimitiveMesh::kSphere:
+      counts = CountsOf(message.sphere());
+      break;
+    case v1::PrimitiveMesh::kTorus:
+      counts = CountsOf(message.torus());
+      break;
+    case v1::PrimitiveMesh::kCylinder:
+      counts = CountsOf(message.cylinder());
+      break;
+    case v1::PrimitiveMesh::kCapsule:
+      counts = CountsOf(message.capsule());
+      break;
+    case v1::PrimitiveMesh::kBowl:
+      counts = CountsOf(message.bowl());
+      break;
+    case v1::PrimitiveMesh::kClothGrid:
+      counts = CountsOf(message.cloth_grid());
+      break;
+    case v1::PrimitiveMesh::kTetBox:
+      counts = CountsOf(message.tet_box());
+      break;
+    case v1::PrimitiveMesh::kTetSphere:
+      counts = CountsOf(message.tet_sphere());
+      break;
+    case v1::PrimitiveMesh::SHAPE_NOT_SET:
+      return std::nullopt;
+  }
+  // Parameters the conversion refuses may give negative counts: nothing to estimate then.
+  if (!(counts->vertices >= 0.0 && counts->elements >= 0.0)) return std::nullopt;
+  return counts;
+}
 
 bool IsTetPrimitive(const v1::PrimitiveMesh& message) {
   return message.shape_case() == v1::PrimitiveMesh::kTetBox ||

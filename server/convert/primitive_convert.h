@@ -5,6 +5,7 @@
 // anything is generated.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -14,6 +15,16 @@
 #include "server/common/limits.h"
 
 namespace contactsim::server {
+
+// A shape's vertex and element (triangle or tetrahedron) counts, from its parameters alone.
+struct PrimitiveCounts {
+  double vertices = 0.0;
+  double elements = 0.0;
+  bool tetrahedral = false;
+};
+// Before anything is generated (a memory estimate); nullopt for an unset shape or parameters
+// that give no count (the conversion refuses those).
+std::optional<PrimitiveCounts> CountPrimitive(const v1::PrimitiveMesh& message);
 
 // True for the shapes that make tet meshes (tet_box, tet_sphere).
 bool IsTetPrimitive(const v1::PrimitiveMesh& message);

@@ -65,6 +65,14 @@ ContactSimServer::ContactSimServer(const ServerOptions& options,
             {{"cpu"}, static_cast<double>(counts["cpu"].resident_bytes)},
             {{"cuda"}, static_cast<double>(counts["cuda"].resident_bytes)}};
       });
+  registry_.AddCallbackGauge(
+      "contactsim_memory_budget_used_bytes",
+      "host bytes the sessions hold as the server accounts them, with the reservations of requests "
+      "in flight (--memory-budget; docs/service.md, Memory)",
+      {}, [this] {
+        return std::vector<metrics::CallbackGaugeFamily::Sample>{
+            {{}, static_cast<double>(sessions_.memory_budget().used_bytes())}};
+      });
   metrics::AddProcessMetrics(&registry_);
   metrics::AddBuildInfo(&registry_, CONTACTSIM_VERSION, CONTACTSIM_GIT_COMMIT);
   if (devices_->budget() != nullptr) {

@@ -22,6 +22,7 @@
 #include "server/convert/step_convert.h"
 #include "server/convert/value_convert.h"
 #include "server/log/structured_log.h"
+#include "server/service/body_memory_estimate.h"
 #include "server/service/state_stream.h"
 #include "server/service/summary_proto.h"
 #include "server/service/upload_mesh_reactor.h"
@@ -266,12 +267,15 @@ grpc::ServerUnaryReactor* SimulationService::AddBody(grpc::CallbackServerContext
       ASSIGN_OR_RETURN(resolved, WithUploadedMesh(*spec, *mesh, "body"));
       spec = &resolved;
     }
+    // The estimate must fit before the mesh is generated or copied (the memory budgets).
+    ASSIGN_OR_RETURN(MemoryBudget::Reservation room,
+                     session.ReserveMemory(EstimateBodyBytes(*spec, sessions_->limits()), "body"));
     const core::WorldSettings world_settings = session.settings();
     ASSIGN_OR_RETURN(NewBody body, BodyFromProto(*spec, sessions_->limits(), "body", world_settings,
                                                  session.backend()));
     const int num_vertices = body.body->num_vertices();
     ASSIGN_OR_RETURN(int32_t id,
-                     session.AddBody(std::move(body.body), std::move(body.options), "body"));
+                     session.AddBody(std::move(body.body), std::move(body.options), "body", &room));
     session.strand()->ForgetStepCost();
     response->set_body_id(id);
     response->set_num_vertices(num_vertices);
@@ -376,7 +380,13 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
           " bodies could take ", bound, " bytes, over the server's message limit of ", reply_limit,
           " bytes (--max-message-mib); step fewer at a time"));
     };
-    checks.interrupt = [this, context]() -> absl::Status {
+    int steps_asked = 0;
+    std::chrono::steady_clock::duration waited{};  // for other sessions' steps
+    checks.interrupt = [this, context, &steps_asked, &waited]() -> absl::Status {
+      // Between two steps (not before the first, so every turn makes progress): a call of
+      // another session waiting for a slot runs first (worker_pool.h), so a long call takes its
+      // share of the pool, not all of it.
+      if (steps_asked++ > 0) waited += pool_->YieldToWaiting();
       if (std::chrono::steady_clock::now().time_since_epoch().count() >= drain_stop_at_ns_.load()) {
         return absl::UnavailableError("the server is shutting down");
       }
@@ -396,8 +406,8 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
     const absl::Status& status = result.status;
     const auto finished = std::chrono::steady_clock::now();
     if (steps_taken > 0) {
-      session.strand()->set_step_cost_s(std::chrono::duration<double>(finished - started).count() /
-                                        steps_taken);
+      session.strand()->set_step_cost_s(
+          std::chrono::duration<double>(finished - started - waited).count() / steps_taken);
     }
     metrics_->step_calls.Increment();
     metrics_->steps.Increment(steps_taken);
@@ -546,6 +556,11 @@ grpc::ServerUnaryReactor* SimulationService::AddRobot(grpc::CallbackServerContex
                                                       v1::AddRobotResponse* response) {
   // Loading and hulling a robot's meshes can be long: on the pool, off the callback thread.
   auto run = [this, request, response](Session& session) -> absl::Status {
+    // The mesh files are kept with the robot: they must fit before they are copied and loaded.
+    int64_t file_bytes = static_cast<int64_t>(request->urdf().size());
+    for (const v1::MeshFile& file : request->mesh_files()) file_bytes += file.data().size();
+    ASSIGN_OR_RETURN(MemoryBudget::Reservation room,
+                     session.ReserveMemory(file_bytes, "mesh_files"));
     ASSIGN_OR_RETURN(core::RobotSpec spec, RobotSpecFromProto(*request, sessions_->limits()));
     if (session.settings().pipeline != core::PipelineKind::kRigidLcp) {
       return absl::FailedPreconditionError(absl::StrCat(

@@ -27,6 +27,7 @@ UploadMeshReactor::UploadMeshReactor(grpc::CallbackServerContext* context,
 
 void UploadMeshReactor::FinishWith(const absl::Status& status) {
   upload_.reset();  // free the buffered data now, not when the client has gone
+  room_.Release();
   Finish(ToGrpcStatus(status));
 }
 
@@ -42,12 +43,32 @@ void UploadMeshReactor::OnReadDone(bool ok) {
       return;
     }
     session_ = *std::move(session);
+    absl::StatusOr<MemoryBudget::Reservation> room = session_->ReserveMemory(0, "vertices_m");
+    if (!room.ok()) {
+      FinishWith(room.status());
+      return;
+    }
+    room_ = *std::move(room);
     absl::StatusOr<int64_t> budget = session_->MeshBudgetBytes();
     if (!budget.ok()) {
       FinishWith(budget.status());
       return;
     }
     upload_.emplace(limits_, *budget);
+  }
+  // What the chunk adds to the buffered mesh must fit the memory budgets before it is copied
+  // (the stored mesh takes as much: the reservation holds until Store has charged it).
+  const int64_t chunk_bytes =
+      static_cast<int64_t>(chunk_.vertices_m_size()) * static_cast<int64_t>(sizeof(double)) +
+      static_cast<int64_t>(chunk_.elements_size()) * static_cast<int64_t>(sizeof(int32_t)) +
+      static_cast<int64_t>(chunk_.file_bytes().size() + chunk_.ele_file_bytes().size());
+  if (absl::Status s =
+          room_.Grow(chunk_bytes, chunk_.file_bytes().empty() && chunk_.ele_file_bytes().empty()
+                                      ? "vertices_m"
+                                      : "file_bytes");
+      !s.ok()) {
+    FinishWith(s);
+    return;
   }
   if (absl::Status s = upload_->Append(chunk_, chunks_++); !s.ok()) {
     FinishWith(s);

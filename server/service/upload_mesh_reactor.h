@@ -20,6 +20,7 @@
 #include "grpcpp/grpcpp.h"
 #include "server/common/limits.h"
 #include "server/convert/mesh_upload.h"
+#include "server/session/memory_budget.h"
 #include "server/session/session.h"
 #include "server/session/worker_pool.h"
 
@@ -54,6 +55,8 @@ class UploadMeshReactor final : public grpc::ServerReadReactor<v1::UploadMeshChu
   int64_t chunks_ = 0;
   std::shared_ptr<Session> session_;
   std::optional<MeshUpload> upload_;
+  // The memory budgets' room for what upload_ buffers (memory_budget.h); released at the end.
+  MemoryBudget::Reservation room_;
 };
 
 }  // namespace contactsim::server

@@ -92,9 +92,50 @@ Session::Session(std::string id, std::string name, core::World world, const Serv
                         : TokenHashes{TokenSha256(controller_token_), TokenSha256(viewer_token_)}),
       limits_(limits),
       world_(std::move(world)),
-      frames_(std::make_shared<FrameBus>(limits.stream_ring_frames)) {
+      frames_(std::make_shared<FrameBus>(limits.stream_ring_frames)),
+      budget_(std::make_shared<MemoryBudget>(limits.memory_budget_bytes,
+                                             limits.max_memory_bytes_per_session)) {
   std::lock_guard lock(mu_);
   PublishLocked(/*content_changed=*/true);
+}
+
+Session::~Session() { budget_->Forget(*account_); }
+
+void Session::AttachMemoryBudget(std::shared_ptr<MemoryBudget> budget) {
+  std::lock_guard lock(mu_);
+  budget_->Forget(*account_);
+  budget_ = std::move(budget);
+  budget_->Charge(*account_, memory_.total());
+}
+
+absl::StatusOr<MemoryBudget::Reservation> Session::ReserveMemory(int64_t bytes,
+                                                                 std::string_view field) {
+  return budget_->Reserve(account_, bytes, field);
+}
+
+SessionMemory Session::memory() const {
+  std::lock_guard lock(mu_);
+  return memory_;
+}
+
+SessionMemory Session::MemoryWithLocked(const core::World& world, int64_t solver_bytes) const {
+  SessionMemory memory;
+  memory.meshes_bytes = mesh_bytes_;
+  for (const core::WorldRobot& robot : world.robots()) {
+    for (const auto& [path, bytes] : robot.spec.mesh_files) memory.meshes_bytes += bytes.size();
+  }
+  memory.bodies_bytes = WorldBodiesBytes(world);
+  memory.collision_bytes = WorldCollisionBytes(world);
+  // A CUDA backend's bytes are device memory, under --gpu-memory-budget instead.
+  memory.solver_bytes = device_ == "cpu" ? solver_bytes : 0;
+  memory.frames_bytes = int64_t{limits_.stream_ring_frames} * WorldFrameBytes(world);
+  memory.snapshots_bytes = initial_ == nullptr ? 0 : initial_bytes_;
+  return memory;
+}
+
+void Session::AccountLocked() {
+  memory_ = MemoryWithLocked(world_, device_bytes_.load(std::memory_order_relaxed));
+  budget_->Charge(*account_, memory_.total());
 }
 
 void Session::PublishLocked(bool content_changed, std::shared_ptr<const core::WorldState> state,
@@ -103,6 +144,7 @@ void Session::PublishLocked(bool content_changed, std::shared_ptr<const core::Wo
                             std::shared_ptr<const core::ConstraintReactions> reactions) {
   device_bytes_.store(backend_->ResidentBytes(), std::memory_order_relaxed);
   if (content_changed) content_version_.fetch_add(1, std::memory_order_release);
+  AccountLocked();
   step_count_.store(world_.step_count(), std::memory_order_release);
   if (content_changed || topology_ == nullptr) {
     auto topology = std::make_shared<Topology>(world_.CopyTopology());
@@ -145,6 +187,7 @@ SessionSummary Session::Summary() const {
   summary.num_bodies = world_.num_bodies();
   summary.device = device_;
   summary.device_resident_bytes = device_bytes_.load(std::memory_order_relaxed);
+  summary.memory = memory_;
   return summary;
 }
 
@@ -174,7 +217,8 @@ absl::Status Session::CheckActive() const {
 }
 
 absl::StatusOr<int32_t> Session::AddBody(std::unique_ptr<core::Body> body,
-                                         core::BodyOptions options, std::string_view field) {
+                                         core::BodyOptions options, std::string_view field,
+                                         MemoryBudget::Reservation* reservation) {
   std::lock_guard lock(mu_);
   RETURN_IF_ERROR(CheckActive());
   if (world_.num_bodies() >= limits_.max_bodies_per_session) {
@@ -186,12 +230,29 @@ absl::StatusOr<int32_t> Session::AddBody(std::unique_ptr<core::Body> body,
     return absl::AlreadyExistsError(absl::StrCat(std::string(field), ".name: a body named '",
                                                  options.name, "' already exists"));
   }
+  // What the body adds now that it is built: itself, its share of every frame in the ring, and
+  // what building it put on the session's backend (a local_global factor).
+  const int64_t solver_growth =
+      device_ == "cpu" ? std::max<int64_t>(0, backend_->ResidentBytes() -
+                                                  device_bytes_.load(std::memory_order_relaxed))
+                       : 0;
+  const int64_t growth =
+      BodyBytes(*body) + CollisionBytesFor(body->num_vertices(), body->surface().num_faces()) +
+      int64_t{limits_.stream_ring_frames} * FrameBytesFor(body->num_vertices(), 1) + solver_growth;
+  MemoryBudget::Reservation local;
+  MemoryBudget::Reservation* held = reservation != nullptr ? reservation : &local;
+  if (reservation == nullptr) {
+    ASSIGN_OR_RETURN(local, budget_->Reserve(account_, growth, field));
+  } else {
+    RETURN_IF_ERROR(held->Grow(growth - held->bytes(), field));
+  }
   absl::StatusOr<int32_t> id = world_.AddBody(std::move(body), std::move(options));
   if (!id.ok()) {
     return absl::Status(id.status().code(),
                         absl::StrCat(std::string(field), ": ", id.status().message()));
   }
-  PublishLocked(/*content_changed=*/true);
+  PublishLocked(/*content_changed=*/true);  // charges the body: the reservation is spent
+  held->Release();
   return id;
 }
 
@@ -336,6 +397,7 @@ absl::StatusOr<std::string> Session::StoreMesh(UploadedMesh mesh) {
   std::string mesh_id = absl::StrCat("mesh-", next_mesh_number_++);
   mesh_bytes_ += mesh.bytes();
   meshes_.emplace(mesh_id, std::make_shared<const UploadedMesh>(std::move(mesh)));
+  AccountLocked();
   return mesh_id;
 }
 
@@ -368,9 +430,17 @@ SessionStepResult Session::Step(int n_steps, const core::StepControls& controls,
     if (!result.status.ok()) return result;
   }
   if (take_initial_at_first_step_) {
-    // Not fatal: a world whose bodies cannot be copied steps on without a reset point.
-    absl::StatusOr<core::WorldSnapshot> initial = world_.Snapshot();
-    if (initial.ok()) initial_ = std::make_unique<core::WorldSnapshot>(*std::move(initial));
+    // Not fatal: a world whose bodies cannot be copied, or whose copy would pass a memory budget,
+    // steps on without a reset point (ResetSession then says none is kept).
+    const int64_t bytes = WorldBodiesBytes(world_);
+    absl::StatusOr<MemoryBudget::Reservation> room = budget_->Reserve(account_, bytes, "snapshot");
+    if (room.ok()) {
+      absl::StatusOr<core::WorldSnapshot> initial = world_.Snapshot();
+      if (initial.ok()) {
+        initial_ = std::make_unique<core::WorldSnapshot>(*std::move(initial));
+        initial_bytes_ = bytes;
+      }
+    }
     take_initial_at_first_step_ = false;
   }
   bool interrupted = false;
@@ -421,9 +491,15 @@ absl::Status Session::SetBodyState(int32_t body_id, const core::BodyStateUpdate&
 absl::Status Session::MarkInitialState() {
   std::lock_guard lock(mu_);
   RETURN_IF_ERROR(CheckActive());
+  // The new copy replaces the kept one: only the difference must fit.
+  const int64_t bytes = WorldBodiesBytes(world_);
+  ASSIGN_OR_RETURN(MemoryBudget::Reservation room,
+                   budget_->Reserve(account_, bytes - memory_.snapshots_bytes, "session_id"));
   ASSIGN_OR_RETURN(core::WorldSnapshot snapshot, world_.Snapshot());
   initial_ = std::make_unique<core::WorldSnapshot>(std::move(snapshot));
+  initial_bytes_ = bytes;
   take_initial_at_first_step_ = false;
+  AccountLocked();
   return absl::OkStatus();
 }
 
@@ -474,6 +550,10 @@ absl::StatusOr<Session::Capture> Session::CaptureForStateDir() const {
 }
 
 absl::Status Session::Restore(std::string_view blob) {
+  // The decoded World lives beside the session's until it replaces it, and holds at least what
+  // its blob encodes: that much must fit before decoding.
+  ASSIGN_OR_RETURN(MemoryBudget::Reservation room,
+                   budget_->Reserve(account_, static_cast<int64_t>(blob.size()), "snapshot"));
   // Decoded and checked before the lock: a refused blob never touches the session.
   ASSIGN_OR_RETURN(DecodedSnapshot decoded, DecodeSnapshotBlob(blob, backend_));
   if (decoded.world.settings().pipeline != pipeline_) {
@@ -483,6 +563,13 @@ absl::Status Session::Restore(std::string_view blob) {
   }
   RETURN_IF_ERROR(CheckSnapshotLimits(decoded.world, limits_));
   std::lock_guard lock(mu_);
+  // The session after the restore (the backend holds both Worlds' bytes now: the new one's are
+  // what decoding added) must fit with the room already reserved.
+  const int64_t decoded_solver_bytes = std::max<int64_t>(
+      0, backend_->ResidentBytes() - device_bytes_.load(std::memory_order_relaxed));
+  const int64_t growth =
+      MemoryWithLocked(decoded.world, decoded_solver_bytes).total() - memory_.total();
+  RETURN_IF_ERROR(room.Grow(growth - room.bytes(), "snapshot"));
   world_ = std::move(decoded.world);
   state_ = SessionState::kActive;
   failure_message_.clear();

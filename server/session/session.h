@@ -18,6 +18,11 @@
 // After every Step call and content change the session publishes a Frame on its FrameBus (under
 // its lock, so frames are in step order); publishing copies the state and never waits for
 // viewers.
+//
+// Memory: after every operation the session accounts what it holds (session_memory.h) and charges
+// it to the server's MemoryBudget; an operation that grows the session reserves its estimate
+// first and is refused (ResourceExhausted naming the budget, the session unchanged) when the
+// reservation does not fit.
 #pragma once
 
 #include <atomic>
@@ -47,6 +52,8 @@
 #include "server/common/robot_listing.h"
 #include "server/common/uploaded_mesh.h"
 #include "server/session/frame_bus.h"
+#include "server/session/memory_budget.h"
+#include "server/session/session_memory.h"
 #include "server/session/strand.h"
 
 namespace contactsim::server {
@@ -64,6 +71,7 @@ struct SessionSummary {
   int num_bodies = 0;
   std::string device;                 // "cpu" or "cuda": the World's backend, never changed
   int64_t device_resident_bytes = 0;  // the backend's ResidentBytes() after the last operation
+  SessionMemory memory;               // what the session holds, by part, after the last operation
 };
 
 // What one Step call did. `status` as World::Step (FailedPrecondition naming n_steps when the
@@ -130,6 +138,8 @@ class Session {
   Session(std::string id, std::string name, core::World world, const ServerLimits& limits,
           TokenHashes restored_tokens);
 
+  ~Session();
+
   const std::string& id() const { return id_; }
   const std::string& name() const { return name_; }
   // The tokens of a new session (CreateSession's reply); empty for a restored one.
@@ -185,13 +195,25 @@ class Session {
   // Ends the session's streams (CloseSession).
   void CloseStreams() { frames_->Close(); }
 
+  // Charges the session to `budget` (the SessionManager's, shared by every session) from now on,
+  // instead of the unlimited one it starts with. Before the session is shared.
+  void AttachMemoryBudget(std::shared_ptr<MemoryBudget> budget);
+  // Reserves `bytes` that a request is about to allocate for this session (memory_budget.h):
+  // ResourceExhausted starting with `field` and naming the budget when it does not fit.
+  absl::StatusOr<MemoryBudget::Reservation> ReserveMemory(int64_t bytes, std::string_view field);
+  // What the session holds, by part, as of its last operation.
+  SessionMemory memory() const;
+
   // Copies taken under the session's lock.
   SessionContent Content() const;
   core::WorldSettings settings() const;
 
-  // `field` names the body in errors ("body"). ResourceExhausted beyond the body limit.
+  // `field` names the body in errors ("body"). ResourceExhausted beyond the body limit, or when
+  // the body with its frames and what it put on the backend passes a memory budget beyond
+  // `reservation` (what the caller reserved from its estimate; grown here when short).
   absl::StatusOr<int32_t> AddBody(std::unique_ptr<core::Body> body, core::BodyOptions options,
-                                  std::string_view field);
+                                  std::string_view field,
+                                  MemoryBudget::Reservation* reservation = nullptr);
   absl::Status RemoveBody(int32_t body_id);
 
   // World constraints (core/sim/constraints.h). Errors name the member under "constraint."
@@ -273,6 +295,10 @@ class Session {
   Session(std::string id, std::string name, core::World world, const ServerLimits& limits,
           std::string controller_token, std::string viewer_token, TokenHashes hashes);
   absl::Status CheckActive() const;  // requires mu_
+  // Requires mu_: accounts what the session holds now and charges it to the budget.
+  void AccountLocked();
+  // Requires mu_: the session's memory with `world` in place of its World (a restore).
+  SessionMemory MemoryWithLocked(const core::World& world, int64_t solver_bytes) const;
   // Requires mu_. `content_changed` renews the topology first. After a step, `state` and
   // `contacts` are that step's copies (else the state is copied here) and `diagnostics` its
   // entry.
@@ -308,6 +334,10 @@ class Session {
   std::unique_ptr<core::WorldSnapshot> initial_;  // see MarkInitialState
   bool take_initial_at_first_step_ = true;        // false once kept, or for a restored session
   std::shared_ptr<FrameBus> frames_;
+  std::shared_ptr<MemoryBudget> budget_ = std::make_shared<MemoryBudget>(0, 0);
+  const std::shared_ptr<MemoryBudget::Account> account_ = std::make_shared<MemoryBudget::Account>();
+  SessionMemory memory_;       // as of the last AccountLocked
+  int64_t initial_bytes_ = 0;  // what initial_ holds
   const std::shared_ptr<Strand> strand_ = std::make_shared<Strand>();
 };
 

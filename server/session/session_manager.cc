@@ -54,6 +54,7 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
     id = absl::StrCat(id_prefix_, GenerateToken().substr(0, 16));
   } while (sessions_.count(id) > 0);
   auto session = std::make_shared<Session>(id, std::move(name), *std::move(world), limits_);
+  session->AttachMemoryBudget(memory_budget_);
   sessions_.emplace(id, session);
   if (limits_.max_sessions_per_peer > 0 && !peer.empty()) creators_.emplace(id, peer);
   return session;
@@ -69,6 +70,7 @@ absl::Status SessionManager::Adopt(std::shared_ptr<Session> session) {
     return absl::ResourceExhaustedError(
         absl::StrCat("session: the server already has ", sessions_.size(), " sessions, its limit"));
   }
+  session->AttachMemoryBudget(memory_budget_);
   std::string id = session->id();
   sessions_.emplace(std::move(id), std::move(session));
   return absl::OkStatus();

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "core/sim/world.h"
 #include "server/common/limits.h"
+#include "server/session/memory_budget.h"
 #include "server/session/session.h"
 
 namespace contactsim::server {
@@ -23,9 +24,15 @@ class SessionManager {
   // `id_prefix` begins every new session's id: a replica's ordinal ("r2-", server.h), which a
   // gateway routes by (docs/deploy.md); empty for a lone server.
   explicit SessionManager(const ServerLimits& limits, std::string id_prefix = "")
-      : limits_(limits), id_prefix_(std::move(id_prefix)) {}
+      : limits_(limits),
+        id_prefix_(std::move(id_prefix)),
+        memory_budget_(std::make_shared<MemoryBudget>(limits.memory_budget_bytes,
+                                                      limits.max_memory_bytes_per_session)) {}
 
   const ServerLimits& limits() const { return limits_; }
+  // The memory budget every session charges (Create and Adopt attach it); a session's charge
+  // goes back when the session is destroyed.
+  const MemoryBudget& memory_budget() const { return *memory_budget_; }
   const std::string& id_prefix() const { return id_prefix_; }
 
   // Builds the session's World from `settings` (its pipeline included) on `backend` (the
@@ -90,6 +97,7 @@ class SessionManager {
  private:
   const ServerLimits limits_;
   const std::string id_prefix_;
+  const std::shared_ptr<MemoryBudget> memory_budget_;
   // The session (null when not in memory), without the loader.
   std::shared_ptr<Session> Find(std::string_view id, bool mark_used) const;
 

@@ -77,6 +77,19 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(info.dt_s, 0.002)
         self.assertEqual(info.body_ids, [])
 
+    def test_session_info_carries_its_memory_by_part(self):
+        session = self.client.create_session("memory")
+        self.addCleanup(self.close_quietly, session)
+        session.add_body(contactsim.box_mesh(0.1, 0.1, 0.1), "static")
+        info = session.info()
+        # docs/service.md, "Memory": a rigid body of 8 vertices and 12 faces, by hand.
+        self.assertEqual(info.memory["bodies"], 96 * 8 + 12 * 12)
+        self.assertEqual(info.memory["collision"], 128 * 8 + 320 * 12)
+        self.assertEqual(info.memory["meshes"], 0)
+        self.assertEqual(info.memory_bytes, sum(info.memory.values()))
+        listed = {s.session_id: s for s in self.client.list_sessions()}
+        self.assertEqual(listed[session.id].memory_bytes, info.memory_bytes)
+
     def test_box_mesh_is_closed_and_outward(self):
         mesh = contactsim.box_mesh(0.1, 0.2, 0.3)
         self.assertEqual(len(mesh.vertices_m), 8)

@@ -105,7 +105,7 @@ int RunSessions(const Context& context) {
     context.out << s.session_id() << "  name=" << s.name() << "  pipeline=" << s.pipeline()
                 << "  device=" << s.device() << "  state=" << StateName(s.state())
                 << "  steps=" << s.step_count() << "  time_s=" << s.time_s()
-                << "  bodies=" << s.num_bodies();
+                << "  bodies=" << s.num_bodies() << "  memory_bytes=" << s.memory_bytes();
     if (!s.failure_message().empty()) context.out << "  failure=" << s.failure_message();
     context.out << "\n";
   }

@@ -151,7 +151,12 @@ int RunInfo(const Context& context, const SessionArgs& args) {
   if (!s.failure_message().empty()) context.out << "failure: " << s.failure_message() << "\n";
   context.out << "step_count: " << s.step_count() << "\n"
               << "time_s: " << s.time_s() << "\n"
-              << "body_ids: " << absl::StrJoin(info->body_ids(), ",") << "\n";
+              << "body_ids: " << absl::StrJoin(info->body_ids(), ",") << "\n"
+              << "memory_bytes: " << s.memory_bytes() << " (meshes " << s.memory().meshes_bytes()
+              << ", bodies " << s.memory().bodies_bytes() << ", collision "
+              << s.memory().collision_bytes() << ", solver " << s.memory().solver_bytes()
+              << ", frames " << s.memory().frames_bytes() << ", snapshots "
+              << s.memory().snapshots_bytes() << ")\n";
   for (const v1::GroundPlane& plane : info->ground_planes()) {
     context.out << "ground_plane: normal=" << Vec3Text(plane.normal())
                 << " offset_m=" << plane.offset_m() << "\n";

@@ -240,6 +240,11 @@ def session_info(summary, settings=None, body_ids=(), robots=()):
         step_count=summary.step_count,
         time_s=summary.time_s,
         num_bodies=summary.num_bodies,
+        memory_bytes=summary.memory_bytes,
+        memory={
+            part: getattr(summary.memory, part + "_bytes")
+            for part in ("meshes", "bodies", "collision", "solver", "frames", "snapshots")
+        },
         dt_s=settings.dt_s if settings is not None and settings.HasField("dt_s") else None,
         body_ids=list(body_ids),
         settings=settings,

@@ -40,6 +40,10 @@ class SessionInfo:
     step_count: int
     time_s: float
     num_bodies: int
+    # Host memory the session holds as the server accounts it (docs/service.md, "Memory"), and
+    # its parts: "meshes", "bodies", "collision", "solver", "frames" and "snapshots" [bytes]
+    memory_bytes: int = 0
+    memory: dict = field(default_factory=dict)
     dt_s: Optional[float] = None  # GetSession only: the step length applied
     body_ids: list = field(default_factory=list)  # GetSession only
     # GetSession only: the contactsim.v1 WorldSettings as applied, defaults filled in
