@@ -22,6 +22,8 @@ std::string_view LcpSolveStatusName(LcpSolveStatus status) {
       return "numerical failure";
     case LcpSolveStatus::kNotApplicable:
       return "not applicable";
+    case LcpSolveStatus::kRejected:
+      return "rejected";
   }
   return "unknown";
 }

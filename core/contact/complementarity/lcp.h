@@ -46,6 +46,7 @@ enum class LcpSolveStatus {
   kIterationLimit,    // iterative solver: max_iterations without reaching the tolerance
   kNumericalFailure,  // non-finite values, a singular basis, or an answer that fails verification
   kNotApplicable,     // the solver's precondition does not hold (e.g. a non-positive diagonal)
+  kRejected,          // a solution that the caller's check refused (lcp_solver_chain.h)
 };
 
 std::string_view LcpSolveStatusName(LcpSolveStatus status);
