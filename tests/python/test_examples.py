@@ -107,6 +107,18 @@ class PourTest(unittest.TestCase):
         # One progress line per release.
         self.assertEqual(len([l for l in run.stdout.splitlines() if l.startswith("t=")]), 6)
 
+    def test_the_default_pour_runs_to_the_end(self):
+        # The example's defaults (20 bodies, 5 s, h = 4 ms, seed 1): step 912 once diverged (an
+        # exact LCP answer that created 15 J, docs/rigid_lcp.md "Energy"), which the step's
+        # energy test now refuses. ~10 s.
+        run = run_example("pour.py", "--address", server.address)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        values = summary_values(run.stdout)
+        self.assertEqual(values["bodies"], "20")
+        self.assertEqual(int(values["steps"]), 1250)  # floor(5 s / 4 ms)
+        self.assertEqual(values["escaped"], "0")
+        self.assertGreater(float(values["lowest_centre_z_m"]), 0.0)
+
     def test_usage_error_exits_2(self):
         run = run_example("pour.py", "--bodies", "0")
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)

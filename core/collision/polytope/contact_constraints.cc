@@ -378,6 +378,8 @@ std::string_view ContactConstraintRuleName(ContactConstraintRule rule) {
       return "edge_edge_unilateral";
     case Rule::kLoneVertexUnilateral:
       return "lone_vertex_unilateral";
+    case Rule::kCrossingEdgeUnilateral:
+      return "crossing_edge_unilateral";
   }
   return "unknown";
 }

@@ -24,6 +24,8 @@ std::string_view LcpSolveStatusName(LcpSolveStatus status) {
       return "not applicable";
     case LcpSolveStatus::kInterrupted:
       return "interrupted";
+    case LcpSolveStatus::kRejected:
+      return "rejected";
   }
   return "unknown";
 }

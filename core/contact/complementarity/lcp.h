@@ -47,6 +47,7 @@ enum class LcpSolveStatus {
   kNumericalFailure,  // non-finite values, a singular basis, or an answer that fails verification
   kNotApplicable,     // the solver's precondition does not hold (e.g. a non-positive diagonal)
   kInterrupted,       // stopped because the caller asked (should_stop: a deadline, a cancel)
+  kRejected,          // a solution that the caller's check refused (lcp_solver_chain.h)
 };
 
 std::string_view LcpSolveStatusName(LcpSolveStatus status);

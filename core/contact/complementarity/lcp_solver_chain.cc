@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -138,6 +139,13 @@ absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& prob
 absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem,
                                                           const LcpSolverChainOptions& options,
                                                           std::span<const uint8_t> active_guess) {
+  return SolveLcpWithFallback(problem, options, active_guess, LcpAnswerCheck());
+}
+
+absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem,
+                                                          const LcpSolverChainOptions& options,
+                                                          std::span<const uint8_t> active_guess,
+                                                          const LcpAnswerCheck& check) {
   RETURN_IF_ERROR(ValidateLcp(problem));
   if (!active_guess.empty() && active_guess.size() != static_cast<size_t>(problem.q.size())) {
     return absl::InvalidArgumentError(
@@ -159,6 +167,13 @@ absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& prob
   // Records an attempt (its answer already judged on the original problem); returns true when it
   // is accepted, which ends the chain.
   auto record = [&](LcpSolverPath path, double eps, bool polished, LcpSolution solution) {
+    if (solution.status == LcpSolveStatus::kSolved && check) {
+      std::string refusal = check(solution);
+      if (!refusal.empty()) {
+        solution.status = LcpSolveStatus::kRejected;
+        solution.message = std::move(refusal);
+      }
+    }
     LcpSolverAttempt attempt;
     attempt.path = path;
     attempt.regularization = eps;

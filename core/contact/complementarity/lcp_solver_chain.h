@@ -29,10 +29,17 @@
 //
 // Every attempt is recorded (path, eps, status, residual, pivots or sweeps, message), so the step
 // diagnostics can say which path solved each step and why the others failed.
+//
+// A caller's check (LcpAnswerCheck) may refuse an answer that solves the LCP: an exact solution
+// of a non-P0 LCP can be physically absurd (the rigid_lcp step's energy test, docs/rigid_lcp.md
+// "Energy"). A refused answer is recorded as kRejected with the check's message, and the chain
+// goes on to its next path as if that one had failed.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -92,6 +99,14 @@ absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& prob
 absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem,
                                                           const LcpSolverChainOptions& options,
                                                           std::span<const uint8_t> active_guess);
+// A check of an answer the chain would accept (status kSolved, verified on the problem): empty to
+// keep it, else why it is refused (recorded as the attempt's message).
+using LcpAnswerCheck = std::function<std::string(const LcpSolution&)>;
+// With a check (empty: none); a refused answer never ends the chain.
+absl::StatusOr<LcpSolverChainResult> SolveLcpWithFallback(const LcpProblem& problem,
+                                                          const LcpSolverChainOptions& options,
+                                                          std::span<const uint8_t> active_guess,
+                                                          const LcpAnswerCheck& check);
 // The active set of an answer, to guess the next one's: its basis where it has one (Lemke, an
 // active-set solve), else z_i > w_i (the polish's set).
 std::vector<uint8_t> LcpActiveSet(const LcpSolution& solution);

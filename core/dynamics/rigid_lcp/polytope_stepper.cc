@@ -3,6 +3,7 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/collision/polytope/penetration_bound.h"
 #include "core/collision/polytope/posed_polytope.h"
 #include "core/common/status_macros.h"
 #include "core/dynamics/rigid_lcp/spatial_contact_lcp.h"
@@ -32,8 +34,19 @@ struct BuiltConstraint {
   SpatialLcpConstraint rows_without_correction;
   // The spin row [0; n] of its contact patch (torsional_friction_radius_m > 0 and mu > 0).
   std::optional<SpatialLcpRow> spin;
+  // FaceAxisPenetrationBound of the two pieces when the primary's gap is negative (infinite for a
+  // plane, whose gap is exact): how much of -psi_p the energy test lets the correction ask for.
+  double depth_bound_m = std::numeric_limits<double>::infinity();
   int island = -1;
 };
+
+// The separation speed a constraint's row may ask for with positive work (SpatialLcpEnergyBound):
+// its constant's -b, with psi_p counted down to the certified depth only.
+double HonestPrimarySpeed(const BuiltConstraint& c, const SpatialLcpRow& row, double h) {
+  const double psi = c.result.geometry.primary.gap_m;
+  const double honest_psi = std::max(psi, -c.depth_bound_m);
+  return std::max(0.0, -(row.bias + (honest_psi - psi) / h));
+}
 
 // A contact is "the same" one step later when it joins the same pieces (or plane) through the
 // same primary features.
@@ -341,10 +354,15 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       geometries.clear();
       MakeContactConstraints(settings.model, a.posed, b.posed, options, &geometries,
                              &constraint_stats);
+      std::optional<double> depth_bound;  // computed for the first negative gap of the pair
       for (const ContactConstraintGeometry& g : geometries) {
         const bool a_first = g.primary.body1 == 0;
         built.push_back(build(g, a_first ? a.body : b.body, a_first ? b.body : a.body,
                               a_first ? a.piece : b.piece, a_first ? b.piece : a.piece, -1));
+        if (settings.energy_check && g.primary.gap_m < 0.0) {
+          if (!depth_bound.has_value()) depth_bound = FaceAxisPenetrationBound(a.posed, b.posed);
+          built.back().depth_bound_m = *depth_bound;
+        }
       }
     }
   }
@@ -418,6 +436,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
   stats.uncorrected_islands = 0;
   stats.iterative_islands = stats.iterative_fallbacks = stats.warm_started = 0;
   stats.warm_active_sets = 0;
+  stats.energy_rejections = 0;
   std::map<ContactKey, const PolytopeWarmContact*> previous;
   const bool have_previous = previous_step != nullptr && !previous_step->empty();
   if (have_previous) {
@@ -493,6 +512,18 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       });
     }
     const std::vector<SpatialLcpConstraint> lcp_constraints = island_rows(true);
+    // The energy test's honest separation speeds, for the rows with and without correction.
+    std::optional<SpatialLcpEnergyBound> energy, energy_uncorrected;
+    if (settings.energy_check) {
+      energy.emplace();
+      energy_uncorrected.emplace();
+      for (const int ci : order) {
+        energy->primary_speed.push_back(HonestPrimarySpeed(built[ci], built[ci].rows.primary, h));
+        energy_uncorrected->primary_speed.push_back(
+            std::max(0.0, -built[ci].rows_without_correction.primary.bias));
+      }
+    }
+    const SpatialLcpEnergyBound* energy_or_null = energy.has_value() ? &*energy : nullptr;
     // The previous step's active set on the constraints and joints that persist (the rest
     // guessed inactive), for the pivoting's step 0.
     std::optional<SpatialLcpActivity> guess;
@@ -541,8 +572,9 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
         ++stats.iterative_islands;
         by_sweeps = true;
       } else if (size <= settings.max_lcp_unknowns) {
-        absl::StatusOr<SpatialLcpSolution> direct = SolveSpatialContactLcp(
-            lcp_bodies, lcp_constraints, lcp_joints, patches, solver, guess_or_null);
+        absl::StatusOr<SpatialLcpSolution> direct =
+            SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, patches, solver,
+                                   guess_or_null, energy_or_null);
         if (!direct.ok()) return direct.status();
         if (direct->solver.solved) ++stats.iterative_fallbacks;
         direct->solver.attempts.insert(direct->solver.attempts.begin(),
@@ -552,9 +584,13 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       }
     } else {
       solution = SolveSpatialContactLcp(lcp_bodies, lcp_constraints, lcp_joints, patches, solver,
-                                        guess_or_null);
+                                        guess_or_null, energy_or_null);
       if (!solution.ok()) return solution.status();
     }
+    stats.energy_rejections += solution->energy_rejections;
+    // Kept for the failure message when no path passes the energy test.
+    const int corrected_rejections = solution->energy_rejections;
+    const SpatialLcpEnergyBalance corrected_energy = solution->energy;
     if (!solution->solver.solved && settings.retry_without_correction) {
       // Demanding that every penetration close within the step can ask for separations that no
       // velocity meets at once (a body wedged between others): then the LCP has no solution.
@@ -563,9 +599,12 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       // solvable (Anitescu & Potra 1997); the penetration is left to the next step's rows.
       absl::StatusOr<SpatialLcpSolution> retry =
           size <= settings.max_lcp_unknowns
-              ? SolveSpatialContactLcp(lcp_bodies, island_rows(false), lcp_joints, patches, solver)
+              ? SolveSpatialContactLcp(
+                    lcp_bodies, island_rows(false), lcp_joints, patches, solver, nullptr,
+                    energy_uncorrected.has_value() ? &*energy_uncorrected : nullptr)
               : SolveSpatialContactPgs(lcp_bodies, island_rows(false), pgs);
       if (!retry.ok()) return retry.status();
+      stats.energy_rejections += retry->energy_rejections;
       if (retry->solver.solved) {
         ++stats.uncorrected_islands;
         by_sweeps = size > settings.max_lcp_unknowns;
@@ -581,9 +620,20 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
                         std::string(LcpSolverPathName(a.path)), ": ",
                         std::string(LcpSolveStatusName(a.status)), " (residual ", a.residual, ")");
       }
-      return absl::FailedPreconditionError(absl::StrCat(
-          "rigid_lcp: the contact LCP of an island of ", lcp_bodies.size(), " bodies (",
-          solution->lcp_size, " unknowns) has no accepted solution: ", attempts));
+      std::string island_name = "bodies";
+      for (const int b : island_bodies[island]) absl::StrAppend(&island_name, " ", b);
+      std::string energy_note;
+      if (corrected_rejections > 0) {
+        energy_note = absl::StrCat("; ", corrected_rejections,
+                                   " answers refused as creating energy (the last: kinetic energy ",
+                                   corrected_energy.next_j, " J after the step, ",
+                                   corrected_energy.free_j, " J in the free motion, at most ",
+                                   corrected_energy.allowed_j, " J allowed)");
+      }
+      return absl::FailedPreconditionError(
+          absl::StrCat("rigid_lcp: the contact LCP of an island of ", lcp_bodies.size(),
+                       " bodies (", island_name, "; ", solution->lcp_size,
+                       " unknowns) has no accepted solution: ", attempts, energy_note));
     }
     if (solution->lcp_size >= stats.largest_lcp) {
       stats.largest_lcp = solution->lcp_size;
@@ -757,6 +807,7 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
   projection.friction_coefficient = 0.0;
   projection.projection_passes = 0;
   projection.retry_without_correction = false;
+  projection.energy_check = false;  // a displacement, not a velocity: no kinetic energy to test
   // The projection decides how deep a vertex stays, so it pivots (exact) while the LCP is within
   // the pivoting limit; without friction its LCP is a fraction of the velocity step's.
   projection.direct_max_unknowns = settings.max_lcp_unknowns;

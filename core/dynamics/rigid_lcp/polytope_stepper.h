@@ -17,7 +17,8 @@
 //   4. x+ = x + h v+, q+ = exp(h omega+) q (normalized); kinematic bodies keep their velocities
 //      (the caller moves them), static ones stay.
 // An island whose LCP no solver of the fallback chain answers is a step failure (FailedPrecondition
-// naming the island's size and the attempts): the result is not applied.
+// naming the island's size and the attempts): the result is not applied. So is an island whose
+// every answer creates energy (energy_check).
 #pragma once
 
 #include <cstdint>
@@ -92,6 +93,13 @@ struct PolytopeStepSettings {
   // When an island's LCP is not solved, solve it again without the correction of penetrations
   // (psi / h -> max(psi, 0) / h), counted in PolytopeStepStats::uncorrected_islands.
   bool retry_without_correction = true;
+  // Refuse an island's answer that creates kinetic energy beyond what its rows' constants ask for
+  // honestly (spatial_contact_lcp.h, SpatialLcpEnergyBound; docs/rigid_lcp.md "Energy"): a
+  // primary's negative gap counts only down to FaceAxisPenetrationBound of its two pieces (a
+  // plane's gap is exact). The chain then goes on to its other paths, then the retry without
+  // correction; an island with no answer that passes is a step failure naming its energy.
+  // Answers of projected Gauss–Seidel (islands over direct_max_unknowns) are not tested.
+  bool energy_check = true;
   // Position projection after the step (post-stabilization; 0: the paper's stepper): up to this
   // many passes of the same constraints at the new poses, solved for the displacement
   // dq = M^-1 G lambda, 0 <= lambda _|_ psi + G^T dq >= 0, without friction; velocities kept.
@@ -139,6 +147,7 @@ struct PolytopeStepStats {
   int warm_active_sets = 0;     // pivoted islands solved on the previous step's active set
   int projection_passes = 0;    // position projections applied
   int projection_failures = 0;  // projection LCPs not solved (the projection stopped there)
+  int energy_rejections = 0;    // answers refused by the energy test (energy_check), all islands
   ContactConstraintStats constraints;
 };
 

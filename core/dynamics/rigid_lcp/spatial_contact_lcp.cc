@@ -1,5 +1,7 @@
 #include "core/dynamics/rigid_lcp/spatial_contact_lcp.h"
 
+#include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -108,8 +110,22 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
 absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
     const SpatialLcpJointRows& joints, std::span<const SpatialLcpTorsionPatch> torsion,
-    const LcpSolverChainOptions& options, const SpatialLcpActivity* guess) {
+    const LcpSolverChainOptions& options, const SpatialLcpActivity* guess,
+    const SpatialLcpEnergyBound* energy) {
   RETURN_IF_ERROR(CheckSpatialContactProblem(bodies, constraints));
+  if (energy != nullptr) {
+    if (energy->primary_speed.size() != constraints.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("energy.primary_speed: ", energy->primary_speed.size(), " entries for ",
+                       constraints.size(), " constraints"));
+    }
+    for (size_t i = 0; i < constraints.size(); ++i) {
+      if (!(std::isfinite(energy->primary_speed[i]) && energy->primary_speed[i] >= 0.0)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("energy.primary_speed[", i, "]: must be finite and >= 0"));
+      }
+    }
+  }
   for (size_t k = 0; k < torsion.size(); ++k) {
     const std::string name = absl::StrCat("torsion[", k, "]");
     RETURN_IF_ERROR(CheckRow(torsion[k].spin, static_cast<int>(bodies.size()), name + ".spin"));
@@ -217,15 +233,22 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
 
   // Impulse columns (lambda_i and beta_ik) as M^-1 G per body side, and per body the columns
   // that touch it, so that N's velocity rows are formed from the (at most two) shared bodies.
+  // work_speed: the energy test's bound on the work of a unit impulse (SpatialLcpEnergyBound).
   struct Column {
     int unknown;
     int body[3];
     Vec6 m_inv_g[3];
+    double bias;
+    double work_speed;
   };
   std::vector<Column> columns;
   std::vector<std::vector<int>> columns_of_body(nb);
-  auto add_column = [&](int unknown, const SpatialLcpRow& g) {
-    Column col{unknown, {g.body_a, g.body_b, g.body_c}, {Vec6::Zero(), Vec6::Zero(), Vec6::Zero()}};
+  auto add_column = [&](int unknown, const SpatialLcpRow& g, double work_speed) {
+    Column col{unknown,
+               {g.body_a, g.body_b, g.body_c},
+               {Vec6::Zero(), Vec6::Zero(), Vec6::Zero()},
+               g.bias,
+               work_speed};
     if (g.body_a >= 0) col.m_inv_g[0] = bodies[g.body_a].inverse_mass * g.jacobian_a;
     if (g.body_b >= 0) col.m_inv_g[1] = bodies[g.body_b].inverse_mass * g.jacobian_b;
     if (g.body_c >= 0) col.m_inv_g[2] = bodies[g.body_c].inverse_mass * g.jacobian_c;
@@ -234,11 +257,17 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     }
     columns.push_back(col);
   };
+  // One-sided rows (a row >= 0 beside its impulse) do work up to max(0, -b) per unit impulse,
+  // two-sided ones (equalities, bounded pairs) up to |b|.
+  auto one_sided = [](const SpatialLcpRow& g) { return std::max(0.0, -g.bias); };
+  auto two_sided = [](const SpatialLcpRow& g) { return std::abs(g.bias); };
   for (int i = 0; i < nc; ++i) {
-    add_column(base + i, constraints[i].primary);
+    add_column(base + i, constraints[i].primary,
+               energy != nullptr ? energy->primary_speed[i] : one_sided(constraints[i].primary));
     if (HasFriction(constraints[i])) {
       for (size_t k = 0; k < constraints[i].friction.size(); ++k) {
-        add_column(beta0 + first_beta[i] + static_cast<int>(k), constraints[i].friction[k]);
+        add_column(beta0 + first_beta[i] + static_cast<int>(k), constraints[i].friction[k],
+                   one_sided(constraints[i].friction[k]));
       }
     }
   }
@@ -250,17 +279,20 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     g.bias = -g.bias;
     return g;
   };
-  for (int k = 0; k < base; ++k) add_column(k, joints.bilateral[k].row);
+  for (int k = 0; k < base; ++k) {
+    add_column(k, joints.bilateral[k].row, two_sided(joints.bilateral[k].row));
+  }
   for (size_t k = 0; k < joints.unilateral.size(); ++k) {
-    add_column(unilateral0 + static_cast<int>(k), joints.unilateral[k]);
+    add_column(unilateral0 + static_cast<int>(k), joints.unilateral[k],
+               one_sided(joints.unilateral[k]));
   }
   for (int k = 0; k < nbd; ++k) {
-    add_column(plus0 + k, joints.bounded[k].row);
-    add_column(minus0 + k, negated(joints.bounded[k].row));
+    add_column(plus0 + k, joints.bounded[k].row, two_sided(joints.bounded[k].row));
+    add_column(minus0 + k, negated(joints.bounded[k].row), two_sided(joints.bounded[k].row));
   }
   for (int k = 0; k < nt; ++k) {
-    add_column(spin_plus0 + k, torsion[k].spin);
-    add_column(spin_minus0 + k, negated(torsion[k].spin));
+    add_column(spin_plus0 + k, torsion[k].spin, two_sided(torsion[k].spin));
+    add_column(spin_minus0 + k, negated(torsion[k].spin), two_sided(torsion[k].spin));
   }
 
   LcpProblem problem;
@@ -350,8 +382,44 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     }
     problem.m = scale.asDiagonal() * problem.m * scale.asDiagonal();
     problem.q = scale.cwiseProduct(problem.q);
+    LcpAnswerCheck check;
+    if (energy != nullptr) {
+      std::vector<Mat6> mass(nb);
+      for (int b = 0; b < nb; ++b) mass[b] = bodies[b].inverse_mass.inverse();
+      check = [&, mass = std::move(mass)](const LcpSolution& answer) -> std::string {
+        const Eigen::VectorXd z_answer = scale.cwiseProduct(answer.z);
+        std::vector<Vec6> velocity(nb);
+        for (int b = 0; b < nb; ++b) velocity[b] = bodies[b].free_velocity;
+        double allowed = 0.0, terms = 0.0;
+        for (const Column& col : columns) {
+          const double zc = z_answer(col.unknown);
+          for (int side = 0; side < 3; ++side) {
+            if (col.body[side] >= 0) velocity[col.body[side]] += col.m_inv_g[side] * zc;
+          }
+          allowed += std::abs(zc) * col.work_speed;
+          terms += std::abs(zc * col.bias);
+        }
+        // z_j w_j is invariant under the symmetric scaling: the complementarity residual's work.
+        for (Eigen::Index i = 0; i < n && i < answer.w.size(); ++i) {
+          allowed += std::abs(answer.z(i) * answer.w(i));
+        }
+        SpatialLcpEnergyBalance balance;
+        for (int b = 0; b < nb; ++b) {
+          balance.free_j += 0.5 * bodies[b].free_velocity.dot(mass[b] * bodies[b].free_velocity);
+          balance.next_j += 0.5 * velocity[b].dot(mass[b] * velocity[b]);
+        }
+        balance.allowed_j = balance.free_j + allowed +
+                            energy->relative_tolerance * (balance.free_j + balance.next_j + terms);
+        out.energy = balance;
+        if (balance.next_j <= balance.allowed_j) return {};
+        ++out.energy_rejections;
+        return absl::StrCat("creates energy: kinetic energy ", balance.next_j,
+                            " J after the step, ", balance.free_j,
+                            " J in the free motion, at most ", balance.allowed_j, " J allowed");
+      };
+    }
     absl::StatusOr<LcpSolverChainResult> result =
-        SolveLcpWithFallback(problem, options, active_guess);
+        SolveLcpWithFallback(problem, options, active_guess, check);
     if (!result.ok()) return result.status();
     out.solver = *std::move(result);
     if (out.solver.solution.z.size() == n) z = scale.cwiseProduct(out.solver.solution.z);

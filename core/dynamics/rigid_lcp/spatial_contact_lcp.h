@@ -119,6 +119,28 @@ struct SpatialLcpActivity {
   std::vector<uint8_t> torsion;         // per patch, the same bits
 };
 
+// The energy test of an answer (docs/rigid_lcp.md "Energy"). With nu+ = nu~ + M^-1 W z,
+//   KE(nu+) - KE(nu~) = sum_j z_j W_j^T nu+ - 1/2 |W z|^2_(M^-1),
+// and every impulse column's row is W_j^T nu+ + b_j + (non-negative terms) = w_j >= 0, so an
+// exact solution has z_j W_j^T nu+ <= z_j max(0, -b_j) + z_j w_j: the islands' kinetic energy
+// rises by at most what the rows' constants ask for (a penetration's psi / h, a kinematic body's
+// velocity). The test replaces each primary's max(0, -b_i) by the caller's primary_speed[i], the
+// separation speed its correction may honestly ask for (the stepper bounds psi by a certified
+// penetration depth), and refuses an answer whose kinetic energy exceeds
+//   KE(nu~) + sum_i lambda_i primary_speed[i] + sum_(other impulses) |z_j| max(0, -b_j)
+//   (|b_j| for joints' two-sided rows) + sum_j |z_j w_j| + tolerance.
+struct SpatialLcpEnergyBound {
+  std::vector<double> primary_speed;  // per constraint, >= 0 [m/s]
+  // Round-off: relative to KE(nu~) + KE(nu+) + sum |z_j b_j| (the terms of the balance).
+  double relative_tolerance = 1e-9;
+};
+
+struct SpatialLcpEnergyBalance {
+  double free_j = 0.0;     // KE(nu~)
+  double next_j = 0.0;     // KE(nu+)
+  double allowed_j = 0.0;  // the bound above, tolerance included
+};
+
 struct SpatialLcpSolution {
   std::vector<double> normal_impulse;                 // lambda_i [N s]
   std::vector<std::vector<double>> friction_impulse;  // beta_ik [N s] (empty without friction)
@@ -130,6 +152,10 @@ struct SpatialLcpSolution {
   std::vector<double> torsion_impulse;  // per patch, tau+ - tau- [N m s]
   LcpSolverChainResult solver;
   int lcp_size = 0;
+  // Of the accepted answer, or of the last one the energy test refused when none was accepted
+  // (energy != null).
+  SpatialLcpEnergyBalance energy;
+  int energy_rejections = 0;    // answers the energy test refused
   SpatialLcpActivity activity;  // of the accepted answer (empty when none was accepted)
 };
 
@@ -144,11 +170,14 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     const SpatialLcpJointRows& joints, const LcpSolverChainOptions& options);
 // With torsional friction patches too, and optionally a guess of the active set (a previous
 // solution's activity mapped onto these constraints: entries beyond the problem's are ignored,
-// missing ones guessed inactive), tried before the chain's pivoting (lcp_solver_chain.h, step 0).
+// missing ones guessed inactive), tried before the chain's pivoting (lcp_solver_chain.h, step 0);
+// and optionally the energy test above: an answer that fails it is refused (kRejected) and the
+// chain goes on (InvalidArgument when primary_speed does not have one entry per constraint).
 absl::StatusOr<SpatialLcpSolution> SolveSpatialContactLcp(
     std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
     const SpatialLcpJointRows& joints, std::span<const SpatialLcpTorsionPatch> torsion,
-    const LcpSolverChainOptions& options, const SpatialLcpActivity* guess = nullptr);
+    const LcpSolverChainOptions& options, const SpatialLcpActivity* guess = nullptr,
+    const SpatialLcpEnergyBound* energy = nullptr);
 
 // InvalidArgument naming the first malformed entry: a body index out of range, rows of a
 // constraint on different bodies, no cone edges for mu > 0, non-finite data.

@@ -252,6 +252,53 @@ TEST(LcpSolverChainTest, WrongWarmGuessFallsThroughToLemke) {
             "active_guess:");
 }
 
+// A caller's check (the rigid_lcp step's energy test) that refuses an answer: the attempt is
+// recorded as rejected with the check's message and the chain goes on to its next path.
+TEST(LcpSolverChainTest, ARefusedAnswerIsRecordedAndTheChainGoesOn) {
+  std::mt19937_64 rng(1);
+  const LcpProblem p = testing::RandomLcp(testing::RandomLcpKind::kScaledPMatrix, 30, rng);
+  int seen = 0;
+  const LcpAnswerCheck refuse_first = [&](const LcpSolution&) -> std::string {
+    return ++seen == 1 ? "the first answer" : "";
+  };
+  const LcpSolverChainOptions defaults;
+  auto r = SolveLcpWithFallback(p, defaults, {}, refuse_first);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->solved);
+  EXPECT_EQ(seen, 2);
+  ASSERT_EQ(r->attempts.size(), 2u);
+  EXPECT_EQ(r->attempts[0].path, LcpSolverPath::kLemke);
+  EXPECT_EQ(r->attempts[0].status, LcpSolveStatus::kRejected);
+  EXPECT_EQ(r->attempts[0].message, "the first answer");
+  EXPECT_EQ(r->path, LcpSolverPath::kLemkeOtherCovering);
+  EXPECT_LT(IndependentResidual(p, r->solution.z), 1e-10);
+}
+
+// w = 1 - z has two solutions, z = 0 and z = 1; every path finds z = 0 (q >= 0), and a check
+// that refuses it leaves the problem unsolved, each solving attempt recorded as rejected (PGS is
+// not applicable: M_00 < 0).
+TEST(LcpSolverChainTest, EveryAnswerRefusedLeavesTheProblemUnsolved) {
+  LcpProblem p;
+  p.m = Eigen::MatrixXd::Constant(1, 1, -1.0);
+  p.q = Eigen::VectorXd::Constant(1, 1.0);
+  const LcpAnswerCheck refuse_all = [](const LcpSolution& s) -> std::string {
+    return s.z[0] == 0.0 ? "z = 0 refused" : "";
+  };
+  const LcpSolverChainOptions defaults;
+  auto r = SolveLcpWithFallback(p, defaults, {}, refuse_all);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->solved);
+  int rejected = 0;
+  for (const LcpSolverAttempt& a : r->attempts) {
+    EXPECT_NE(a.status, LcpSolveStatus::kSolved);
+    if (a.status == LcpSolveStatus::kRejected) {
+      ++rejected;
+      EXPECT_EQ(a.message, "z = 0 refused");
+    }
+  }
+  EXPECT_GE(rejected, 1 + defaults.covering_retries);
+}
+
 TEST(LcpSolverChainTest, MalformedOptionsRefused) {
   LcpProblem p;
   p.m = Eigen::Matrix2d::Identity();
