@@ -82,6 +82,16 @@ PrimitiveCounts CountsOf(const v1::TetBoxShape& shape) {
   const double nx = shape.cells_x(), ny = shape.cells_y(), nz = shape.cells_z();
   return {(nx + 1.0) * (ny + 1.0) * (nz + 1.0), 6.0 * nx * ny * nz, true};
 }
+// A hull of n points has at most n vertices and 2n - 4 triangles (hull_primitive_convert.h).
+PrimitiveCounts CountsOf(const v1::ConvexHullsShape& shape) {
+  double points = 0.0;
+  for (const v1::ConvexHullPoints& piece : shape.pieces()) points += piece.points_m_size() / 3;
+  return {points, 2.0 * points, false};
+}
+PrimitiveCounts CountsOf(const v1::RandomHullShape& shape) {
+  const double points = shape.points();
+  return {points, 2.0 * points, false};
+}
 PrimitiveCounts CountsOf(const v1::TetSphereShape& shape) {
   const double n = shape.resolution();
   return {(n + 1.0) * (n + 1.0) * (n + 1.0), 6.0 * n * n * n, true};
@@ -235,11 +245,18 @@ std::optional<PrimitiveCounts> CountPrimitive(const v1::PrimitiveMesh& message) 
     case v1::PrimitiveMesh::kTetSphere:
       counts = CountsOf(message.tet_sphere());
       break;
+    case v1::PrimitiveMesh::kConvexHulls:
+      counts = CountsOf(message.convex_hulls());
+      break;
+    case v1::PrimitiveMesh::kRandomHull:
+      counts = CountsOf(message.random_hull());
+      break;
     case v1::PrimitiveMesh::SHAPE_NOT_SET:
       return std::nullopt;
   }
   // Parameters the conversion refuses may give negative counts: nothing to estimate then.
-  if (!(counts->vertices >= 0.0 && counts->elements >= 0.0)) return std::nullopt;
+  if (!counts.has_value() || !(counts->vertices >= 0.0 && counts->elements >= 0.0))
+    return std::nullopt;
   return counts;
 }
 
