@@ -3,6 +3,8 @@
 // Bounded: about a minute on 2 cores.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   launchBrowser, startHarness, sleep, waitFor, viewerStats, measure,
@@ -209,11 +211,23 @@ test('a session that diverges shows FAILED and why', async () => {
 });
 
 // A robot is drawn as its links, bodies like any other (scenes/robot_arm.textproto: the arm's
-// ten links after three cubes); without a motor command it folds under gravity onto the cubes
-// within ~0.5 s of simulated time, so the controller is slowed to ~200 steps/s (5 ms between
-// calls) to keep it folding while the picture is compared.
+// ten links after three cubes). The scene holds the arm with position motors; this copy of it
+// drops them (and points at the URDF by its absolute path), so the arm folds under gravity onto
+// the cubes within ~0.5 s of simulated time, and the controller is slowed to ~200 steps/s (5 ms
+// between calls) to keep it folding while the picture is compared.
+function robotSceneWithoutMotors() {
+  const scenes = process.env.CONTACTSIM_SCENES_DIR;
+  const text = readFileSync(join(scenes, 'robot_arm.textproto'), 'utf8')
+    .replace(/^\s*default_motor \{.*\}\s*$/m, '')
+    .replace('urdf_path: "robots/', `urdf_path: "${join(scenes, 'robots')}/`);
+  assert.ok(!/^\s*(default_motor|motors) \{/m.test(text), 'the scene\'s motors were not removed');
+  const path = join(mkdtempSync(join(tmpdir(), 'contactsim-robot-')), 'robot_arm_no_motors.textproto');
+  writeFileSync(path, text);
+  return path;
+}
+
 test('a robot scene draws every link, and the arm moves', async () => {
-  const robot = await startHarness(join(process.env.CONTACTSIM_SCENES_DIR, 'robot_arm.textproto'),
+  const robot = await startHarness(robotSceneWithoutMotors(),
     ['--push-force-n', '0', '--step-sleep-us', '5000']);
   try {
     const page = await openViewer(robot.viewerUrl());
