@@ -35,6 +35,7 @@ const SHOTS = {
   chain: { steps: 150, wheel: -2 },
   push_box: { steps: 100, push: 6, wheel: 30 },
   rigid_pour: { steps: 100, perCall: 5, drag: [0, 50], wheel: -4 },
+  rigid_pour_hulls: { steps: 150, perCall: 5, drag: [0, 50], wheel: -4 },
   rings: { steps: 600, perCall: 10 },
   robot_arm: { steps: 400, perCall: 10, drag: [-120, 20], wheel: 2 },
   soft_lift: { steps: 100, wheel: 3 },
