@@ -163,9 +163,18 @@ async function run(n, browser) {
     : viewers.map((v) => v.frames));
   // Every viewer live (16 pages of software WebGL take a while on 2 cores), then warm-up.
   if (clients === 'browser') {
-    await Promise.all(viewers.map((page) => page.waitForFunction(
-      () => window.__viewer && window.__viewer.frames > 0, null,
-      { timeout: liveTimeoutMs, polling: 500 })));
+    try {
+      await Promise.all(viewers.map((page) => page.waitForFunction(
+        () => window.__viewer && window.__viewer.frames > 0, null,
+        { timeout: liveTimeoutMs, polling: 500 })));
+    } catch (error) {  // say what each page was doing, then stop
+      for (const [i, page] of viewers.entries()) {
+        const state = await page.evaluate(() => JSON.stringify(window.__viewer ?? null))
+          .catch((e) => `unanswered (${e.message.split('\n')[0]})`);
+        console.error(`page ${i}: ${state}`);
+      }
+      throw error;
+    }
   }
   await sleep(3000);
   const browserCpu = () => (clients === 'browser' ? descendantsCpuSeconds(process.pid, harness.pid) : 0);
