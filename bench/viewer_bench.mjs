@@ -5,6 +5,7 @@
 //
 //   node bench/viewer_bench.mjs [--counts 0,1,4,16] [--seconds 8] [--clients browser|socket]
 //                               [--server-cpus LIST --browser-cpus LIST] [--live-timeout-s 180]
+//                               [--browser-per-page]
 //
 // --server-cpus / --browser-cpus (taskset lists, e.g. 0 and 1): the harness (server, scene,
 // controller) runs on the first set, this process and the browser it starts (or the socket
@@ -12,7 +13,8 @@
 // other machines. Without them everything shares every CPU (co-located).
 //
 // --clients browser: N pages of one headless Chromium (each its own renderer process), WebGL on
-// the CPU (SwiftShader). --clients socket: N raw WebSocket readers in this node process (what the
+// the CPU (SwiftShader); with --browser-per-page, each page in a Chromium of its own (its own GPU
+// process: one GPU process serializes every page's software rasterizing). --clients socket: N raw WebSocket readers in this node process (what the
 // server spends serving N viewers, without a browser's rendering on the same cores).
 // Each N gets a fresh harness (server + scene + controller), 3 s of warm-up, then the window.
 // Paths default to the build tree (build/) and clients/web of this checkout.
@@ -41,6 +43,7 @@ const clients = arg('clients', 'browser');
 const scene = join(root, 'bench/viewer_cloth.textproto');
 const serverCpus = arg('server-cpus', '');
 const browserCpus = arg('browser-cpus', '');
+const browserPerPage = process.argv.includes('--browser-per-page');
 // How long every page may take to receive its first frame (software WebGL pages on one loaded
 // core start slowly).
 const liveTimeoutMs = 1000 * Number(arg('live-timeout-s', '180'));
@@ -143,14 +146,17 @@ function socketViewer(base, session, token) {
   return state;
 }
 
-async function run(n, browser) {
+async function run(n, sharedBrowser) {
   const harness = await startHarness(scene, ['--push-force-n', '0.5'], { cpus: serverCpus });
   const stopRepinning = browserCpus && clients === 'browser' && n > 0 ? keepBrowserOnItsCpus() : () => {};
   let bytes = '';
   if (n === 0) bytes = await harness.command('bytes');
   const viewers = [];
+  const ownBrowsers = [];
   for (let i = 0; i < n; ++i) {
     if (clients === 'browser') {
+      const browser = browserPerPage ? await launchBrowser() : sharedBrowser;
+      if (browserPerPage) ownBrowsers.push(browser);
       const page = await browser.newPage({ viewport: { width: 480, height: 300 }, bypassCSP: true });
       await page.goto(harness.viewerUrl(), { waitUntil: 'commit', timeout: 120000 });
       viewers.push(page);
@@ -193,6 +199,7 @@ async function run(n, browser) {
   for (const v of viewers) {
     if (clients === 'browser') await v.close(); else v.socket.destroy();
   }
+  for (const b of ownBrowsers) await b.close();
   stopRepinning();
   if (serverCpus) {  // the harness (every thread) stayed where it was put
     const lists = readdirSync(`/proc/${harness.pid}/task`).map((t) => {
@@ -213,7 +220,8 @@ async function run(n, browser) {
   };
 }
 
-const browser = clients === 'browser' && counts.some((n) => n > 0) ? await launchBrowser() : null;
+const browser = clients === 'browser' && !browserPerPage && counts.some((n) => n > 0)
+  ? await launchBrowser() : null;
 const results = [];
 for (const n of counts) {
   const r = await run(n, browser);
@@ -228,7 +236,7 @@ await browser?.close();
 const zeros = results.filter((r) => r.n === 0).map((r) => r.stepsPerS);
 const base = zeros.length ? zeros.reduce((s, v) => s + v, 0) / zeros.length : undefined;
 console.log(`\nviewer benchmark: ${scene.split('/').pop()}, clients=${clients}, ${seconds} s windows, ` +
-  `viewer limit 60 frames/s, server CPUs ${serverCpus || 'all'}, viewer CPUs ${browserCpus || 'all'}`);
+  `viewer limit 60 frames/s, server CPUs ${serverCpus || 'all'}, viewer CPUs ${browserCpus || 'all'}${browserPerPage ? ', one browser per page' : ''}`);
 console.log('| viewers | frames/s per viewer (min / mean) | controller steps/s | vs 0 viewers | ' +
   'server CPU per step [µs] | browser CPU per frame [ms] |');
 console.log('|---:|---|---:|---:|---:|---:|');
