@@ -14,7 +14,7 @@ namespace contactsim::core {
 namespace {
 
 // `name()` names the row in an error; it is called only on one (a step checks hundreds of rows,
-// and building every name took a tenth of the arm's step: bench/arm_hold_physics_bench).
+// and building every row's name was two thirds of the checks' cost: bench/arm_hold_physics_bench).
 template <typename Name>
 absl::Status CheckRow(const SpatialLcpRow& row, int num_bodies, const Name& name) {
   for (const int body : {row.body_a, row.body_b, row.body_c}) {
