@@ -9,7 +9,9 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <limits>
 #include <random>
+#include <utility>
 
 #include "scenes/testbeds/lcp_enumeration.h"
 #include "scenes/testbeds/random_lcp.h"
@@ -300,6 +302,38 @@ TEST(LcpSolverChainTest, EveryAnswerRefusedLeavesTheProblemUnsolved) {
     }
   }
   EXPECT_GE(rejected, 1 + defaults.covering_retries);
+}
+
+// ValidateLcp's finiteness test (a vectorized sum of x * 0): one infinite or NaN entry anywhere
+// in m or q, at the start, inside or in the tail of a packet, is refused naming the field, and
+// extreme finite entries are not (a plain sum of the entries would overflow on them).
+TEST(LcpSolverChainTest, NonFiniteProblemRefusedNamingTheField) {
+  constexpr int kN = 41;  // odd: the last column ends in a half packet
+  LcpProblem p;
+  p.m = Eigen::MatrixXd::Identity(kN, kN);
+  p.q = Eigen::VectorXd::Constant(kN, -1.0);
+  ASSERT_TRUE(ValidateLcp(p).ok());
+  const double bad[] = {std::numeric_limits<double>::infinity(),
+                        -std::numeric_limits<double>::infinity(),
+                        std::numeric_limits<double>::quiet_NaN()};
+  const std::pair<int, int> places[] = {{0, 0}, {17, 3}, {kN - 1, kN - 1}, {kN - 1, 0}};
+  for (const double value : bad) {
+    for (const auto& [row, col] : places) {
+      LcpProblem m_bad = p;
+      m_bad.m(row, col) = value;
+      EXPECT_EQ(ValidateLcp(m_bad).message(), "m: entries must be finite") << row << ", " << col;
+      EXPECT_EQ(SolveLcpWithFallback(m_bad).status().message(), "m: entries must be finite");
+      LcpProblem q_bad = p;
+      q_bad.q(row) = value;
+      EXPECT_EQ(ValidateLcp(q_bad).message(), "q: entries must be finite") << row;
+    }
+  }
+  LcpProblem extreme = p;
+  extreme.m.fill(std::numeric_limits<double>::max());
+  extreme.m(5, 6) = -std::numeric_limits<double>::max();
+  extreme.m(7, 8) = std::numeric_limits<double>::denorm_min();
+  extreme.q.fill(-std::numeric_limits<double>::max());
+  EXPECT_TRUE(ValidateLcp(extreme).ok());
 }
 
 TEST(LcpSolverChainTest, MalformedOptionsRefused) {

@@ -2,6 +2,8 @@
 // body, solved by hand: a row G^T nu+ + b along x, with nu+ = nu~ + M^-1 G u, m = 2 kg.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "core/dynamics/rigid_lcp/spatial_contact_lcp.h"
@@ -84,6 +86,65 @@ TEST(SpatialJointRowsTest, RefusesBadRows) {
   rows.bounded[0].row.body_c = 0;  // the same body twice
   EXPECT_EQ(SolveSpatialContactLcp(Body(1.0), {}, rows, DefaultOptions()).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// Each malformed row is refused with its own name (the names are built only for an error): the
+// joints' bilateral, bounded (indexed within the bounded rows) and unilateral rows, a torsion
+// patch's spin row and constraints, and a contact constraint's secondaries and cone edges.
+TEST(SpatialJointRowsTest, ErrorsNameTheMalformedRow) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto message = [](const std::vector<SpatialLcpConstraint>& constraints,
+                    const SpatialLcpJointRows& rows,
+                    const std::vector<SpatialLcpTorsionPatch>& torsion) {
+    return std::string(
+        SolveSpatialContactLcp(Body(1.0), constraints, rows, torsion, DefaultOptions())
+            .status()
+            .message());
+  };
+  SpatialLcpJointRows rows;
+  rows.bilateral = {{AlongX(0.0), 0.0, 0.0}, {AlongX(0.0), 0.0, 0.0}};
+  rows.bilateral[1].row.body_b = 3;
+  EXPECT_EQ(message({}, rows, {}), "joints.bilateral[1]: body 3 out of range");
+  rows.bilateral[1].row.body_b = 0;
+  rows.bilateral[0].row.body_a = 0;
+  EXPECT_EQ(message({}, rows, {}), "joints.bilateral[0]: both sides are body 0");
+  rows.bilateral[0].row.body_a = -1;
+  rows.bounded = {{AlongX(0.0), 0.0, 1.0}, {AlongX(0.0), 0.0, 1.0}};
+  rows.bounded[1].row.body_b = -2;
+  EXPECT_EQ(message({}, rows, {}), "joints.bounded[1]: body -2 out of range");
+  rows.bounded[1].row.body_b = 0;
+  rows.bounded[0].compliance = -1.0;
+  EXPECT_EQ(message({}, rows, {}),
+            "joints.bounded[0]: compliance and bound must be finite and >= 0");
+  rows.bounded[0].compliance = 0.0;
+  rows.unilateral = {AlongX(0.0), AlongX(0.0), AlongX(nan)};
+  EXPECT_EQ(message({}, rows, {}), "joints.unilateral[2]: non-finite jacobian or bias");
+  rows.unilateral.pop_back();
+  ASSERT_TRUE(SolveSpatialContactLcp(Body(1.0), {}, rows, DefaultOptions()).ok());
+
+  std::vector<SpatialLcpTorsionPatch> torsion(2);
+  torsion[0].spin = AlongX(0.0);
+  torsion[1].spin = AlongX(0.0);
+  torsion[1].spin.body_b = 5;
+  EXPECT_EQ(message({}, rows, torsion), "torsion[1].spin: body 5 out of range");
+  torsion[1].spin.body_b = 0;
+  torsion[1].constraints = {3};
+  EXPECT_EQ(message({}, rows, torsion), "torsion[1].constraints: 3 is not a constraint");
+
+  SpatialLcpConstraint contact;
+  contact.primary = AlongX(0.0);
+  contact.secondaries = {AlongX(0.0), AlongX(0.0)};
+  contact.secondaries[1].body_a = 0;
+  contact.secondaries[1].body_b = -1;
+  EXPECT_EQ(message({contact, contact}, {}, {}),
+            "constraints[0].secondaries[1]: not in the primary's body order");
+  contact.secondaries.pop_back();
+  SpatialLcpConstraint rough = contact;
+  rough.friction_coefficient = 0.5;
+  rough.friction = {AlongX(0.0), AlongX(0.0), AlongX(0.0)};
+  rough.friction[2].jacobian_b(1) = nan;
+  EXPECT_EQ(message({contact, rough}, {}, {}),
+            "constraints[1].friction[2]: non-finite jacobian or bias");
 }
 
 }  // namespace
