@@ -10,6 +10,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev
   libmetis-dev libcivetweb-dev
+  prometheus-cpp-dev  # the server's Prometheus metrics and /metrics listener (MIT; server/metrics)
   libsiconos-numerics-dev  # test-only: the LCP solvers' cross-check (Apache-2.0; tests/core/contact)
   libqhull-dev  # convex hulls of polytope bodies (reentrant qhull_r; the Qhull licence)
   liburdfdom-dev  # robot descriptions from URDF (BSD; core/dynamics/robots)

@@ -10,14 +10,16 @@
 #include <utility>
 #include <vector>
 
+#include "prometheus/gauge.h"
+
 namespace contactsim::server::metrics {
 namespace {
 
-using Samples = std::vector<CallbackGaugeFamily::Sample>;
+using Samples = std::vector<CallbackCollectable::Sample>;
 
 Samples One(std::optional<double> value) {
   if (!value) return {};
-  return {{LabelValues{}, *value}};
+  return {CallbackCollectable::Sample{{}, *value}};
 }
 
 std::optional<double> ResidentBytes() {
@@ -87,26 +89,26 @@ std::optional<double> StartTimeSeconds() {
 
 }  // namespace
 
-void AddProcessMetrics(Registry* registry) {
-  registry->AddCallbackGauge("process_resident_memory_bytes", "resident set size in bytes", {},
-                             [] { return One(ResidentBytes()); });
-  registry->AddCallbackCounter("process_cpu_seconds_total", "user and system CPU time in seconds",
-                               {}, [] { return One(CpuSeconds()); });
-  registry->AddCallbackGauge("process_open_fds", "open file descriptors", {},
-                             [] { return One(OpenFds()); });
-  registry->AddCallbackGauge("process_threads", "threads in the process", {},
-                             [] { return One(Threads()); });
-  registry->AddCallbackGauge("process_start_time_seconds",
-                             "process start time, seconds since the Unix epoch", {},
-                             [] { return One(StartTimeSeconds()); });
+ProcessCollector::ProcessCollector() {
+  families_.AddGauge("process_resident_memory_bytes", "resident set size in bytes",
+                     [] { return One(ResidentBytes()); });
+  families_.AddCounter("process_cpu_seconds_total", "user and system CPU time in seconds",
+                       [] { return One(CpuSeconds()); });
+  families_.AddGauge("process_open_fds", "open file descriptors", [] { return One(OpenFds()); });
+  families_.AddGauge("process_threads", "threads in the process", [] { return One(Threads()); });
+  families_.AddGauge("process_start_time_seconds",
+                     "process start time, seconds since the Unix epoch",
+                     [] { return One(StartTimeSeconds()); });
 }
 
-void AddBuildInfo(Registry* registry, std::string version, std::string git) {
-  registry->AddCallbackGauge(
-      "contactsim_build_info", "always 1; the labels name the build that answers",
-      {"version", "git"}, [labels = LabelValues{std::move(version), std::move(git)}]() -> Samples {
-        return {{labels, 1.0}};
-      });
+void AddBuildInfo(prometheus::Registry* registry, const std::string& version,
+                  const std::string& git) {
+  prometheus::BuildGauge()
+      .Name("contactsim_build_info")
+      .Help("always 1; the labels name the build that answers")
+      .Register(*registry)
+      .Add({{"version", version}, {"git", git}})
+      .Set(1.0);
 }
 
 }  // namespace contactsim::server::metrics

@@ -1,6 +1,7 @@
 #include "server/metrics/server_metrics.h"
 
 #include "google/protobuf/descriptor.h"
+#include "server/metrics/bucket_bounds.h"
 
 namespace contactsim::server::metrics {
 namespace {
@@ -40,12 +41,18 @@ const char* CodeName(int code) {
   return code >= 0 && code < 17 ? kNames[code] : "OTHER";
 }
 
+prometheus::Counter& AddCounter(prometheus::Registry* registry, const std::string& name,
+                                const std::string& help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(*registry).Add({});
+}
+
 }  // namespace
 
-RpcCounters::RpcCounters(Registry* registry)
-    : family_(&registry->AddCounterFamily("contactsim_rpcs_total",
-                                          "gRPC calls finished, by service, method and status code",
-                                          {"service", "method", "code"})) {
+RpcCounters::RpcCounters(prometheus::Registry* registry)
+    : family_(&prometheus::BuildCounter()
+                   .Name("contactsim_rpcs_total")
+                   .Help("gRPC calls finished, by service, method and status code")
+                   .Register(*registry)) {
   auto add = [this](const std::string& service, const std::string& method) {
     Row& row = rows_["/" + service + "/" + method];
     row.service = service;
@@ -73,54 +80,60 @@ RpcCounters::Row& RpcCounters::RowFor(std::string_view full_method) {
 void RpcCounters::Count(std::string_view full_method, int code) {
   Row& row = RowFor(full_method);
   const int index = code >= 0 && code < kNumCodes ? code : kNumCodes;
-  std::atomic<Counter*>& slot = row.by_code[index];
-  Counter* counter = slot.load(std::memory_order_acquire);
+  std::atomic<prometheus::Counter*>& slot = row.by_code[index];
+  prometheus::Counter* counter = slot.load(std::memory_order_acquire);
   if (counter == nullptr) {
-    // First call with this code: With() is idempotent, so a race stores the same pointer.
-    counter = &family_->With({row.service, row.method, CodeName(code)});
+    // First call with this code: Add() returns the existing child for the same labels, so a race
+    // stores the same pointer.
+    counter =
+        &family_->Add({{"service", row.service}, {"method", row.method}, {"code", CodeName(code)}});
     slot.store(counter, std::memory_order_release);
   }
   counter->Increment();
 }
 
-ServerMetrics::ServerMetrics(Registry* registry_in)
-    : registry(registry_in),
-      sessions_created(registry->AddCounter("contactsim_sessions_created_total",
-                                            "sessions created since the server started")),
-      sessions_closed(registry->AddCounter("contactsim_sessions_closed_total",
-                                           "sessions closed by CloseSession")),
-      steps(registry->AddCounter("contactsim_steps_total",
-                                 "simulation steps taken, over all sessions (rate() is steps/s)")),
-      step_calls(registry->AddCounter(
-          "contactsim_step_calls_total",
-          "Step calls that ran on a session (refused or not), over all sessions")),
-      step_call_duration_s(registry->AddHistogram(
-          "contactsim_step_call_duration_seconds",
-          "server time of one Step call, from its arrival to its reply being handed to gRPC, "
-          "including the wait for the session's earlier tasks",
-          OneTwoFiveBounds(kStepBucketLowest_s, kStepBucketHighest_s))),
-      session_tasks_inline(registry->AddCounter(
-          "contactsim_session_tasks_inline_total",
+ServerMetrics::ServerMetrics(prometheus::Registry* registry)
+    : sessions_created(AddCounter(registry, "contactsim_sessions_created_total",
+                                  "sessions created since the server started")),
+      sessions_closed(AddCounter(registry, "contactsim_sessions_closed_total",
+                                 "sessions closed by CloseSession")),
+      steps(AddCounter(registry, "contactsim_steps_total",
+                       "simulation steps taken, over all sessions (rate() is steps/s)")),
+      step_calls(
+          AddCounter(registry, "contactsim_step_calls_total",
+                     "Step calls that ran on a session (refused or not), over all sessions")),
+      step_call_duration_s(
+          prometheus::BuildHistogram()
+              .Name("contactsim_step_call_duration_seconds")
+              .Help("server time of one Step call, from its arrival to its reply being handed to "
+                    "gRPC, including the wait for the session's earlier tasks")
+              .Register(*registry)
+              .Add({}, OneTwoFiveBounds(kStepBucketLowest_s, kStepBucketHighest_s))),
+      session_tasks_inline(AddCounter(
+          registry, "contactsim_session_tasks_inline_total",
           "session tasks run directly on the gRPC thread that received the call (strand idle, "
           "small work)")),
-      session_tasks_pooled(registry->AddCounter(
-          "contactsim_session_tasks_pooled_total",
-          "session tasks queued on the session's strand and run by the worker pool")),
-      stream_subscribers(
-          registry->AddGauge("contactsim_stream_subscribers", "StreamState calls in progress")),
-      stream_frames_sent(registry->AddCounter("contactsim_stream_frames_sent_total",
-                                              "StreamState frames written to viewers")),
-      stream_frames_coalesced(registry->AddCounter(
-          "contactsim_stream_frames_coalesced_total",
+      session_tasks_pooled(
+          AddCounter(registry, "contactsim_session_tasks_pooled_total",
+                     "session tasks queued on the session's strand and run by the worker pool")),
+      stream_subscribers(prometheus::BuildGauge()
+                             .Name("contactsim_stream_subscribers")
+                             .Help("StreamState calls in progress")
+                             .Register(*registry)
+                             .Add({})),
+      stream_frames_sent(AddCounter(registry, "contactsim_stream_frames_sent_total",
+                                    "StreamState frames written to viewers")),
+      stream_frames_coalesced(AddCounter(
+          registry, "contactsim_stream_frames_coalesced_total",
           "frames viewers skipped: coalesced into a newer frame for a slow viewer, or gone from "
           "the resume ring")),
-      snapshots(registry->AddCounter("contactsim_snapshots_total", "successful Snapshot calls")),
-      restores(registry->AddCounter("contactsim_restores_total", "successful Restore calls")),
+      snapshots(AddCounter(registry, "contactsim_snapshots_total", "successful Snapshot calls")),
+      restores(AddCounter(registry, "contactsim_restores_total", "successful Restore calls")),
       sessions_idle_closed(
-          registry->AddCounter("contactsim_sessions_idle_closed_total",
-                               "sessions closed by --session-idle-timeout-s (no state directory)")),
-      sessions_idle_unloaded(registry->AddCounter(
-          "contactsim_sessions_idle_unloaded_total",
+          AddCounter(registry, "contactsim_sessions_idle_closed_total",
+                     "sessions closed by --session-idle-timeout-s (no state directory)")),
+      sessions_idle_unloaded(AddCounter(
+          registry, "contactsim_sessions_idle_unloaded_total",
           "sessions written to the state directory and unloaded by --session-idle-timeout-s")),
       rpcs(registry) {}
 

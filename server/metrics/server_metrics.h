@@ -1,6 +1,7 @@
 // The server's metrics (every name is listed with its meaning in docs/service.md, "Metrics").
-// ContactSimServer owns one ServerMetrics; the service, the streams and the rpc interceptor
-// update it with atomics only.
+// ContactSimServer owns one ServerMetrics, over a prometheus-cpp Registry; the service, the
+// streams and the rpc interceptor update its counters and gauges with atomics only (each child is
+// looked up once and kept: a family's Add takes the family's lock).
 #pragma once
 
 #include <array>
@@ -9,7 +10,11 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "server/metrics/metrics.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
 
 namespace contactsim::server::metrics {
 
@@ -17,7 +22,7 @@ namespace contactsim::server::metrics {
 // the first call that ends with each code (so the exposition lists only codes that happened).
 class RpcCounters {
  public:
-  explicit RpcCounters(Registry* registry);
+  explicit RpcCounters(prometheus::Registry* registry);
 
   // `full_method` is gRPC's "/package.Service/Method"; `code` a grpc::StatusCode number.
   void Count(std::string_view full_method, int code);
@@ -27,34 +32,36 @@ class RpcCounters {
   struct Row {
     std::string service;
     std::string method;
-    std::array<std::atomic<Counter*>, kNumCodes + 1> by_code{};  // the last: out of range
+    // One per code, the last for codes out of range; null until the first call with that code.
+    std::array<std::atomic<prometheus::Counter*>, kNumCodes + 1> by_code{};
   };
   Row& RowFor(std::string_view full_method);
 
-  CounterFamily* family_;
+  prometheus::Family<prometheus::Counter>* family_;
   // Built once in the constructor and only read afterwards: no lock per call.
   std::unordered_map<std::string, Row> rows_;
   Row other_;
 };
 
 struct ServerMetrics {
-  explicit ServerMetrics(Registry* registry);
+  explicit ServerMetrics(prometheus::Registry* registry);
 
-  Registry* registry;
-  Counter& sessions_created;
-  Counter& sessions_closed;
-  Counter& steps;
-  Counter& step_calls;
-  Histogram& step_call_duration_s;
-  Counter& session_tasks_inline;
-  Counter& session_tasks_pooled;
-  Gauge& stream_subscribers;
-  Counter& stream_frames_sent;
-  Counter& stream_frames_coalesced;
-  Counter& snapshots;
-  Counter& restores;
-  Counter& sessions_idle_closed;
-  Counter& sessions_idle_unloaded;
+  prometheus::Counter& sessions_created;
+  prometheus::Counter& sessions_closed;
+  prometheus::Counter& steps;
+  prometheus::Counter& step_calls;
+  // prometheus-cpp 1.0.1's Observe takes the histogram's own mutex (so that a scrape reads its
+  // sum and buckets together): one short, rarely contended lock per Step call, not per step.
+  prometheus::Histogram& step_call_duration_s;
+  prometheus::Counter& session_tasks_inline;
+  prometheus::Counter& session_tasks_pooled;
+  prometheus::Gauge& stream_subscribers;
+  prometheus::Counter& stream_frames_sent;
+  prometheus::Counter& stream_frames_coalesced;
+  prometheus::Counter& snapshots;
+  prometheus::Counter& restores;
+  prometheus::Counter& sessions_idle_closed;
+  prometheus::Counter& sessions_idle_unloaded;
   RpcCounters rpcs;
 };
 

@@ -10,7 +10,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "server/log/structured_log.h"
-#include "server/metrics/process_metrics.h"
+#include "server/metrics/exposition.h"
 #include "server/metrics/rpc_interceptor.h"
 #include "server/service/heap_tuning.h"
 #include "server/service/listen_address.h"
@@ -33,56 +33,61 @@ std::string ReplicaIdPrefix(int replica_ordinal) {
 ContactSimServer::ContactSimServer(const ServerOptions& options,
                                    std::unique_ptr<DeviceChoice> devices)
     : options_(options),
-      metrics_(&registry_),
+      registry_(std::make_shared<prometheus::Registry>(
+          prometheus::Registry::InsertBehavior::Throw)),  // a repeated name is a bug
+      scraped_(std::make_shared<metrics::CallbackCollectable>()),
+      process_(std::make_shared<metrics::ProcessCollector>()),
+      metrics_(registry_.get()),
       devices_(std::move(devices)),
       sessions_(options.limits, ReplicaIdPrefix(options.replica_ordinal)),
       pool_(PoolThreads(options.step_threads)),
       service_(&sessions_, devices_.get(), &dispatcher_, &metrics_, &pool_,
                options.inline_step_budget_s, options.snapshot_key, options.creator_token) {
-  registry_.AddCallbackGauge("contactsim_sessions", "sessions open now, by state", {"state"},
-                             [this] {
-                               const SessionManager::StateCounts counts = sessions_.CountByState();
-                               return std::vector<metrics::CallbackGaugeFamily::Sample>{
-                                   {{"active"}, static_cast<double>(counts.active)},
-                                   {{"failed"}, static_cast<double>(counts.failed)}};
-                             });
+  using Samples = std::vector<metrics::CallbackCollectable::Sample>;
+  scraped_->AddGauge("contactsim_sessions", "sessions open now, by state", [this] {
+    const SessionManager::StateCounts counts = sessions_.CountByState();
+    return Samples{{{{"state", "active"}}, static_cast<double>(counts.active)},
+                   {{{"state", "failed"}}, static_cast<double>(counts.failed)}};
+  });
   // Per device: both devices always listed (0 when none), so a dashboard sees the series.
-  registry_.AddCallbackGauge("contactsim_sessions_by_device",
-                             "sessions open now, by the device they run on", {"device"}, [this] {
-                               std::map<std::string, SessionManager::DeviceCounts> counts =
-                                   sessions_.CountByDevice();
-                               return std::vector<metrics::CallbackGaugeFamily::Sample>{
-                                   {{"cpu"}, static_cast<double>(counts["cpu"].sessions)},
-                                   {{"cuda"}, static_cast<double>(counts["cuda"].sessions)}};
-                             });
-  registry_.AddCallbackGauge(
+  scraped_->AddGauge(
+      "contactsim_sessions_by_device", "sessions open now, by the device they run on", [this] {
+        std::map<std::string, SessionManager::DeviceCounts> counts = sessions_.CountByDevice();
+        return Samples{{{{"device", "cpu"}}, static_cast<double>(counts["cpu"].sessions)},
+                       {{{"device", "cuda"}}, static_cast<double>(counts["cuda"].sessions)}};
+      });
+  scraped_->AddGauge(
       "contactsim_device_resident_bytes",
       "bytes the sessions' backends hold (matrices and blocks), by device, as of each session's "
       "last operation",
-      {"device"}, [this] {
+      [this] {
         std::map<std::string, SessionManager::DeviceCounts> counts = sessions_.CountByDevice();
-        return std::vector<metrics::CallbackGaugeFamily::Sample>{
-            {{"cpu"}, static_cast<double>(counts["cpu"].resident_bytes)},
-            {{"cuda"}, static_cast<double>(counts["cuda"].resident_bytes)}};
+        return Samples{{{{"device", "cpu"}}, static_cast<double>(counts["cpu"].resident_bytes)},
+                       {{{"device", "cuda"}}, static_cast<double>(counts["cuda"].resident_bytes)}};
       });
-  registry_.AddCallbackGauge(
+  scraped_->AddGauge(
       "contactsim_memory_budget_used_bytes",
       "host bytes the sessions hold as the server accounts them, with the reservations of requests "
       "in flight (--memory-budget; docs/service.md, Memory)",
-      {}, [this] {
-        return std::vector<metrics::CallbackGaugeFamily::Sample>{
-            {{}, static_cast<double>(sessions_.memory_budget().used_bytes())}};
+      [this] {
+        return Samples{{{}, static_cast<double>(sessions_.memory_budget().used_bytes())}};
       });
-  metrics::AddProcessMetrics(&registry_);
-  metrics::AddBuildInfo(&registry_, CONTACTSIM_VERSION, CONTACTSIM_GIT_COMMIT);
+  metrics::AddBuildInfo(registry_.get(), CONTACTSIM_VERSION, CONTACTSIM_GIT_COMMIT);
   if (devices_->budget() != nullptr) {
-    registry_.AddCallbackGauge("contactsim_gpu_memory_budget_used_bytes",
-                               "device bytes charged to --gpu-memory-budget by all CUDA sessions",
-                               {}, [this] {
-                                 return std::vector<metrics::CallbackGaugeFamily::Sample>{
-                                     {{}, static_cast<double>(devices_->budget()->used_bytes())}};
-                               });
+    scraped_->AddGauge(
+        "contactsim_gpu_memory_budget_used_bytes",
+        "device bytes charged to --gpu-memory-budget by all CUDA sessions", [this] {
+          return Samples{{{}, static_cast<double>(devices_->budget()->used_bytes())}};
+        });
   }
+}
+
+std::vector<std::weak_ptr<prometheus::Collectable>> ContactSimServer::MetricsCollectables() const {
+  return {registry_, scraped_, process_};
+}
+
+std::string ContactSimServer::MetricsText() const {
+  return metrics::ExpositionText(MetricsCollectables());
 }
 
 ContactSimServer::~ContactSimServer() { Shutdown(std::chrono::milliseconds(0)); }
@@ -160,9 +165,10 @@ absl::StatusOr<std::unique_ptr<ContactSimServer>> ContactSimServer::Start(
   // whole server. Both go NOT_SERVING when a drain begins (Shutdown).
   server->server_->GetHealthCheckService()->SetServingStatus(kHealthServiceName, true);
   if (!options.metrics_listen.empty()) {
-    auto exporter = metrics::HttpExporter::Start(options.metrics_listen, &server->registry_);
-    if (!exporter.ok()) return exporter.status();
-    server->exporter_ = std::move(*exporter);
+    auto endpoint =
+        metrics::MetricsEndpoint::Start(options.metrics_listen, server->MetricsCollectables());
+    if (!endpoint.ok()) return endpoint.status();
+    server->metrics_endpoint_ = std::move(*endpoint);
   }
   return server;
 }
@@ -213,7 +219,7 @@ void ContactSimServer::Shutdown(std::chrono::milliseconds grace) {
   // then finish CANCELLED when their turn comes, without stepping.
   server_->Shutdown(grace_end);
   server_->Wait();
-  exporter_.reset();
+  metrics_endpoint_.reset();
   // After the last call: what the drain finished is on disk before the process exits.
   if (state_dir_ != nullptr) state_dir_->Stop();
 }

@@ -11,9 +11,11 @@
 
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
+#include "prometheus/registry.h"
 #include "server/common/limits.h"
-#include "server/metrics/http_exporter.h"
-#include "server/metrics/metrics.h"
+#include "server/metrics/callback_collectable.h"
+#include "server/metrics/metrics_endpoint.h"
+#include "server/metrics/process_metrics.h"
 #include "server/metrics/server_metrics.h"
 #include "server/persist/state_directory.h"
 #include "server/service/connection_options.h"
@@ -85,9 +87,11 @@ class ContactSimServer {
   // A channel to this server that bypasses the network (the start-up scenes of `--scene`).
   std::shared_ptr<grpc::Channel> InProcessChannel();
   WorkerPool& worker_pool() { return pool_; }
-  const metrics::Registry& metrics_registry() const { return registry_; }
+  // What GET /metrics answers (prometheus-cpp's text format), serialized here without the
+  // listener; the listener adds prometheus-cpp's own exposer_* families.
+  std::string MetricsText() const;
   // The metrics listener's port; 0 without one.
-  int metrics_port() const { return exporter_ != nullptr ? exporter_->port() : 0; }
+  int metrics_port() const { return metrics_endpoint_ != nullptr ? metrics_endpoint_->port() : 0; }
 
   // Ends every StateStream (OK), reports NOT_SERVING, stops accepting calls and waits up to
   // `grace` for in-flight calls (a Step in progress may finish); a Step still running near the
@@ -99,8 +103,15 @@ class ContactSimServer {
  private:
   ContactSimServer(const ServerOptions& options, std::unique_ptr<DeviceChoice> devices);
 
+  // Everything /metrics serves, in this order.
+  std::vector<std::weak_ptr<prometheus::Collectable>> MetricsCollectables() const;
+
   ServerOptions options_;
-  metrics::Registry registry_;
+  // Stored values (counters, gauges, the Step histogram), updated by metrics_.
+  std::shared_ptr<prometheus::Registry> registry_;
+  // Values read when scraped: sessions by state and device, bytes, budgets.
+  std::shared_ptr<metrics::CallbackCollectable> scraped_;
+  std::shared_ptr<metrics::ProcessCollector> process_;  // process_*
   metrics::ServerMetrics metrics_;
   std::unique_ptr<DeviceChoice> devices_;  // outlives the sessions: their backends share its budget
   SessionManager sessions_;
@@ -111,8 +122,8 @@ class ContactSimServer {
   WorkerPool pool_;              // outlives server_: queued tasks finish calls gRPC waits for
   SimulationService service_;
   std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<metrics::HttpExporter> exporter_;  // reads sessions_: goes first
-  std::unique_ptr<IdleReaper> idle_reaper_;          // uses sessions_ and state_dir_: stopped first
+  std::unique_ptr<metrics::MetricsEndpoint> metrics_endpoint_;  // reads sessions_: goes first
+  std::unique_ptr<IdleReaper> idle_reaper_;  // uses sessions_ and state_dir_: stopped first
   int port_ = 0;
   bool shut_down_ = false;
 };

@@ -53,7 +53,7 @@ grpc::ServerWriteReactor<v1::StateFrame>* StateStream::Start(std::shared_ptr<Fra
                                               request.max_rate_hz());
   stream->slot_ = std::move(slot);
   auto* reactor = new StateStreamReactor(stream);
-  metrics->stream_subscribers.Add(1);  // until Detach
+  metrics->stream_subscribers.Increment();  // until Detach
   stream->Pump();
   return reactor;
 }
@@ -116,7 +116,7 @@ void StateStream::OnCancel() {
 
 void StateStream::Detach() {
   std::lock_guard lock(mu_);
-  if (reactor_ != nullptr) metrics_->stream_subscribers.Add(-1);
+  if (reactor_ != nullptr) metrics_->stream_subscribers.Decrement();
   reactor_ = nullptr;
   finished_ = true;
   bus_->Unsubscribe(this);

@@ -109,7 +109,7 @@ TEST_F(DeadlineStormTest, ExpiredCallsLeaveACountTheClientCanLearnAndNoThreadOrM
         "round %d: %d OK, %d DEADLINE_EXCEEDED at the client (%.0f answered so by the server so "
         "far); the session is at step %lld, the OK replies account for %lld\n",
         round, codes[grpc::StatusCode::OK], codes[grpc::StatusCode::DEADLINE_EXCEEDED],
-        RpcCount(*server_, "method=\"Step\",code=\"DEADLINE_EXCEEDED\""),
+        RpcCount(*server_, "code=\"DEADLINE_EXCEEDED\",method=\"Step\""),
         static_cast<long long>(count), static_cast<long long>(told));
     if (round < kWarmupRounds) {
       baseline = ReadProbe(*server_, /*trim=*/true);

@@ -34,8 +34,7 @@ struct Probe {
 // cached (the server raises glibc's trim threshold to keep freed step temporaries, heap_tuning.h).
 inline Probe ReadProbe(const ContactSimServer& server, bool trim = false) {
   if (trim) malloc_trim(0);
-  const servertest::Exposition metrics =
-      servertest::ParseExposition(server.metrics_registry().Exposition());
+  const servertest::Exposition metrics = servertest::ParseExposition(server.MetricsText());
   Probe probe;
   probe.subscribers = metrics["contactsim_stream_subscribers"];
   probe.threads = metrics["process_threads"];
@@ -48,11 +47,11 @@ inline Probe ReadProbe(const ContactSimServer& server, bool trim = false) {
   return probe;
 }
 
-// The sum of contactsim_rpcs_total over the samples whose labels contain `labels` (for example
-// `method="Step",code="DEADLINE_EXCEEDED"`).
+// The sum of contactsim_rpcs_total over the samples whose labels contain `labels`, written in
+// label-name order as the exposition and its reader keep them (for example
+// `code="DEADLINE_EXCEEDED",method="Step"`).
 inline double RpcCount(const ContactSimServer& server, const std::string& labels) {
-  const servertest::Exposition metrics =
-      servertest::ParseExposition(server.metrics_registry().Exposition());
+  const servertest::Exposition metrics = servertest::ParseExposition(server.MetricsText());
   double sum = 0.0;
   for (const auto& [key, value] : metrics.samples) {
     if (key.starts_with("contactsim_rpcs_total{") && key.find(labels) != std::string::npos) {

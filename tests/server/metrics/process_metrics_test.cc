@@ -7,11 +7,14 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "prometheus/registry.h"
+#include "server/metrics/exposition.h"
 #include "tests/server/service/prometheus_text.h"
 
 namespace contactsim::server::metrics {
@@ -19,16 +22,15 @@ namespace {
 
 using servertest::ParseExposition;
 
-servertest::Exposition Scrape(const Registry& registry) {
-  servertest::Exposition exposition = ParseExposition(registry.Exposition());
+servertest::Exposition Scrape(const std::shared_ptr<prometheus::Collectable>& collectable) {
+  servertest::Exposition exposition = ParseExposition(ExpositionText({collectable}));
   EXPECT_TRUE(exposition.errors.empty()) << exposition.errors.front();
   return exposition;
 }
 
 TEST(ProcessMetricsTest, ScrapeListsPlausibleValuesWithTheirTypes) {
-  Registry registry;
-  AddProcessMetrics(&registry);
-  const servertest::Exposition scrape = Scrape(registry);
+  auto collector = std::make_shared<ProcessCollector>();
+  const servertest::Exposition scrape = Scrape(collector);
   EXPECT_EQ(scrape.types.at("process_cpu_seconds_total"), "counter");
   EXPECT_EQ(scrape.types.at("process_resident_memory_bytes"), "gauge");
   // A gtest binary holds at least a few pages and far less than the 64 GiB a test machine has.
@@ -46,9 +48,8 @@ TEST(ProcessMetricsTest, ScrapeListsPlausibleValuesWithTheirTypes) {
 }
 
 TEST(ProcessMetricsTest, OpenFdsAndThreadsFollowTheProcess) {
-  Registry registry;
-  AddProcessMetrics(&registry);
-  const servertest::Exposition before = Scrape(registry);
+  auto collector = std::make_shared<ProcessCollector>();
+  const servertest::Exposition before = Scrape(collector);
 
   constexpr int kFiles = 5;
   std::vector<int> fds;
@@ -60,7 +61,7 @@ TEST(ProcessMetricsTest, OpenFdsAndThreadsFollowTheProcess) {
     std::unique_lock lock(mu);
     cv.wait(lock, [&] { return release; });
   });
-  const servertest::Exposition during = Scrape(registry);
+  const servertest::Exposition during = Scrape(collector);
   {
     std::lock_guard lock(mu);
     release = true;
@@ -71,26 +72,28 @@ TEST(ProcessMetricsTest, OpenFdsAndThreadsFollowTheProcess) {
 
   EXPECT_EQ(during["process_open_fds"] - before["process_open_fds"], kFiles);
   EXPECT_EQ(during["process_threads"] - before["process_threads"], 1.0);
-  EXPECT_EQ(Scrape(registry)["process_open_fds"], before["process_open_fds"]);
+  EXPECT_EQ(Scrape(collector)["process_open_fds"], before["process_open_fds"]);
 }
 
 TEST(ProcessMetricsTest, CpuSecondsGrowWithWork) {
-  Registry registry;
-  AddProcessMetrics(&registry);
-  const double before = Scrape(registry)["process_cpu_seconds_total"];
+  auto collector = std::make_shared<ProcessCollector>();
+  const double before = Scrape(collector)["process_cpu_seconds_total"];
   // Spin until the thread's own CPU clock has advanced 50 ms: getrusage counts at least that.
   const clock_t start = clock();
   volatile double sink = 0;
   while (clock() - start < CLOCKS_PER_SEC / 20) sink = sink + 1.0;
-  const double after = Scrape(registry)["process_cpu_seconds_total"];
+  const double after = Scrape(collector)["process_cpu_seconds_total"];
   // getrusage's resolution is the scheduler tick (<= 10 ms): half the spun time must show.
   EXPECT_GE(after - before, 0.025);
 }
 
 TEST(ProcessMetricsTest, BuildInfoIsOneWithItsLabels) {
-  Registry registry;
-  AddBuildInfo(&registry, "1.2.3", "abc123");
-  EXPECT_EQ(Scrape(registry)["contactsim_build_info{version=\"1.2.3\",git=\"abc123\"}"], 1.0);
+  auto registry = std::make_shared<prometheus::Registry>();
+  AddBuildInfo(registry.get(), "1.2.3", "abc123");
+  const servertest::Exposition scrape = Scrape(registry);
+  EXPECT_EQ(scrape.types.at("contactsim_build_info"), "gauge");
+  EXPECT_EQ(scrape["contactsim_build_info{version=\"1.2.3\",git=\"abc123\"}"], 1.0);
+  EXPECT_EQ(scrape.samples.size(), 1u);
 }
 
 }  // namespace

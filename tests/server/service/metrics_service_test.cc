@@ -1,10 +1,17 @@
-// The /metrics endpoint of an in-process server, scraped with a plain socket HTTP GET: the
-// exposition parses (HELP/TYPE, histogram buckets), and counters and gauges move exactly as
-// sessions are created, stepped, refused, streamed, snapshotted and closed.
+// The /metrics endpoint of an in-process server (prometheus-cpp's Exposer), scraped with a plain
+// socket HTTP GET: the exposition parses (HELP/TYPE, histogram buckets), counters and gauges move
+// exactly as sessions are created, stepped, refused, streamed, snapshotted and closed, every
+// metric docs/service.md lists is served (and nothing it does not list), and bad requests and
+// addresses get clear answers.
 #include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "server/viewer/viewer_server.h"
 #include "tests/server/service/prometheus_text.h"
 #include "tests/server/service/service_fixture.h"
 
@@ -35,7 +42,8 @@ class MetricsServiceTest : public ServiceTest {
     EXPECT_TRUE(response.has_value());
     if (!response) return {};
     EXPECT_EQ(response->status, 200);
-    EXPECT_NE(response->headers.find("Content-Type: text/plain; version=0.0.4"), std::string::npos)
+    // prometheus-cpp answers text/plain without a version, which Prometheus reads as 0.0.4.
+    EXPECT_NE(response->headers.find("Content-Type: text/plain"), std::string::npos)
         << response->headers;
     Exposition exposition = ParseExposition(response->body);
     for (const std::string& error : exposition.errors) ADD_FAILURE() << error;
@@ -57,9 +65,49 @@ class MetricsServiceTest : public ServiceTest {
 TEST_F(MetricsServiceTest, ListensOnAFreePortAndServesOnlyMetrics) {
   ASSERT_GT(server_->metrics_port(), 0);
   EXPECT_NE(server_->metrics_port(), server_->port());
-  std::optional<HttpResponse> other = HttpGet(server_->metrics_port(), "/");
-  ASSERT_TRUE(other.has_value());
-  EXPECT_EQ(other->status, 404);
+  for (const char* path : {"/", "/metrics/x", "/metricsx", "/index.html"}) {
+    std::optional<HttpResponse> other = HttpGet(server_->metrics_port(), path);
+    ASSERT_TRUE(other.has_value()) << path;
+    EXPECT_EQ(other->status, 404) << path;
+  }
+  std::optional<HttpResponse> post =
+      HttpRequest(server_->metrics_port(), "POST /metrics HTTP/1.0\r\nContent-Length: 0\r\n\r\n");
+  ASSERT_TRUE(post.has_value());
+  EXPECT_EQ(post->status, 405);
+  EXPECT_NE(post->headers.find("Allow: GET"), std::string::npos) << post->headers;
+  // Not HTTP: civetweb's own error, answered with the same short fixed text.
+  std::optional<HttpResponse> garbage =
+      HttpRequest(server_->metrics_port(), "\x01\x02 not http at all\r\n\r\n");
+  ASSERT_TRUE(garbage.has_value());
+  EXPECT_EQ(garbage->status, 400);
+  // The listener still serves.
+  EXPECT_EQ(Scrape()["contactsim_steps_total"], 0);
+}
+
+// A second listener on a taken port fails and says so; an address the listener cannot take is
+// refused naming the flag.
+TEST_F(MetricsServiceTest, RefusesABusyPortAndBadAddresses) {
+  ServerOptions options;
+  options.listen_address = "127.0.0.1:0";
+  options.metrics_listen = "127.0.0.1:" + std::to_string(server_->metrics_port());
+  absl::StatusOr<std::unique_ptr<ContactSimServer>> second = ContactSimServer::Start(options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable) << second.status();
+  EXPECT_TRUE(absl::StrContains(second.status().message(),
+                                "metrics_listen: could not listen on " + options.metrics_listen))
+      << second.status();
+  EXPECT_TRUE(absl::StrContains(second.status().message(), "in use")) << second.status();
+
+  for (const char* listen : {"127.0.0.1", "127.0.0.1:", "127.0.0.1:http", "127.0.0.1:65536",
+                             "127.0.0.1:9464s", "127.0.0.1:1,127.0.0.1:2", ":9464", "[::1]:0"}) {
+    options.metrics_listen = listen;
+    absl::StatusOr<std::unique_ptr<ContactSimServer>> refused = ContactSimServer::Start(options);
+    ASSERT_FALSE(refused.ok()) << listen;
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument) << refused.status();
+    EXPECT_TRUE(absl::StrContains(refused.status().message(), "metrics_listen")) << listen;
+  }
+  // The first listener is untouched.
+  EXPECT_EQ(Scrape()["contactsim_sessions_created_total"], 0);
 }
 
 TEST_F(MetricsServiceTest, FreshServerReportsZeros) {
@@ -74,9 +122,10 @@ TEST_F(MetricsServiceTest, FreshServerReportsZeros) {
   EXPECT_EQ(scraped["contactsim_step_call_duration_seconds_bucket{le=\"10\"}"], 0);
   EXPECT_EQ(scraped["contactsim_stream_subscribers"], 0);
   EXPECT_EQ(scraped.types.at("contactsim_step_call_duration_seconds"), "histogram");
-  EXPECT_EQ(scraped.types.at("contactsim_rpcs_total"), "counter");
   EXPECT_EQ(scraped.types.at("contactsim_sessions"), "gauge");
-  EXPECT_EQ(scraped.samples.count(kStepOk), 0u);  // codes appear when they happen
+  // Codes appear when they happen; with no call at all, prometheus-cpp leaves the family out.
+  EXPECT_FALSE(scraped.Has(kStepOk));
+  EXPECT_EQ(scraped.types.count("contactsim_rpcs_total"), 0u);
 }
 
 // The server registers the process_* metrics and its build info (their values are checked in
@@ -90,7 +139,9 @@ TEST_F(MetricsServiceTest, ScrapeShowsProcessMetricsAndBuildInfo) {
   EXPECT_EQ(scraped.types.at("process_start_time_seconds"), "gauge");
   int build_info_rows = 0;
   for (const auto& [key, value] : scraped.samples) {
-    if (key.rfind("contactsim_build_info{version=\"", 0) != 0) continue;
+    if (!key.starts_with("contactsim_build_info{")) continue;
+    EXPECT_NE(key.find("version=\""), std::string::npos) << key;
+    EXPECT_NE(key.find("git=\""), std::string::npos) << key;
     ++build_info_rows;
     EXPECT_EQ(value, 1) << key;
   }
@@ -104,6 +155,7 @@ TEST_F(MetricsServiceTest, CountersFollowSessionsAndSteps) {
   EXPECT_EQ(scraped["contactsim_sessions_created_total"], 1);
   EXPECT_EQ(scraped["contactsim_sessions{state=\"active\"}"], 1);
   EXPECT_EQ(scraped[kCreateOk], 1);
+  EXPECT_EQ(scraped.types.at("contactsim_rpcs_total"), "counter");
 
   v1::StepResponse reply;
   ASSERT_TRUE(Step(a, 5, &reply).ok());
@@ -193,6 +245,77 @@ TEST_F(MetricsServiceTest, StreamsCountSubscribersFramesAndSkippedFrames) {
   }
   reader->Finish();
   EXPECT_TRUE(EventuallyEquals("contactsim_stream_subscribers", 0));
+}
+
+// prometheus-cpp's Exposer and the browser viewer both run on Debian's one shared libcivetweb:
+// in one process each answers on its own port, and the metrics outlive the viewer's stop.
+TEST_F(MetricsServiceTest, TheViewerServesBesideTheMetricsListener) {
+  const SessionHandle session = CreateSession(BoxSceneRequest());
+  viewer::ViewerOptions viewer_options;
+  viewer_options.listen = "127.0.0.1:0";
+  auto viewer = viewer::ViewerServer::Start(viewer_options, &server_->sessions());
+  ASSERT_TRUE(viewer.ok()) << viewer.status();
+  ASSERT_NE((*viewer)->port(), server_->metrics_port());
+  std::optional<HttpResponse> listed = HttpGet((*viewer)->port(), "/api/sessions");
+  ASSERT_TRUE(listed.has_value());
+  EXPECT_EQ(listed->status, 200);
+  EXPECT_NE(listed->body.find("\"id\":\"" + session.id + "\""), std::string::npos) << listed->body;
+  EXPECT_EQ(Scrape()["contactsim_sessions{state=\"active\"}"], 1);
+  viewer->reset();
+  EXPECT_EQ(Scrape()["contactsim_sessions_created_total"], 1);
+}
+
+// The metric names docs/service.md lists: the first column of the table in its "## Metrics"
+// section, without the labels.
+std::set<std::string> DocumentedMetricNames() {
+  std::ifstream file(std::string(CONTACTSIM_REPO_DIR) + "/docs/service.md");
+  EXPECT_TRUE(file.good()) << CONTACTSIM_REPO_DIR << "/docs/service.md";
+  std::set<std::string> names;
+  bool in_section = false;
+  for (std::string line; std::getline(file, line);) {
+    if (line.starts_with("## ")) in_section = line == "## Metrics";
+    if (!in_section || !line.starts_with("| `")) continue;
+    names.insert(line.substr(3, line.find_first_of("{`", 3) - 3));
+  }
+  return names;
+}
+
+class DocumentedMetricsTest : public ServiceTest {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.metrics_listen = "127.0.0.1:0";
+    // contactsim_gpu_memory_budget_used_bytes is served only with a budget, which a server has
+    // whether CUDA is usable or not.
+    options.device.gpu_memory_budget_bytes = int64_t{1} << 30;
+    StartServerWith(options);
+  }
+};
+
+TEST_F(DocumentedMetricsTest, EveryDocumentedMetricIsServedAndEveryServedOneIsDocumented) {
+  const std::set<std::string> documented = DocumentedMetricNames();
+  // 29 rows when this test was written: the server's 21, process_* 5, prometheus-cpp's exposer_*
+  // 3. Fewer means the table was not found or not read.
+  EXPECT_GE(documented.size(), 29u);
+  CreateSession(BoxSceneRequest());  // contactsim_rpcs_total has a child from the first call
+  std::optional<HttpResponse> response = HttpGet(server_->metrics_port(), "/metrics");
+  ASSERT_TRUE(response.has_value());
+  ASSERT_EQ(response->status, 200);
+  const Exposition scraped = ParseExposition(response->body);
+  for (const std::string& error : scraped.errors) ADD_FAILURE() << error;
+  for (const std::string& name : documented) {
+    EXPECT_EQ(scraped.types.count(name), 1u) << name << " is documented but not served";
+    bool has_sample = false;
+    for (const auto& [key, value] : scraped.samples) {
+      const std::string sample_name = key.substr(0, key.find('{'));
+      has_sample |= sample_name == name || sample_name == name + "_bucket" ||
+                    sample_name == name + "_sum" || sample_name == name + "_count";
+    }
+    EXPECT_TRUE(has_sample) << name << " has no sample";
+  }
+  for (const auto& [name, type] : scraped.types) {
+    EXPECT_EQ(documented.count(name), 1u) << name << " is served but not in docs/service.md";
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Test helpers for the /metrics endpoint: a plain-socket HTTP/1.0 GET, and a strict reader of the
-// Prometheus text exposition format 0.0.4 that reports every rule it finds broken.
+// Test helpers for the /metrics endpoint: a plain-socket HTTP/1.0 request, and a strict reader of
+// the Prometheus text exposition format 0.0.4 that reports every rule it finds broken.
 #pragma once
 
 #include <arpa/inet.h>
@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace contactsim::server::servertest {
@@ -27,8 +28,9 @@ struct HttpResponse {
   std::string body;
 };
 
-// GET `path` from 127.0.0.1:`port`; nullopt when the connection fails.
-inline std::optional<HttpResponse> HttpGet(int port, const std::string& path) {
+// Sends `request` (the raw bytes: request line, headers, blank line) to 127.0.0.1:`port` and
+// reads the reply to its end; nullopt when the connection fails or the reply has no status line.
+inline std::optional<HttpResponse> HttpRequest(int port, const std::string& request) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return std::nullopt;
   sockaddr_in address{};
@@ -39,7 +41,6 @@ inline std::optional<HttpResponse> HttpGet(int port, const std::string& path) {
     close(fd);
     return std::nullopt;
   }
-  const std::string request = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
   if (send(fd, request.data(), request.size(), 0) != static_cast<ssize_t>(request.size())) {
     close(fd);
     return std::nullopt;
@@ -59,24 +60,83 @@ inline std::optional<HttpResponse> HttpGet(int port, const std::string& path) {
   return response;
 }
 
-// One exposition, read line by line. `samples` maps `name{labels as written}` to the value;
+// GET `path` from 127.0.0.1:`port`; nullopt when the connection fails.
+inline std::optional<HttpResponse> HttpGet(int port, const std::string& path) {
+  return HttpRequest(port, "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+}
+
+// A sample's labels by name, values as written (escapes kept).
+using LabelSet = std::map<std::string, std::string>;
+
+// Reads `{a="x",b="y"}` (or "" for no labels); false when it does not parse or a label repeats.
+inline bool ParseLabels(std::string_view text, LabelSet* labels) {
+  labels->clear();
+  if (text.empty()) return true;
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}') return false;
+  text = text.substr(1, text.size() - 2);
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t equals = text.find('=', i);
+    if (equals == std::string_view::npos || equals + 1 >= text.size() || text[equals + 1] != '"') {
+      return false;
+    }
+    std::string value;
+    size_t j = equals + 2;
+    for (; j < text.size() && text[j] != '"'; ++j) {
+      if (text[j] == '\\' && j + 1 < text.size()) value += text[j++];
+      value += text[j];
+    }
+    if (j >= text.size()) return false;
+    if (!labels->emplace(std::string(text.substr(i, equals - i)), value).second) return false;
+    i = j + 1;
+    if (i < text.size() && text[i++] != ',') return false;
+  }
+  return true;
+}
+
+// `{a="x",b="y"}` in label-name order, or "" without labels.
+inline std::string WriteLabels(const LabelSet& labels) {
+  if (labels.empty()) return "";
+  std::string out = "{";
+  for (const auto& [name, value] : labels) {
+    if (out.size() > 1) out += ",";
+    out += name + "=\"" + value + "\"";
+  }
+  return out + "}";
+}
+
+// `name{labels}` with its labels in name order. Prometheus gives label order no meaning and
+// prometheus-cpp writes labels sorted by name, so samples are stored and looked up by this key:
+// a test may write a key's labels in any order. A key that does not parse is returned as is.
+inline std::string CanonicalKey(const std::string& key) {
+  const size_t brace = key.find('{');
+  if (brace == std::string::npos) return key;
+  LabelSet labels;
+  if (!ParseLabels(std::string_view(key).substr(brace), &labels)) return key;
+  return key.substr(0, brace) + WriteLabels(labels);
+}
+
+// One exposition, read line by line. `samples` maps `name{labels in name order}` to the value;
 // `errors` lists every broken rule (empty for a valid exposition).
 struct Exposition {
   std::map<std::string, double> samples;
   std::map<std::string, std::string> types;  // family name -> type
   std::vector<std::string> errors;
 
-  // The value of a sample, or NaN when missing (so EXPECT_EQ against a number fails).
+  // The value of a sample (its labels in any order), or NaN when missing (so EXPECT_EQ against a
+  // number fails).
   double operator[](const std::string& key) const {
-    auto it = samples.find(key);
+    auto it = samples.find(CanonicalKey(key));
     return it == samples.end() ? std::nan("") : it->second;
   }
+  bool Has(const std::string& key) const { return samples.count(CanonicalKey(key)) > 0; }
 };
 
 inline Exposition ParseExposition(const std::string& text) {
   Exposition out;
   static const std::regex kHelp(R"(# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*))");
-  static const std::regex kType(R"(# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram))");
+  static const std::regex kType(
+      R"(# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary))");
   static const std::regex kSample(
       R"(([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*")(,[a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*")*\})? (\S+))");
   std::set<std::string> helped;
@@ -109,7 +169,11 @@ inline Exposition ParseExposition(const std::string& text) {
       continue;
     }
     const std::string name = m[1];
-    const std::string labels = m[2];
+    LabelSet labels;
+    if (!ParseLabels(std::string(m[2]), &labels)) {
+      out.errors.push_back("a label repeats: " + line);
+      continue;
+    }
     char* end = nullptr;
     const std::string value_text = m[7];
     double value = value_text == "+Inf"   ? INFINITY
@@ -122,7 +186,8 @@ inline Exposition ParseExposition(const std::string& text) {
       const std::string cut = name.size() > std::strlen(s)
                                   ? name.substr(0, name.size() - std::strlen(s))
                                   : std::string();
-      if (name.ends_with(s) && out.types.count(cut) > 0 && out.types[cut] == "histogram") {
+      if (!name.ends_with(s) || out.types.count(cut) == 0) continue;
+      if (out.types[cut] == "histogram" || (out.types[cut] == "summary" && s[1] != 'b')) {
         family = cut;
         suffix = s;
       }
@@ -134,28 +199,30 @@ inline Exposition ParseExposition(const std::string& text) {
     if (out.types[family] == "counter" && !name.ends_with("_total")) {
       out.errors.push_back("counter without _total: " + name);
     }
-    if (out.samples.count(name + labels) > 0) out.errors.push_back("repeated sample: " + line);
-    out.samples[name + labels] = value;
+    const std::string key = name + WriteLabels(labels);
+    if (out.samples.count(key) > 0) out.errors.push_back("repeated sample: " + line);
+    out.samples[key] = value;
+    if (out.types[family] != "histogram") continue;  // a summary's quantiles are not checked
     if (suffix == "_bucket") {
-      static const std::regex kLe(R"((,?)le="([^"]*)\")");
-      std::smatch le;
-      if (!std::regex_search(labels, le, kLe)) {
+      auto le = labels.find("le");
+      if (le == labels.end()) {
         out.errors.push_back("bucket without le: " + line);
         continue;
       }
-      std::string series = std::regex_replace(labels, kLe, "");
-      if (series == "{}") series.clear();
-      if (le[2] == "+Inf") {
-        inf_bucket[family + series] = value;
+      const std::string bound = le->second;
+      labels.erase(le);
+      const std::string series = family + WriteLabels(labels);
+      if (bound == "+Inf") {
+        inf_bucket[series] = value;
       } else {
-        auto& seen = buckets[family + series];
+        auto& seen = buckets[series];
         if (!seen.empty() && value < seen.back()) {
           out.errors.push_back("bucket counts not cumulative: " + line);
         }
         seen.push_back(value);
       }
     } else if (suffix == "_count") {
-      counts[family + labels] = value;
+      counts[family + WriteLabels(labels)] = value;
     }
   }
   for (const auto& [series, count] : counts) {
