@@ -94,6 +94,9 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
   settings.projection_passes = options.projection_passes;
   settings.max_lcp_unknowns = 1 << 20;  // the bench reports sizes; the service has its limit
   if (options.direct_max_unknowns >= 0) settings.direct_max_unknowns = options.direct_max_unknowns;
+  settings.projection_iterative = options.projection_iterative;
+  settings.iterative.block_iterations = options.pgs_block_iterations;
+  settings.iterative.stall_relaxation = options.pgs_stall_relaxation;
 
   std::vector<core::PolytopeBodyInput> inputs(1);
   inputs[0].shape = &*container;
@@ -128,8 +131,17 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
     report.largest_lcp = std::max(report.largest_lcp, result.stats.largest_lcp);
     report.iterative_islands += result.stats.iterative_islands;
     report.iterative_fallbacks += result.stats.iterative_fallbacks;
+    report.uncorrected_islands += result.stats.uncorrected_islands;
     report.sweeps += result.stats.iterations;
     report.pivots += result.stats.pivots;
+    report.projection_failures += result.stats.projection_failures;
+    report.projection_iterative_islands += result.stats.projection_iterative_islands;
+    report.projection_iterative_fallbacks += result.stats.projection_iterative_fallbacks;
+    report.projection_sweeps += result.stats.projection_sweeps;
+    report.projection_pivots += result.stats.projection_pivots;
+    report.search_seconds += result.stats.search_seconds;
+    report.islands_seconds += result.stats.islands_seconds;
+    report.projection_seconds += result.stats.projection_seconds;
     std::swap(previous, result);
     ++report.steps;
 

@@ -2,6 +2,7 @@
 
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -83,6 +84,11 @@ PolytopeWarmContact WarmContactOf(const PolytopeContactResult& c) {
 int FindRoot(std::vector<int>& parent, int i) {
   while (parent[i] != i) i = parent[i] = parent[parent[i]];
   return i;
+}
+
+double SecondsBetween(std::chrono::steady_clock::time_point start,
+                      std::chrono::steady_clock::time_point end) {
+  return std::chrono::duration<double>(end - start).count();
 }
 
 Vec6 Twist(const RigidBodyState& s) {
@@ -167,12 +173,15 @@ std::vector<Vec3> FrictionConeDirections(const Vec3& normal, int count) {
 
 namespace {
 
-// The velocity-level step (the top of polytope_stepper.h, without the projection).
+// The velocity-level step (the top of polytope_stepper.h, without the projection). band_m: per
+// body, a distance added to the candidate band of each pair and plane it is part of (the
+// projection's: how far the step moved the body's vertices); empty: none.
 absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
                             std::span<const PolytopePlaneInput> planes,
                             std::span<const JointInput> joints, bool solve_joints,
                             const PolytopeStepSettings& settings, PolytopeStepResult* result,
-                            const PolytopeWarmStart* previous_step) {
+                            const PolytopeWarmStart* previous_step,
+                            std::span<const double> band_m = {}) {
   if (absl::Status s = CheckSettings(settings); !s.ok()) return s;
   const double h = settings.dt_s;
   const int nb = static_cast<int>(bodies.size());
@@ -225,6 +234,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     }
   }
   auto is_dynamic = [&](int b) { return b >= 0 && bodies[b].kind == RigidBodyKind::kDynamic; };
+  auto band = [&](int b) { return band_m.empty() ? 0.0 : band_m[b]; };
 
   // Joints: torque motors in the free velocities, the other rows for the islands' LCPs.
   RETURN_IF_ERROR(ValidateJoints(joints, nb));
@@ -314,6 +324,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     return built;
   };
 
+  const auto search_start = std::chrono::steady_clock::now();
   std::vector<BuiltConstraint> built;
   ContactConstraintStats& constraint_stats = result->stats.constraints;
   constraint_stats = ContactConstraintStats{};
@@ -341,7 +352,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
         continue;
       }
       const double gap = std::max(settings.contact_distance_floor_m,
-                                  h * (speed_bound[a.body] + speed_bound[b.body]));
+                                  h * (speed_bound[a.body] + speed_bound[b.body])) +
+                         band(a.body) + band(b.body);
       const double reach = a.posed.bounding_radius_m() + b.posed.bounding_radius_m() + gap;
       if ((a.posed.center_m() - b.posed.center_m()).squaredNorm() > reach * reach) continue;
       ContactConstraintOptions options = settings.constraints;
@@ -371,7 +383,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     for (const PolytopePlaneInput& plane : planes) {
       ContactConstraintOptions options = settings.constraints;
       options.potential.max_gap_m =
-          std::max(settings.contact_distance_floor_m, h * speed_bound[a.body]);
+          std::max(settings.contact_distance_floor_m, h * speed_bound[a.body]) + band(a.body);
       geometries.clear();
       MakePlaneContactConstraints(a.posed, plane.normal, plane.offset_m, options, &geometries,
                                   &constraint_stats);
@@ -380,6 +392,9 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       }
     }
   }
+
+  const auto islands_start = std::chrono::steady_clock::now();
+  result->stats.search_seconds = SecondsBetween(search_start, islands_start);
 
   // Islands of dynamic bodies joined by constraints.
   std::vector<int> parent(nb);
@@ -716,6 +731,8 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     }
   }
 
+  stats.islands_seconds = SecondsBetween(islands_start, std::chrono::steady_clock::now());
+
   // Integrate and collect what each body received.
   result->next.resize(nb);
   result->received_impulse_n_s.assign(nb, Vec3::Zero());
@@ -792,7 +809,11 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
   RETURN_IF_ERROR(StepVelocities(bodies, planes, joints, true, settings, result, previous));
   result->stats.projection_passes = 0;
   result->stats.projection_failures = 0;
+  result->stats.projection_seconds = 0.0;
+  result->stats.projection_pivots = result->stats.projection_sweeps = 0;
+  result->stats.projection_iterative_islands = result->stats.projection_iterative_fallbacks = 0;
   if (settings.projection_passes <= 0) return absl::OkStatus();
+  const auto projection_start = std::chrono::steady_clock::now();
   // Post-stabilization: the same constraints at the new poses, solved as a velocity step of
   // length 1 s from rest with no forces and no friction, give the displacement
   // dq = M^-1 G lambda with 0 <= lambda _|_ psi + G^T dq >= 0 (x += dx, q = exp(d theta) q);
@@ -810,7 +831,7 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
   projection.energy_check = false;  // a displacement, not a velocity: no kinetic energy to test
   // The projection decides how deep a vertex stays, so it pivots (exact) while the LCP is within
   // the pivoting limit; without friction its LCP is a fraction of the velocity step's.
-  projection.direct_max_unknowns = settings.max_lcp_unknowns;
+  if (!settings.projection_iterative) projection.direct_max_unknowns = settings.max_lcp_unknowns;
   // Candidates within the floor plus what the step moved: a vertex that ended deeper than the
   // step's band still has its constraints.
   projection.contact_distance_floor_m = settings.contact_distance_floor_m + motion_m;
@@ -827,6 +848,10 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
     PolytopeStepResult displaced;
     const absl::Status status =
         StepVelocities(at_rest, planes, joints, false, projection, &displaced, nullptr);
+    result->stats.projection_pivots += displaced.stats.pivots;
+    result->stats.projection_sweeps += displaced.stats.iterations;
+    result->stats.projection_iterative_islands += displaced.stats.iterative_islands;
+    result->stats.projection_iterative_fallbacks += displaced.stats.iterative_fallbacks;
     if (!status.ok()) {
       if (settings.interrupt) RETURN_IF_ERROR(settings.interrupt());  // not a failure: a stop
       ++result->stats.projection_failures;
@@ -843,6 +868,8 @@ absl::Status StepPolytopes(std::span<const PolytopeBodyInput> bodies,
     ++result->stats.projection_passes;
     if (!moved) break;
   }
+  result->stats.projection_seconds =
+      SecondsBetween(projection_start, std::chrono::steady_clock::now());
   return absl::OkStatus();
 }
 
