@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <memory>
 #include <random>
 #include <utility>
@@ -76,6 +77,12 @@ Body MakeBody(int i, const Pour3dOptions& options, std::mt19937_64& rng) {
   return body;
 }
 
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 }  // namespace
 
 Pour3dReport RunPour3d(const Pour3dOptions& options,
@@ -117,11 +124,13 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
       inputs.push_back(input);
       ++released;
     }
+    const double cpu_start = ThreadCpuSeconds();
     const auto start = std::chrono::steady_clock::now();
     const absl::Status status =
         core::StepPolytopes(inputs, {}, settings, &result, &previous.warm_start);
     report.stepper_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.stepper_cpu_seconds += ThreadCpuSeconds() - cpu_start;
     if (!status.ok()) {
       report.solver_failures = 1;
       report.failure = std::string(status.message());

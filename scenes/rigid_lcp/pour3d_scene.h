@@ -42,10 +42,12 @@ struct Pour3dReport {
   std::string failure;                 // its message
   int largest_lcp = 0;                 // unknowns of the largest island's LCP over the run
   double stepper_seconds = 0.0;        // wall time inside StepPolytopes
-  int iterative_islands = 0;           // islands solved by PGS, summed over the steps
-  int iterative_fallbacks = 0;         // PGS runs that did not converge (pivoting solved them)
-  int uncorrected_islands = 0;         // solved only without the correction of penetrations
-  int64_t sweeps = 0;                  // PGS sweeps and Lemke pivots, summed over the steps
+  // CPU time of the thread inside StepPolytopes: the step's cost on a machine that others load.
+  double stepper_cpu_seconds = 0.0;
+  int iterative_islands = 0;    // islands solved by PGS, summed over the steps
+  int iterative_fallbacks = 0;  // PGS runs that did not converge (pivoting solved them)
+  int uncorrected_islands = 0;  // solved only without the correction of penetrations
+  int64_t sweeps = 0;           // PGS sweeps and Lemke pivots, summed over the steps
   int64_t pivots = 0;
   // The position projection's: LCPs not solved, PGS islands, PGS runs that did not converge
   // (pivoting solved them), sweeps and pivots, summed over the steps.
@@ -54,8 +56,8 @@ struct Pour3dReport {
   int projection_iterative_fallbacks = 0;
   int64_t projection_sweeps = 0;
   int64_t projection_pivots = 0;
-  // Where stepper_seconds went (PolytopeStepStats): the velocity step's contact search and its
-  // islands, and the projection.
+  // Where stepper_cpu_seconds went (PolytopeStepStats, CPU time): the velocity step's contact
+  // search and its islands, and the projection.
   double search_seconds = 0.0;
   double islands_seconds = 0.0;
   double projection_seconds = 0.0;

@@ -158,9 +158,10 @@ struct PolytopeStepStats {
   int projection_iterative_islands = 0;
   int projection_iterative_fallbacks = 0;
   int energy_rejections = 0;  // answers refused by the energy test (energy_check), all islands
-  // Wall time [s] of the velocity step's contact search (candidates, constraints and their rows),
-  // of its islands (the problems' assembly and solves), and of the whole position projection
-  // (its own searches and solves): where a step's time goes (bench/rigid_lcp_pour3d).
+  // CPU time of the calling thread [s] in the velocity step's contact search (candidates,
+  // constraints and their rows), in its islands (the problems' assembly and solves), and in the
+  // whole position projection (its own searches and solves): where a step's time goes
+  // (bench/rigid_lcp_pour3d).
   double search_seconds = 0.0;
   double islands_seconds = 0.0;
   double projection_seconds = 0.0;
