@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <memory>
 #include <random>
 #include <utility>
@@ -76,6 +77,12 @@ Body MakeBody(int i, const Pour3dOptions& options, std::mt19937_64& rng) {
   return body;
 }
 
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 }  // namespace
 
 Pour3dReport RunPour3d(const Pour3dOptions& options,
@@ -94,6 +101,9 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
   settings.projection_passes = options.projection_passes;
   settings.max_lcp_unknowns = 1 << 20;  // the bench reports sizes; the service has its limit
   if (options.direct_max_unknowns >= 0) settings.direct_max_unknowns = options.direct_max_unknowns;
+  settings.projection_iterative = options.projection_iterative;
+  settings.iterative.block_iterations = options.pgs_block_iterations;
+  settings.iterative.stall_relaxation = options.pgs_stall_relaxation;
 
   std::vector<core::PolytopeBodyInput> inputs(1);
   inputs[0].shape = &*container;
@@ -114,11 +124,13 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
       inputs.push_back(input);
       ++released;
     }
+    const double cpu_start = ThreadCpuSeconds();
     const auto start = std::chrono::steady_clock::now();
     const absl::Status status =
         core::StepPolytopes(inputs, {}, settings, &result, &previous.warm_start);
     report.stepper_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.stepper_cpu_seconds += ThreadCpuSeconds() - cpu_start;
     if (!status.ok()) {
       report.solver_failures = 1;
       report.failure = std::string(status.message());
@@ -128,8 +140,17 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
     report.largest_lcp = std::max(report.largest_lcp, result.stats.largest_lcp);
     report.iterative_islands += result.stats.iterative_islands;
     report.iterative_fallbacks += result.stats.iterative_fallbacks;
+    report.uncorrected_islands += result.stats.uncorrected_islands;
     report.sweeps += result.stats.iterations;
     report.pivots += result.stats.pivots;
+    report.projection_failures += result.stats.projection_failures;
+    report.projection_iterative_islands += result.stats.projection_iterative_islands;
+    report.projection_iterative_fallbacks += result.stats.projection_iterative_fallbacks;
+    report.projection_sweeps += result.stats.projection_sweeps;
+    report.projection_pivots += result.stats.projection_pivots;
+    report.search_seconds += result.stats.search_seconds;
+    report.islands_seconds += result.stats.islands_seconds;
+    report.projection_seconds += result.stats.projection_seconds;
     std::swap(previous, result);
     ++report.steps;
 

@@ -28,6 +28,9 @@ struct Pour3dOptions {
   int projection_passes = 0;  // PolytopeStepSettings::projection_passes (0: the paper's stepper)
   // PolytopeStepSettings::direct_max_unknowns (< 0: the stepper's default; 0: pivoting only).
   int direct_max_unknowns = -1;
+  bool projection_iterative = false;  // PolytopeStepSettings::projection_iterative
+  int pgs_block_iterations = 1;       // SpatialContactPgsOptions::block_iterations
+  double pgs_stall_relaxation = 1.0;  // SpatialContactPgsOptions::stall_relaxation
 };
 
 struct Pour3dReport {
@@ -39,10 +42,25 @@ struct Pour3dReport {
   std::string failure;                 // its message
   int largest_lcp = 0;                 // unknowns of the largest island's LCP over the run
   double stepper_seconds = 0.0;        // wall time inside StepPolytopes
-  int iterative_islands = 0;           // islands solved by PGS, summed over the steps
-  int iterative_fallbacks = 0;         // PGS runs that did not converge (pivoting solved them)
-  int64_t sweeps = 0;                  // PGS sweeps and Lemke pivots, summed over the steps
+  // CPU time of the thread inside StepPolytopes: the step's cost on a machine that others load.
+  double stepper_cpu_seconds = 0.0;
+  int iterative_islands = 0;    // islands solved by PGS, summed over the steps
+  int iterative_fallbacks = 0;  // PGS runs that did not converge (pivoting solved them)
+  int uncorrected_islands = 0;  // solved only without the correction of penetrations
+  int64_t sweeps = 0;           // PGS sweeps and Lemke pivots, summed over the steps
   int64_t pivots = 0;
+  // The position projection's: LCPs not solved, PGS islands, PGS runs that did not converge
+  // (pivoting solved them), sweeps and pivots, summed over the steps.
+  int projection_failures = 0;
+  int projection_iterative_islands = 0;
+  int projection_iterative_fallbacks = 0;
+  int64_t projection_sweeps = 0;
+  int64_t projection_pivots = 0;
+  // Where stepper_cpu_seconds went (PolytopeStepStats, CPU time): the velocity step's contact
+  // search and its islands, and the projection.
+  double search_seconds = 0.0;
+  double islands_seconds = 0.0;
+  double projection_seconds = 0.0;
 };
 
 // progress(step, total_steps) is called every 100 steps when given.

@@ -106,6 +106,10 @@ struct PolytopeStepSettings {
   // It removes what the velocity-level step's linearization leaves (a vertex turning with the
   // body ends up to ~h^2 |omega|^2 r / 2 inside). A pass whose LCP fails ends the projection.
   int projection_passes = 0;
+  // The projection's islands over direct_max_unknowns by projected Gauss–Seidel too (converged
+  // to iterative_tolerance_m, a displacement here; one that does not converge pivots within
+  // max_lcp_unknowns). false: the projection pivots every island within max_lcp_unknowns.
+  bool projection_iterative = false;
   // Asked before each pair of pieces is searched, before each island and inside its solvers
   // (every PGS sweep, every 64 Lemke pivots): a non-OK answer abandons the step, which returns
   // it as is and fills nothing the caller applies (the service's deadline, cancellation and
@@ -147,7 +151,20 @@ struct PolytopeStepStats {
   int warm_active_sets = 0;     // pivoted islands solved on the previous step's active set
   int projection_passes = 0;    // position projections applied
   int projection_failures = 0;  // projection LCPs not solved (the projection stopped there)
-  int energy_rejections = 0;    // answers refused by the energy test (energy_check), all islands
+  // The projection's solves, summed over its passes: Lemke pivots, PGS sweeps, PGS islands, and
+  // the PGS runs that did not converge (pivoting solved them instead).
+  int projection_pivots = 0;
+  int projection_sweeps = 0;
+  int projection_iterative_islands = 0;
+  int projection_iterative_fallbacks = 0;
+  int energy_rejections = 0;  // answers refused by the energy test (energy_check), all islands
+  // CPU time of the calling thread [s] in the velocity step's contact search (candidates,
+  // constraints and their rows), in its islands (the problems' assembly and solves), and in the
+  // whole position projection (its own searches and solves): where a step's time goes
+  // (bench/rigid_lcp_pour3d).
+  double search_seconds = 0.0;
+  double islands_seconds = 0.0;
+  double projection_seconds = 0.0;
   ContactConstraintStats constraints;
 };
 

@@ -111,11 +111,13 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
   RETURN_IF_ERROR(CheckSpatialContactProblem(bodies, constraints));
   if (options.max_sweeps < 1 || options.stall_sweeps < 1 ||
       !(options.residual_tolerance_m_per_s > 0.0) ||
-      !(options.min_relative_derivative > 0.0 && options.min_relative_derivative <= 1.0)) {
+      !(options.min_relative_derivative > 0.0 && options.min_relative_derivative <= 1.0) ||
+      options.block_iterations < 1 ||
+      !(options.stall_relaxation > 0.0 && options.stall_relaxation <= 1.0)) {
     return absl::InvalidArgumentError(
-        "options: max_sweeps >= 1, stall_sweeps >= 1, residual_tolerance_m_per_s > 0 and "
-        "min_relative_derivative in "
-        "(0, 1] are needed");
+        "options: max_sweeps >= 1, stall_sweeps >= 1, residual_tolerance_m_per_s > 0, "
+        "min_relative_derivative in (0, 1], block_iterations >= 1 and stall_relaxation in (0, 1] "
+        "are needed");
   }
   const int nb = static_cast<int>(bodies.size());
   const int nc = static_cast<int>(constraints.size());
@@ -196,6 +198,10 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
   double best = std::numeric_limits<double>::infinity();
   int sweeps = 0, best_sweep = 0;
   bool stalled = false, interrupted = false;
+  // 1 until a stall (then options.stall_relaxation, once).
+  double relaxation = 1.0;
+  int relaxed_at = 0;  // the sweep of the stall that turned the relaxation on (0: none)
+  const double quiet = 0.25 * options.residual_tolerance_m_per_s;
   while (sweeps < options.max_sweeps) {
     if (options.should_stop && options.should_stop()) {
       interrupted = true;
@@ -204,31 +210,39 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
     ++sweeps;
     residual = 0.0;
     for (SweepConstraint& s : sweep) {
-      // Normal: the active row of the slack chain.
-      double w = Velocity(s.primary, s.body, nu);
-      const SweepRow* active = &s.primary;
-      for (const SweepRow& row : s.secondaries) {
-        const double ws = Velocity(row, s.body, nu);
-        if (ws > w) {
-          w = ws;
-          active = &row;
+      for (int pass = 0; pass < options.block_iterations; ++pass) {
+        // Normal: the active row of the slack chain.
+        double w = Velocity(s.primary, s.body, nu);
+        const SweepRow* active = &s.primary;
+        for (const SweepRow& row : s.secondaries) {
+          const double ws = Velocity(row, s.body, nu);
+          if (ws > w) {
+            w = ws;
+            active = &row;
+          }
         }
+        const double derivative =
+            std::max(Cross(*active, s.primary), options.min_relative_derivative * s.primary_mass);
+        double change = std::abs(std::min(s.lambda * derivative, w));
+        const double lambda = std::max(0.0, s.lambda - relaxation * w / derivative);
+        Apply(s.primary, s.body, lambda - s.lambda, &nu);
+        s.lambda = lambda;
+        if (s.friction) {
+          const Vec2 v(Velocity(s.tangent[0], s.body, nu), Velocity(s.tangent[1], s.body, nu));
+          const Vec2 f = NearestInConePolygon(s.f - relaxation * (s.tangent_mass_inverse * v),
+                                              s.mu * s.lambda, s.directions, s.tangent_mass);
+          const Vec2 df = f - s.f;
+          // A relaxed step is at least relaxation times the full one (the distance to a convex
+          // set's projection grows at most linearly along the step), so this bounds the full
+          // step's residual.
+          change = std::max(change, (s.tangent_mass * df).lpNorm<Eigen::Infinity>() / relaxation);
+          Apply(s.tangent[0], s.body, df.x(), &nu);
+          Apply(s.tangent[1], s.body, df.y(), &nu);
+          s.f = f;
+        }
+        residual = std::max(residual, change);
+        if (change <= quiet) break;
       }
-      const double derivative =
-          std::max(Cross(*active, s.primary), options.min_relative_derivative * s.primary_mass);
-      residual = std::max(residual, std::abs(std::min(s.lambda * derivative, w)));
-      const double lambda = std::max(0.0, s.lambda - w / derivative);
-      Apply(s.primary, s.body, lambda - s.lambda, &nu);
-      s.lambda = lambda;
-      if (!s.friction) continue;
-      const Vec2 v(Velocity(s.tangent[0], s.body, nu), Velocity(s.tangent[1], s.body, nu));
-      const Vec2 f = NearestInConePolygon(s.f - s.tangent_mass_inverse * v, s.mu * s.lambda,
-                                          s.directions, s.tangent_mass);
-      const Vec2 df = f - s.f;
-      residual = std::max(residual, (s.tangent_mass * df).lpNorm<Eigen::Infinity>());
-      Apply(s.tangent[0], s.body, df.x(), &nu);
-      Apply(s.tangent[1], s.body, df.y(), &nu);
-      s.f = f;
     }
     if (!std::isfinite(residual)) break;
     if (residual <= options.residual_tolerance_m_per_s) break;
@@ -236,6 +250,13 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
       best = residual;
       best_sweep = sweeps;
     } else if (sweeps - best_sweep >= options.stall_sweeps) {
+      if (relaxation == 1.0 && options.stall_relaxation < 1.0) {
+        relaxation = options.stall_relaxation;
+        relaxed_at = sweeps;
+        best = residual;
+        best_sweep = sweeps;
+        continue;
+      }
       stalled = true;
       break;
     }
@@ -252,6 +273,10 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
     attempt.message = absl::StrCat("velocity residual ", residual, " m/s after ", sweeps, " sweeps",
                                    stalled ? " (stalled)" : "", "; tolerance ",
                                    options.residual_tolerance_m_per_s, " m/s");
+  }
+  if (relaxed_at > 0) {
+    absl::StrAppend(&attempt.message, attempt.message.empty() ? "" : "; ", "under-relaxed by ",
+                    options.stall_relaxation, " after a stall at sweep ", relaxed_at);
   }
   chain.solution.status = attempt.status;
   chain.solution.iterations = sweeps;

@@ -43,6 +43,14 @@ struct SpatialContactPgsOptions {
   int stall_sweeps = 100;
   // a_min: the smallest derivative of a secondary row relative to the primary's own.
   double min_relative_derivative = 0.25;
+  // Passes over each constraint's own block (its normal, then its friction) per sweep, >= 1: more
+  // than one solves the block's normal-friction coupling before moving on (a block Gauss–Seidel);
+  // a pass whose changes are all under a quarter of the tolerance ends the block early.
+  int block_iterations = 1;
+  // When a run stalls, it goes on once from where it is with every update scaled by this factor
+  // in (0, 1] (under-relaxation damps the back-and-forth of coupled friction; the fixed points are
+  // the same), until max_sweeps or a second stall; 1: the first stall ends the run.
+  double stall_relaxation = 1.0;
   // Asked after every sweep; true stops the run (kInterrupted), as LemkeOptions::should_stop.
   std::function<bool()> should_stop;
 };
