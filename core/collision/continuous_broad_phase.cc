@@ -133,11 +133,28 @@ void ParallelRange(int32_t n, Fn&& fn) {
 // the features of all bodies in id order, then a sort of each bucket (the few features that
 // overlap one vertex or edge). Candidates are unique, so the order is well defined whatever the
 // scheduling of the parallel scatter.
+// When the candidates are few against the features (rigid links: a few thousand candidates over
+// tens of thousands of edges), the counting sort's passes over every key cost more than sorting
+// the candidates themselves, so they are concatenated and sorted instead: the same order, as
+// the candidates are unique and both sort by operator<.
+constexpr int64_t kKeysPerCandidateForSort = 2;
+
 template <typename T, typename FeatureA>
 void MergeCanonical(const std::vector<std::vector<T>>& per_task, size_t num_tasks,
                     const std::vector<int64_t>& key_base, int64_t num_keys, FeatureA feature_a,
                     std::vector<int64_t>& offsets, std::vector<int64_t>& cursor,
                     std::vector<T>* out) {
+  size_t total = 0;
+  for (size_t t = 0; t < num_tasks; ++t) total += per_task[t].size();
+  if (static_cast<int64_t>(total) * kKeysPerCandidateForSort < num_keys) {
+    out->clear();
+    out->reserve(total);
+    for (size_t t = 0; t < num_tasks; ++t) {
+      out->insert(out->end(), per_task[t].begin(), per_task[t].end());
+    }
+    std::sort(out->begin(), out->end());
+    return;
+  }
   offsets.assign(num_keys + 1, 0);
   const auto for_each_task = [&](auto&& fn) {
     ParallelFor(tbb::blocked_range<size_t>(0, num_tasks, 1),
