@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/common/parallel_for.h"
 #include "core/common/status_macros.h"
+#include "core/math/all_finite.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/enumerable_thread_specific.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -88,7 +89,7 @@ absl::Status ValidateBodies(absl::Span<const CollisionBody> bodies, double min_s
                                                        x->rows(), " rows, the mesh has ",
                                                        body.mesh->num_vertices(), " vertices"));
       }
-      if (!x->allFinite()) {
+      if (!AllFinite(x->data(), static_cast<size_t>(x->size()))) {
         return absl::InvalidArgumentError(
             absl::StrCat(BodyName(i, body), ": ", name, " has non-finite positions"));
       }
