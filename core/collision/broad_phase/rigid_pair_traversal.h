@@ -166,12 +166,17 @@ void RunRigidPairTask(const Bvh& tree_a, const Bvh& tree_b, int32_t node_a,
       s->frame_box_b[k] = box;
     }
   };
+  // A stack indexed by hand: grown only when full, so a push is a store (no out-of-line call).
   std::vector<BvhNodePair>& stack = s->stack;
-  stack.clear();
-  stack.push_back({node_a, 0});
-  while (!stack.empty()) {
-    const BvhNodePair pair = stack.back();
-    stack.pop_back();
+  if (stack.size() < 64) stack.resize(64);
+  size_t top = 0;
+  const auto push = [&](BvhNodePair pair) {
+    if (top == stack.size()) stack.resize(2 * top);
+    stack[top++] = pair;
+  };
+  push({node_a, 0});
+  while (top > 0) {
+    const BvhNodePair pair = stack[--top];
     const Aabb& xa = box_a(pair.a);
     const Aabb& xb = box_b(pair.b);
     if (!Overlaps(xa, xb)) continue;
@@ -196,11 +201,11 @@ void RunRigidPairTask(const Bvh& tree_a, const Bvh& tree_b, int32_t node_a,
     const bool descend_a =
         !x.is_leaf() && (y.is_leaf() || xa.HalfPerimeter() >= xb.HalfPerimeter());
     if (descend_a) {
-      stack.push_back({pair.a + x.right_offset_or_first, pair.b});
-      stack.push_back({pair.a + 1, pair.b});
+      push({pair.a + x.right_offset_or_first, pair.b});
+      push({pair.a + 1, pair.b});
     } else {
-      stack.push_back({pair.a, pair.b + y.right_offset_or_first});
-      stack.push_back({pair.a, pair.b + 1});
+      push({pair.a, pair.b + y.right_offset_or_first});
+      push({pair.a, pair.b + 1});
     }
   }
 }

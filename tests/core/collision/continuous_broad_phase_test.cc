@@ -121,6 +121,37 @@ TEST(ContinuousBroadPhaseTest, TwoDeformingSpheresEqualBruteForceOverManySteps) 
   }
 }
 
+TEST(ContinuousBroadPhaseTest, FewAndManyCandidatesPerFeatureEqualBruteForce) {
+  // The canonical merge concatenates and sorts when there are fewer candidates than half the
+  // first features (vertices for VF, edges for EE: kKeysPerCandidateForSort), and counting-sorts
+  // otherwise; growing the separation takes the same two spheres from the first regime to the
+  // second, and every answer must be the definition's, in its order.
+  std::vector<SimBody> bodies;
+  bodies.push_back(MakeBody(MakeSphere(0.5, 2), 3));
+  bodies.push_back(MakeBody(MakeSphere(0.4, 2), 8));
+  bodies[1].x_t0 = Translated(bodies[1].mesh.vertices(), Vec3(0.85, 0, 0));
+  bodies[1].x_t1 = Translated(bodies[1].mesh.vertices(), Vec3(0.8, 0.02, 0));
+  int64_t num_vertices = 0, num_edges = 0;
+  for (const SimBody& b : bodies) {
+    num_vertices += b.mesh.num_vertices();
+    num_edges += b.mesh.num_edges();
+  }
+  ContinuousBroadPhase broad_phase;
+  CandidatePairs got;
+  bool few_seen = false, many_seen = false;
+  for (const double d : {0.001, 0.05, 0.3, 2.0}) {
+    ASSERT_TRUE(broad_phase.FindCandidates(Views(bodies), d, &got).ok());
+    ExpectSameCandidates(got, BruteForce(bodies, d));
+    for (const auto& [candidates, keys] :
+         {std::pair<int64_t, int64_t>(got.vertex_face.size(), num_vertices),
+          std::pair<int64_t, int64_t>(got.edge_edge.size(), num_edges)}) {
+      (2 * candidates < keys ? few_seen : many_seen) = true;
+    }
+  }
+  EXPECT_TRUE(few_seen);
+  EXPECT_TRUE(many_seen);
+}
+
 TEST(ContinuousBroadPhaseTest, ClothOnStaticBoxWithSelfCollision) {
   std::vector<SimBody> bodies;
   bodies.push_back(MakeBody(MakeClothGrid(1.0, 1.0, 9, 9), 1));
