@@ -1,9 +1,5 @@
 #include "server/metrics/metrics_endpoint.h"
 
-#include <netdb.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -16,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "civetweb.h"
 #include "prometheus/exposer.h"
+#include "server/common/wake_listener.h"
 
 namespace contactsim::server::metrics {
 namespace {
@@ -58,22 +55,6 @@ int BeginRequest(mg_connection* connection) {
   if (path != "/metrics") return Reply(connection, 404);
   if (std::string_view(request->request_method) != "GET") return Reply(connection, 405);
   return 0;  // the Exposer answers
-}
-
-// Opens and closes one TCP connection to host:port (best effort).
-void Poke(const std::string& host, int port) {
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return;
-  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
-    const int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
-    if (fd < 0) continue;
-    const bool connected = connect(fd, a->ai_addr, a->ai_addrlen) == 0;
-    close(fd);
-    if (connected) break;
-  }
-  freeaddrinfo(found);
 }
 
 }  // namespace
@@ -150,7 +131,7 @@ MetricsEndpoint::~MetricsEndpoint() {
     stopped.store(true);
   });
   while (!stopped.load()) {
-    Poke(host, port_);
+    WakeListener(host, port_);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   stopper.join();

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "civetweb.h"
+#include "server/common/wake_listener.h"
 #include "server/log/structured_log.h"
 #include "server/service/listen_address.h"
 #include "server/session/frame_bus.h"
@@ -37,23 +38,6 @@ constexpr int kCloseTooMany = 4029;
 
 constexpr size_t kMaxAssetBytes = 16u << 20;
 constexpr int kMaxAssets = 64;
-
-// Opens and closes one TCP connection to host:port (best effort): wakes civetweb's listener so
-// that mg_stop returns at once (as the metrics exporter does).
-void Poke(const std::string& host, int port) {
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return;
-  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
-    const int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
-    if (fd < 0) continue;
-    const bool connected = connect(fd, a->ai_addr, a->ai_addrlen) == 0;
-    close(fd);
-    if (connected) break;
-  }
-  freeaddrinfo(found);
-}
 
 // Shuts down (both ways) the TCP socket of this process whose local port is `local_port` and whose
 // peer is remote_addr:remote_port. civetweb 1.15 has no call that gives a connection's socket or
@@ -584,7 +568,7 @@ ViewerServer::~ViewerServer() {
   });
   const std::string host = host_ == "0.0.0.0" ? "127.0.0.1" : host_;
   while (!stopped.load()) {
-    Poke(host, port_);
+    WakeListener(host, port_);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   stopper.join();
