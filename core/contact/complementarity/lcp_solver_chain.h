@@ -22,6 +22,11 @@
 //
 // An attempt stopped by lemke.should_stop (kInterrupted) ends the chain unsolved.
 //
+// Step 0 factors M_AA by partial pivoting and refuses the guess as singular at a zero pivot, or
+// when its pivots spread over more than 1e8 and the condition estimate then gives rcond <= 1e-13.
+// A factor with no suspect pivot is judged by its answer's verification alone, as every other
+// path's (the estimate was ~5 % of a held arm's step; docs/rigid_lcp.md, "Warm start").
+//
 // Polish: from an answer z, take the active set A = {free rows} U {i : z_i > w_i} and solve
 // M_AA z_A = -q_A with z = 0 off A; the point replaces z when it passes the acceptance test
 // (lcp.h, acceptance_tolerance) on the original problem (and, for an answer already accepted,

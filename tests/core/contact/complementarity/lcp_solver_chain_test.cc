@@ -257,6 +257,34 @@ TEST(LcpSolverChainTest, WrongWarmGuessFallsThroughToLemke) {
             "active_guess:");
 }
 
+// The warm factor's condition estimate runs only when its pivots spread over more than 1e8; it
+// still decides there: a block with pivots 1 and 1e-10 (rcond ~1e-10) is solved, one with 1 and
+// 1e-15 (below the 1e-13 floor) is refused as singular (solving it would give z ~ 1e15, which the
+// verification, relative to ||M|| ||z||, would pass), and so is one with a zero pivot, refused
+// before the estimate (which answers rcond = 1 for diag(1, 0)).
+TEST(LcpSolverChainTest, WarmConditionEstimateOnlyForASuspectFactor) {
+  auto problem = [](double small) {
+    LcpProblem p;
+    p.m = Eigen::Matrix2d{{1.0, 0.0}, {0.0, small}};
+    p.q = Eigen::Vector2d(-1.0, -1.0);
+    return p;
+  };
+  const std::vector<uint8_t> both = {1, 1};
+  const LcpSolverChainOptions defaults;
+  auto fine = SolveLcpWithFallback(problem(1e-10), defaults, both);
+  ASSERT_TRUE(fine.ok()) << fine.status();
+  EXPECT_EQ(fine->path, LcpSolverPath::kWarmActiveSet);
+  ASSERT_EQ(fine->attempts.size(), 1u);
+  EXPECT_DOUBLE_EQ(fine->solution.z[1], 1e10);
+  for (const double small : {1e-15, 0.0}) {
+    auto refused = SolveLcpWithFallback(problem(small), defaults, both);
+    ASSERT_TRUE(refused.ok()) << refused.status();
+    ASSERT_FALSE(refused->attempts.empty());
+    EXPECT_EQ(refused->attempts[0].message, "the guessed active set's block of m is singular")
+        << small;
+  }
+}
+
 // A caller's check (the rigid_lcp step's energy test) that refuses an answer: the attempt is
 // recorded as rejected with the check's message and the chain goes on to its next path.
 TEST(LcpSolverChainTest, ARefusedAnswerIsRecordedAndTheChainGoesOn) {
