@@ -9,8 +9,13 @@ void MergeCandidates(std::span<const TrackedPair> pairs, const std::vector<CcdHi
                      std::vector<PairCandidate>* candidates) {
   sorted_hits->clear();
   for (const CcdHit& hit : hits) sorted_hits->push_back(&hit);
-  std::stable_sort(sorted_hits->begin(), sorted_hits->end(),
-                   [](const CcdHit* a, const CcdHit* b) { return KeyOf(*a) < KeyOf(*b); });
+  const auto by_key = [](const CcdHit* a, const CcdHit* b) { return KeyOf(*a) < KeyOf(*b); };
+  // The sweep's hits already come in key order (its canonical order, ccd_sweep.h): one pass
+  // confirms it, where the stable sort of the same sequence cost as much as the rest of the merge
+  // and changes nothing.
+  if (!std::is_sorted(sorted_hits->begin(), sorted_hits->end(), by_key)) {
+    std::stable_sort(sorted_hits->begin(), sorted_hits->end(), by_key);
+  }
   // One candidate per key, so the table stays unique.
   sorted_hits->erase(
       std::unique(sorted_hits->begin(), sorted_hits->end(),
