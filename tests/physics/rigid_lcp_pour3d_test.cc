@@ -85,7 +85,11 @@ TEST(RigidLcpPour3dTest, LocalExactSolvesReplaceMostPivotingFallbacks) {
   EXPECT_GT(report.iterative_local_solves, 0);
   EXPECT_LE(report.max_overlap_volume_m3, 1e-10);  // the target
   EXPECT_LE(report.max_container_depth_m, 1e-6);   // the target
-  // Measured (seed 1): MEASURED_PLACEHOLDER
+  // Measured (seed 1): 2681 PGS islands, 14 local solves and 0 fallbacks (10 without local
+  // solves, the test above); depth 4.9e-9 m (within the sweeps' 1e-7 m), overlap 1.4e-22 m^3.
+  EXPECT_LT(report.iterative_fallbacks, 10);
+  EXPECT_LE(report.max_container_depth_m, 1e-7);
+  EXPECT_LE(report.max_overlap_volume_m3, 1e-18);
   std::printf(
       "swept with local solves: depth %g m, overlap %g m^3, %d PGS islands, %d local "
       "solves, %d fallbacks\n",
