@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "bench/pgs_stall_trace.h"
 #include "scenes/rigid_lcp/pour3d_scene.h"
 
 int main(int argc, char** argv) {
@@ -49,17 +50,39 @@ int main(int argc, char** argv) {
   app.add_option("--pgs-stall-relaxation", pgs_stall_relaxation,
                  "PGS under-relaxation after a stall (1: a stall ends the run)")
       ->check(CLI::Range(1e-3, 1.0));
+  int pgs_local_max_unknowns = 0;
+  int pgs_local_stall_sweeps = 20;
+  std::string pgs_trace_path;
+  app.add_option("--pgs-local-max-unknowns", pgs_local_max_unknowns,
+                 "PGS: solve the stalled contacts exactly (pivoting, the rest held) up to this "
+                 "many LCP unknowns (0: never)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--pgs-local-stall-sweeps", pgs_local_stall_sweeps,
+                 "PGS: sweeps without a 1 % improvement before a local exact solve")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--pgs-trace", pgs_trace_path,
+                 "write why each unconverged PGS run stalled to this file");
   CLI11_PARSE(app, argc, argv);
+  std::FILE* trace_file = nullptr;
+  if (!pgs_trace_path.empty()) {
+    trace_file = std::fopen(pgs_trace_path.c_str(), "w");
+    if (trace_file == nullptr) {
+      std::fprintf(stderr, "--pgs-trace: cannot write %s\n", pgs_trace_path.c_str());
+      return 1;
+    }
+  }
+  contactsim::bench::PgsStallTrace trace(trace_file);
 
   std::printf(
       "| model | N | h [ms] | steps | steps/s | steps/s (CPU) | max depth in container [m] | max "
       "overlap [m^3] "
-      "| escaped | failures | largest LCP | PGS islands | PGS fallbacks | sweeps | pivots "
+      "| escaped | failures | largest LCP | PGS islands | PGS fallbacks | local solves | sweeps "
+      "| pivots "
       "| uncorrected islands | projection: failures | PGS islands | PGS fallbacks | sweeps "
       "| pivots | time [s]: search | islands | projection |\n");
   std::printf(
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-      "---|---|---|---|\n");
+      "---|---|---|---|---|\n");
   for (const std::string& model : models) {
     for (const int n : bodies) {
       for (const double h_ms : steps_ms) {
@@ -74,6 +97,13 @@ int main(int argc, char** argv) {
         options.projection_iterative = projection_iterative;
         options.pgs_block_iterations = pgs_block_iterations;
         options.pgs_stall_relaxation = pgs_stall_relaxation;
+        options.pgs_local_max_unknowns = pgs_local_max_unknowns;
+        options.pgs_local_stall_sweeps = pgs_local_stall_sweeps;
+        if (trace_file != nullptr) {
+          options.pgs_trace = [&](const contactsim::core::SpatialContactPgsSweep& sweep) {
+            trace(sweep);
+          };
+        }
         options.model = model == "peg" ? contactsim::core::PolytopeContactModel::kPeg
                                        : contactsim::core::PolytopeContactModel::kStandard;
         const auto report = contactsim::scenes::RunPour3d(options, [&](int step, int total) {
@@ -82,23 +112,28 @@ int main(int argc, char** argv) {
         });
         std::fprintf(stderr, "\n");
         std::printf(
-            "| %s | %d | %g | %d | %.0f | %.0f | %.3g | %.3g | %d | %d | %d | %d | %d | %lld | "
-            "%lld | %d "
+            "| %s | %d | %g | %d | %.0f | %.0f | %.3g | %.3g | %d | %d | %d | %d | %d | %d | %lld "
+            "| %lld | %d "
             "| %d | %d | %d | %lld | %lld | %.1f | %.1f | %.1f |\n",
             model.c_str(), n, h_ms, report.steps, report.steps / report.stepper_seconds,
             report.steps / report.stepper_cpu_seconds, report.max_container_depth_m,
             report.max_overlap_volume_m3, report.escaped, report.solver_failures,
             report.largest_lcp, report.iterative_islands, report.iterative_fallbacks,
-            static_cast<long long>(report.sweeps), static_cast<long long>(report.pivots),
-            report.uncorrected_islands, report.projection_failures,
-            report.projection_iterative_islands, report.projection_iterative_fallbacks,
-            static_cast<long long>(report.projection_sweeps),
+            report.iterative_local_solves, static_cast<long long>(report.sweeps),
+            static_cast<long long>(report.pivots), report.uncorrected_islands,
+            report.projection_failures, report.projection_iterative_islands,
+            report.projection_iterative_fallbacks, static_cast<long long>(report.projection_sweeps),
             static_cast<long long>(report.projection_pivots), report.search_seconds,
             report.islands_seconds, report.projection_seconds);
         if (!report.failure.empty()) std::printf("  failure: %s\n", report.failure.c_str());
         std::fflush(stdout);
       }
     }
+  }
+  if (trace_file != nullptr) {
+    trace.Summarize(trace_file);
+    trace.Summarize(stderr);
+    std::fclose(trace_file);
   }
   return 0;
 }

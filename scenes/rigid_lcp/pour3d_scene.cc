@@ -104,6 +104,9 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
   settings.projection_iterative = options.projection_iterative;
   settings.iterative.block_iterations = options.pgs_block_iterations;
   settings.iterative.stall_relaxation = options.pgs_stall_relaxation;
+  settings.iterative.local_max_unknowns = options.pgs_local_max_unknowns;
+  settings.iterative.local_stall_sweeps = options.pgs_local_stall_sweeps;
+  settings.iterative.trace = options.pgs_trace;
 
   std::vector<core::PolytopeBodyInput> inputs(1);
   inputs[0].shape = &*container;
@@ -140,6 +143,7 @@ Pour3dReport RunPour3d(const Pour3dOptions& options,
     report.largest_lcp = std::max(report.largest_lcp, result.stats.largest_lcp);
     report.iterative_islands += result.stats.iterative_islands;
     report.iterative_fallbacks += result.stats.iterative_fallbacks;
+    report.iterative_local_solves += result.stats.iterative_local_solves;
     report.uncorrected_islands += result.stats.uncorrected_islands;
     report.sweeps += result.stats.iterations;
     report.pivots += result.stats.pivots;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "core/collision/polytope/contact_constraints.h"
+#include "core/dynamics/rigid_lcp/spatial_contact_pgs.h"
 
 namespace contactsim::scenes {
 
@@ -31,6 +32,11 @@ struct Pour3dOptions {
   bool projection_iterative = false;  // PolytopeStepSettings::projection_iterative
   int pgs_block_iterations = 1;       // SpatialContactPgsOptions::block_iterations
   double pgs_stall_relaxation = 1.0;  // SpatialContactPgsOptions::stall_relaxation
+  // SpatialContactPgsOptions::local_max_unknowns (0: no local exact solves), local_stall_sweeps.
+  int pgs_local_max_unknowns = 0;
+  int pgs_local_stall_sweeps = 20;
+  // SpatialContactPgsOptions::trace, for every PGS run of the velocity step and the projection.
+  std::function<void(const core::SpatialContactPgsSweep&)> pgs_trace;
 };
 
 struct Pour3dReport {
@@ -44,10 +50,11 @@ struct Pour3dReport {
   double stepper_seconds = 0.0;        // wall time inside StepPolytopes
   // CPU time of the thread inside StepPolytopes: the step's cost on a machine that others load.
   double stepper_cpu_seconds = 0.0;
-  int iterative_islands = 0;    // islands solved by PGS, summed over the steps
-  int iterative_fallbacks = 0;  // PGS runs that did not converge (pivoting solved them)
-  int uncorrected_islands = 0;  // solved only without the correction of penetrations
-  int64_t sweeps = 0;           // PGS sweeps and Lemke pivots, summed over the steps
+  int iterative_islands = 0;       // islands solved by PGS, summed over the steps
+  int iterative_fallbacks = 0;     // PGS runs that did not converge (pivoting solved them)
+  int iterative_local_solves = 0;  // local exact solves inside the PGS runs
+  int uncorrected_islands = 0;     // solved only without the correction of penetrations
+  int64_t sweeps = 0;              // PGS sweeps and Lemke pivots, summed over the steps
   int64_t pivots = 0;
   // The position projection's: LCPs not solved, PGS islands, PGS runs that did not converge
   // (pivoting solved them), sweeps and pivots, summed over the steps.

@@ -447,6 +447,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
   stats.max_residual = stats.max_velocity_residual_m_per_s = 0.0;
   stats.uncorrected_islands = 0;
   stats.iterative_islands = stats.iterative_fallbacks = stats.warm_started = 0;
+  stats.iterative_local_solves = 0;
   stats.warm_active_sets = 0;
   stats.energy_rejections = 0;
   std::map<ContactKey, const PolytopeWarmContact*> previous;
@@ -566,6 +567,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
     const SpatialLcpActivity* guess_or_null = guess.has_value() ? &*guess : nullptr;
     SpatialContactPgsOptions pgs = settings.iterative;
     pgs.residual_tolerance_m_per_s = settings.iterative_tolerance_m / h;
+    pgs.local_solver = solver;  // local exact solves pivot as the islands do
     if (settings.interrupt) pgs.should_stop = should_stop;
     absl::StatusOr<SpatialLcpSolution> solution;
     bool by_sweeps = false;  // the answer is SolveSpatialContactPgs's (residual in m/s)
@@ -579,6 +581,7 @@ absl::Status StepVelocities(std::span<const PolytopeBodyInput> bodies,
       }
       solution = SolveSpatialContactPgs(lcp_bodies, lcp_constraints, pgs, &warm);
       if (!solution.ok()) return solution.status();
+      stats.iterative_local_solves += solution->local_solves;
       if (!interruption.ok()) return interruption;
       if (solution->solver.solved) {
         ++stats.iterative_islands;

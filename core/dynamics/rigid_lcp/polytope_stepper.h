@@ -146,7 +146,8 @@ struct PolytopeStepStats {
   double max_velocity_residual_m_per_s = 0.0;  // over the islands solved by PGS
   int uncorrected_islands = 0;                 // solved by the retry without penetration correction
   int iterative_islands = 0;                   // solved by projected Gauss–Seidel
-  int iterative_fallbacks = 0;  // PGS did not converge; the pivoting chain solved the island
+  int iterative_fallbacks = 0;     // PGS did not converge; the pivoting chain solved the island
+  int iterative_local_solves = 0;  // PGS runs' local exact solves (spatial_contact_pgs.h)
   int warm_started = 0;         // constraints whose impulses started from the previous step's (PGS)
   int warm_active_sets = 0;     // pivoted islands solved on the previous step's active set
   int projection_passes = 0;    // position projections applied

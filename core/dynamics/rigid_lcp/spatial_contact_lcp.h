@@ -156,6 +156,7 @@ struct SpatialLcpSolution {
   // (energy != null).
   SpatialLcpEnergyBalance energy;
   int energy_rejections = 0;    // answers the energy test refused
+  int local_solves = 0;         // PGS: local exact solves (spatial_contact_pgs.h)
   SpatialLcpActivity activity;  // of the accepted answer (empty when none was accepted)
 };
 

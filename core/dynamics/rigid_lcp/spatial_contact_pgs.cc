@@ -3,7 +3,10 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <numeric>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -35,7 +38,22 @@ struct SweepConstraint {
   Mat2 tangent_mass = Mat2::Zero();
   double lambda = 0.0;
   Vec2 f = Vec2::Zero();  // along t1, t2
+  int active_row = -1;    // the slack chain's largest row in the last sweep (-1: the primary)
 };
+
+// The two cone edges k, k + 1 (mod n) around f and f's weights on them (>= 0).
+void EdgeWeights(const Vec2& f, int n, int* k, double weights[2]) {
+  const double sector = 2.0 * M_PI / n;
+  double angle = std::atan2(f.y(), f.x());
+  if (angle < 0.0) angle += 2.0 * M_PI;
+  *k = std::min(static_cast<int>(angle / sector), n - 1);
+  Mat2 edges;
+  edges << std::cos(*k * sector), std::cos((*k + 1) * sector), std::sin(*k * sector),
+      std::sin((*k + 1) * sector);
+  const Vec2 w = edges.colPivHouseholderQr().solve(f);
+  weights[0] = std::max(w.x(), 0.0);
+  weights[1] = std::max(w.y(), 0.0);
+}
 
 SweepRow MakeRow(const SpatialLcpRow& row, std::span<const SpatialLcpBody> bodies) {
   SweepRow out;
@@ -103,6 +121,128 @@ Vec3 RowDirection(const SpatialLcpRow& row) {
   return row.body_b >= 0 ? Vec3(row.jacobian_b.head<3>()) : Vec3(-row.jacobian_a.head<3>());
 }
 
+// The constraints of a local exact solve, within max_unknowns LCP unknowns: first those whose
+// last sweep moved them by more than the tolerance, largest first; then the other constraints
+// among their bodies (a body's other contacts, which the stalled ones trade impulses with), by
+// their last change, while they fit.
+std::vector<int> ChooseLocalConstraints(std::span<const SweepConstraint> sweep,
+                                        std::span<const double> last_change,
+                                        std::span<const int> lcp_size, int body_count,
+                                        double tolerance, int max_unknowns) {
+  std::vector<int> order(sweep.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return last_change[a] > last_change[b]; });
+  std::vector<char> chosen(sweep.size(), 0), chosen_body(body_count, 0);
+  int size = 0;
+  for (const int i : order) {
+    if (!(last_change[i] > tolerance)) break;
+    if (size + lcp_size[i] > max_unknowns) continue;
+    chosen[i] = 1;
+    size += lcp_size[i];
+    for (const int b : sweep[i].body) {
+      if (b >= 0) chosen_body[b] = 1;
+    }
+  }
+  for (const int i : order) {
+    const SweepConstraint& s = sweep[i];
+    const bool inside =
+        (s.body[0] < 0 || chosen_body[s.body[0]]) && (s.body[1] < 0 || chosen_body[s.body[1]]);
+    if (chosen[i] || !inside || size + lcp_size[i] > max_unknowns) continue;
+    chosen[i] = 1;
+    size += lcp_size[i];
+  }
+  std::vector<int> out;
+  for (int i = 0; i < static_cast<int>(sweep.size()); ++i) {
+    if (chosen[i]) out.push_back(i);
+  }
+  return out;
+}
+
+// Solves the chosen constraints exactly (pivoting) with every other impulse held: their bodies'
+// velocities without the chosen impulses are the sub-problem's free velocities. On success the
+// chosen impulses and their bodies' velocities are the sub-problem's answer; otherwise nothing
+// changes. Adds the pivots of every attempt to *pivots.
+absl::StatusOr<bool> SolveLocally(std::span<const SpatialLcpBody> bodies,
+                                  std::span<const SpatialLcpConstraint> constraints,
+                                  std::span<const int> chosen, const LcpSolverChainOptions& options,
+                                  std::vector<SweepConstraint>* sweep, std::vector<Vec6>* nu,
+                                  int* pivots) {
+  std::vector<int> local(bodies.size(), -1), global;
+  for (const int i : chosen) {
+    for (const int b : (*sweep)[i].body) {
+      if (b >= 0 && local[b] < 0) {
+        local[b] = static_cast<int>(global.size());
+        global.push_back(b);
+      }
+    }
+  }
+  std::vector<Vec6> held(nu->size());
+  for (const int b : global) held[b] = (*nu)[b];
+  for (const int i : chosen) {
+    const SweepConstraint& s = (*sweep)[i];
+    Apply(s.primary, s.body, -s.lambda, nu);
+    Apply(s.tangent[0], s.body, -s.f.x(), nu);
+    Apply(s.tangent[1], s.body, -s.f.y(), nu);
+  }
+  std::vector<SpatialLcpBody> sub_bodies;
+  for (const int b : global) sub_bodies.push_back({bodies[b].inverse_mass, (*nu)[b]});
+  auto localize = [&](SpatialLcpRow row) {
+    if (row.body_a >= 0) row.body_a = local[row.body_a];
+    if (row.body_b >= 0) row.body_b = local[row.body_b];
+    return row;
+  };
+  std::vector<SpatialLcpConstraint> sub;
+  for (const int i : chosen) {
+    SpatialLcpConstraint c = constraints[i];
+    c.primary = localize(c.primary);
+    for (SpatialLcpRow& r : c.secondaries) r = localize(r);
+    for (SpatialLcpRow& r : c.friction) r = localize(r);
+    sub.push_back(std::move(c));
+  }
+  // The iterate's active set as the pivoting's first guess (one factorization; accepted only when
+  // it solves the sub-problem exactly): lambda > 0, the two cone edges carrying f, the sliding
+  // speed where f is on the bound, the active secondary's slack.
+  SpatialLcpActivity guess;
+  for (const int i : chosen) {
+    const SweepConstraint& s = (*sweep)[i];
+    SpatialLcpActivity::Constraint& g = guess.constraints.emplace_back();
+    if (s.lambda > 0.0) g.flags |= SpatialLcpActivity::kNormal;
+    if (s.active_row >= 0 && s.active_row < 64) g.slack |= uint64_t{1} << s.active_row;
+    if (!s.friction || s.directions > 64 || !(s.f.norm() > 0.0)) continue;  // 64 bits
+    int k = 0;
+    double weights[2];
+    EdgeWeights(s.f, s.directions, &k, weights);
+    if (weights[0] > 0.0) g.friction |= uint64_t{1} << k;
+    if (weights[1] > 0.0) g.friction |= uint64_t{1} << ((k + 1) % s.directions);
+    if (weights[0] + weights[1] >= (1.0 - 1e-9) * s.mu * s.lambda) {
+      g.flags |= SpatialLcpActivity::kSliding;
+    }
+  }
+  absl::StatusOr<SpatialLcpSolution> solution =
+      SolveSpatialContactLcp(sub_bodies, sub, SpatialLcpJointRows{}, {}, options, &guess);
+  if (solution.ok()) {
+    for (const LcpSolverAttempt& a : solution->solver.attempts) *pivots += a.pivots;
+  }
+  if (!solution.ok() || !solution->solver.solved) {
+    for (const int b : global) (*nu)[b] = held[b];
+    if (!solution.ok()) return solution.status();
+    return false;
+  }
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    SweepConstraint& s = (*sweep)[chosen[k]];
+    s.lambda = solution->normal_impulse[k];
+    if (!s.friction) continue;
+    const double sector = 2.0 * M_PI / s.directions;
+    s.f.setZero();
+    for (int d = 0; d < s.directions; ++d) {
+      s.f += solution->friction_impulse[k][d] * Vec2(std::cos(d * sector), std::sin(d * sector));
+    }
+  }
+  for (const int b : global) (*nu)[b] = solution->velocity[local[b]];
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
@@ -118,6 +258,12 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
         "options: max_sweeps >= 1, stall_sweeps >= 1, residual_tolerance_m_per_s > 0, "
         "min_relative_derivative in (0, 1], block_iterations >= 1 and stall_relaxation in (0, 1] "
         "are needed");
+  }
+  if (options.local_max_unknowns < 0 || options.local_max_solves < 0 ||
+      options.local_stall_sweeps < 1) {
+    return absl::InvalidArgumentError(
+        "options: local_max_unknowns >= 0, local_max_solves >= 0 and local_stall_sweeps >= 1 are "
+        "needed");
   }
   const int nb = static_cast<int>(bodies.size());
   const int nc = static_cast<int>(constraints.size());
@@ -202,6 +348,13 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
   double relaxation = 1.0;
   int relaxed_at = 0;  // the sweep of the stall that turned the relaxation on (0: none)
   const double quiet = 0.25 * options.residual_tolerance_m_per_s;
+  std::vector<double> last_change(nc, 0.0);  // per constraint, in the last sweep
+  std::vector<int> lcp_size(nc, 0);
+  for (int i = 0; i < nc; ++i) lcp_size[i] = SpatialContactLcpSize({&constraints[i], 1});
+  int local_solves = 0, local_pivots = 0, local_constraints = 0;
+  // No more local solves this run: one found no answer, or no stalled constraint fitted.
+  bool local_failed = false, local_unsolved = false;
+  std::vector<SpatialContactPgsTraceRow> trace_rows(options.trace ? nc : 0);
   while (sweeps < options.max_sweeps) {
     if (options.should_stop && options.should_stop()) {
       interrupted = true;
@@ -209,21 +362,28 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
     }
     ++sweeps;
     residual = 0.0;
-    for (SweepConstraint& s : sweep) {
+    for (int i = 0; i < nc; ++i) {
+      SweepConstraint& s = sweep[i];
+      double constraint_change = 0.0;
       for (int pass = 0; pass < options.block_iterations; ++pass) {
         // Normal: the active row of the slack chain.
         double w = Velocity(s.primary, s.body, nu);
         const SweepRow* active = &s.primary;
-        for (const SweepRow& row : s.secondaries) {
-          const double ws = Velocity(row, s.body, nu);
+        int active_row = -1;
+        for (size_t j = 0; j < s.secondaries.size(); ++j) {
+          const double ws = Velocity(s.secondaries[j], s.body, nu);
           if (ws > w) {
             w = ws;
-            active = &row;
+            active = &s.secondaries[j];
+            active_row = static_cast<int>(j);
           }
         }
+        s.active_row = active_row;
+        const double raw_derivative = Cross(*active, s.primary);
         const double derivative =
-            std::max(Cross(*active, s.primary), options.min_relative_derivative * s.primary_mass);
-        double change = std::abs(std::min(s.lambda * derivative, w));
+            std::max(raw_derivative, options.min_relative_derivative * s.primary_mass);
+        const double normal_change = std::abs(std::min(s.lambda * derivative, w));
+        double change = normal_change, friction_change = 0.0;
         const double lambda = std::max(0.0, s.lambda - relaxation * w / derivative);
         Apply(s.primary, s.body, lambda - s.lambda, &nu);
         s.lambda = lambda;
@@ -235,30 +395,74 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
           // A relaxed step is at least relaxation times the full one (the distance to a convex
           // set's projection grows at most linearly along the step), so this bounds the full
           // step's residual.
-          change = std::max(change, (s.tangent_mass * df).lpNorm<Eigen::Infinity>() / relaxation);
+          friction_change = (s.tangent_mass * df).lpNorm<Eigen::Infinity>() / relaxation;
+          change = std::max(change, friction_change);
           Apply(s.tangent[0], s.body, df.x(), &nu);
           Apply(s.tangent[1], s.body, df.y(), &nu);
           s.f = f;
         }
-        residual = std::max(residual, change);
+        constraint_change = std::max(constraint_change, change);
+        if (options.trace) {
+          const double bound = s.mu * s.lambda;
+          trace_rows[i] = {normal_change, friction_change,
+                           active_row,    raw_derivative / s.primary_mass,
+                           s.lambda,      bound > 0.0 ? s.f.norm() / bound : 0.0};
+        }
         if (change <= quiet) break;
       }
+      last_change[i] = constraint_change;
+      residual = std::max(residual, constraint_change);
     }
-    if (!std::isfinite(residual)) break;
-    if (residual <= options.residual_tolerance_m_per_s) break;
-    if (residual < 0.99 * best) {
-      best = residual;
-      best_sweep = sweeps;
-    } else if (sweeps - best_sweep >= options.stall_sweeps) {
-      if (relaxation == 1.0 && options.stall_relaxation < 1.0) {
-        relaxation = options.stall_relaxation;
-        relaxed_at = sweeps;
+    const bool converged =
+        std::isfinite(residual) && residual <= options.residual_tolerance_m_per_s;
+    bool stop = converged || !std::isfinite(residual);
+    std::vector<int> chosen;
+    if (!stop) {
+      if (residual < 0.99 * best) {
         best = residual;
         best_sweep = sweeps;
-        continue;
+      } else if (options.local_max_unknowns > 0 && local_solves < options.local_max_solves &&
+                 !local_failed && sweeps - best_sweep >= options.local_stall_sweeps) {
+        chosen =
+            ChooseLocalConstraints(sweep, last_change, lcp_size, nb,
+                                   options.residual_tolerance_m_per_s, options.local_max_unknowns);
+        if (chosen.empty()) local_failed = true;  // no stalled constraint fits the size
+      } else if (sweeps - best_sweep >= options.stall_sweeps) {
+        if (relaxation == 1.0 && options.stall_relaxation < 1.0) {
+          relaxation = options.stall_relaxation;
+          relaxed_at = sweeps;
+          best = residual;
+          best_sweep = sweeps;
+        } else {
+          stalled = true;
+          stop = true;
+        }
       }
-      stalled = true;
-      break;
+    }
+    if (options.trace) {
+      SpatialContactPgsSweep traced;
+      traced.sweep = sweeps;
+      traced.residual = residual;
+      traced.tolerance = options.residual_tolerance_m_per_s;
+      traced.outcome = converged ? 1 : (stop || sweeps == options.max_sweeps) ? -1 : 0;
+      traced.local_constraints = static_cast<int>(chosen.size());
+      traced.rows = trace_rows;
+      options.trace(traced);
+    }
+    if (stop) break;
+    if (!chosen.empty()) {
+      ASSIGN_OR_RETURN(const bool solved,
+                       SolveLocally(bodies, constraints, chosen, options.local_solver, &sweep, &nu,
+                                    &local_pivots));
+      if (solved) {
+        ++local_solves;
+        local_constraints += static_cast<int>(chosen.size());
+        // The sweeps start over from the block's exact answer: its neighbours move next.
+        best = std::numeric_limits<double>::infinity();
+        best_sweep = sweeps;
+      } else {
+        local_failed = local_unsolved = true;
+      }
     }
   }
   chain.solved =
@@ -274,16 +478,24 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
                                    stalled ? " (stalled)" : "", "; tolerance ",
                                    options.residual_tolerance_m_per_s, " m/s");
   }
+  if (local_solves > 0 || local_failed) {
+    absl::StrAppend(&attempt.message, attempt.message.empty() ? "" : "; ", local_solves,
+                    " local exact solves on ", local_constraints, " constraints (", local_pivots,
+                    " pivots)", local_unsolved ? "; a local solve found no answer" : "");
+  }
   if (relaxed_at > 0) {
     absl::StrAppend(&attempt.message, attempt.message.empty() ? "" : "; ", "under-relaxed by ",
                     options.stall_relaxation, " after a stall at sweep ", relaxed_at);
   }
   chain.solution.status = attempt.status;
   chain.solution.iterations = sweeps;
+  chain.solution.pivots = local_pivots;
+  attempt.pivots = local_pivots;
   chain.solution.residual = residual;
   chain.solution.message = attempt.message;
   chain.attempts.push_back(attempt);
 
+  out.local_solves = local_solves;
   out.velocity = std::move(nu);
   out.normal_impulse.resize(nc);
   out.friction_impulse.assign(nc, {});
@@ -297,16 +509,11 @@ absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
     beta.assign(s.directions, 0.0);
     const double sector = 2.0 * M_PI / s.directions;
     if (s.f.norm() > 0.0) {
-      double angle = std::atan2(s.f.y(), s.f.x());
-      if (angle < 0.0) angle += 2.0 * M_PI;
-      const int k = std::min(static_cast<int>(angle / sector), s.directions - 1);
-      const int k1 = (k + 1) % s.directions;
-      Mat2 edges;
-      edges << std::cos(k * sector), std::cos((k + 1) * sector), std::sin(k * sector),
-          std::sin((k + 1) * sector);
-      const Vec2 weights = edges.colPivHouseholderQr().solve(s.f);
-      beta[k] = std::max(weights.x(), 0.0);
-      beta[k1] = std::max(weights.y(), 0.0);
+      int k = 0;
+      double weights[2];
+      EdgeWeights(s.f, s.directions, &k, weights);
+      beta[k] = weights[0];
+      beta[(k + 1) % s.directions] = weights[1];
     }
     const Vec2 v(Velocity(s.tangent[0], s.body, out.velocity),
                  Velocity(s.tangent[1], s.body, out.velocity));

@@ -22,6 +22,16 @@
 // velocity units) and |W_t (f_before - f_after)| (the friction's fixed-point step); the largest
 // must fall to residual_tolerance_m_per_s. A run that does not get there within max_sweeps, or
 // stalls, is reported (solver.solved == false, kIterationLimit), never accepted by this function.
+//
+// Local exact solves (local_max_unknowns > 0): when a run stops improving, the constraints whose
+// last-sweep residual is above the tolerance (largest first), then the other constraints among
+// their bodies, as many as fit in local_max_unknowns, are solved by pivoting
+// (SolveSpatialContactLcp, started from the iterate's active set) with the rest of the island's
+// impulses held fixed, and the sweeps go on from that answer. This is one Gauss–Seidel step on a
+// large block: the block is answered exactly where the per-contact updates cycle (in the N = 100
+// pour, stalled runs repeat the same changes sweep after sweep on a few contacts of one or two
+// bodies: docs/rigid_lcp.md "Why PGS stalls"), and the run's acceptance test is unchanged (every
+// constraint's residual at the tolerance in a full sweep after the last local solve).
 #pragma once
 
 #include <functional>
@@ -33,6 +43,29 @@
 #include "core/dynamics/rigid_lcp/spatial_contact_lcp.h"
 
 namespace contactsim::core {
+
+// One constraint after a sweep, for SpatialContactPgsOptions::trace.
+struct SpatialContactPgsTraceRow {
+  double normal_residual = 0.0;    // |min(lambda a, w)| [m/s]
+  double friction_residual = 0.0;  // |W_t (f_before - f_after)|_inf [m/s]
+  int active_row = -1;             // the slack chain's largest row: -1 the primary, j secondary j
+  // G_active^T M^-1 G_p / G_p^T M^-1 G_p before the clamp at min_relative_derivative (1 for the
+  // primary; <= 0: the impulse cannot lift the active row).
+  double derivative_ratio = 1.0;
+  double lambda = 0.0;
+  double friction_load = 0.0;  // |f| / (mu lambda) (0 without friction or normal impulse)
+};
+
+struct SpatialContactPgsSweep {
+  int sweep = 0;
+  double residual = 0.0;   // the largest of the rows' residuals
+  double tolerance = 0.0;  // residual_tolerance_m_per_s
+  // Set on the run's last sweep (converged or not): 1 converged, -1 not.
+  int outcome = 0;
+  // > 0: a local exact solve on this many constraints follows this sweep.
+  int local_constraints = 0;
+  std::span<const SpatialContactPgsTraceRow> rows;
+};
 
 struct SpatialContactPgsOptions {
   int max_sweeps = 2000;
@@ -51,8 +84,16 @@ struct SpatialContactPgsOptions {
   // in (0, 1] (under-relaxation damps the back-and-forth of coupled friction; the fixed points are
   // the same), until max_sweeps or a second stall; 1: the first stall ends the run.
   double stall_relaxation = 1.0;
+  // Local exact solves (above): at most this many LCP unknowns per solve (0: none), at most
+  // local_max_solves per run, each after local_stall_sweeps sweeps without a 1 % improvement.
+  int local_max_unknowns = 0;
+  int local_max_solves = 8;
+  int local_stall_sweeps = 20;
+  LcpSolverChainOptions local_solver;
   // Asked after every sweep; true stops the run (kInterrupted), as LemkeOptions::should_stop.
   std::function<bool()> should_stop;
+  // Called after every sweep when set (diagnostics: bench/rigid_lcp_pour3d --pgs-trace).
+  std::function<void(const SpatialContactPgsSweep&)> trace;
 };
 
 // Impulses to start from, one entry per constraint (empty: start from zero).
@@ -65,7 +106,8 @@ struct SpatialContactWarmStart {
 // sin(2 pi k / n) t2 at the primary's point, in that order (FrictionConeDirections), with n >= 3.
 // InvalidArgument for malformed rows (as SolveSpatialContactLcp) or a warm start of the wrong size.
 // solution.solver.path is kProjectedGaussSeidel; solution.friction_impulse holds the beta_k of the
-// two cone edges around f (the others 0).
+// two cone edges around f (the others 0); solution.solver.solution.pivots counts the local exact
+// solves' pivots and solution.local_solves the solves.
 absl::StatusOr<SpatialLcpSolution> SolveSpatialContactPgs(
     std::span<const SpatialLcpBody> bodies, std::span<const SpatialLcpConstraint> constraints,
     const SpatialContactPgsOptions& options, const SpatialContactWarmStart* warm_start = nullptr);
