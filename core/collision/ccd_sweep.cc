@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/collision/ccd/ccd_penetration.h"
-#include "core/common/parallel_for.h"
+#include "core/common/interruptible_parallel_for.h"
 #include "core/common/status_macros.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -88,7 +88,7 @@ inline Vec3 At(const CollisionBody& body, int32_t vertex, double t) {
 CcdSweep::CcdSweep(const BvhOptions& bvh_options) : broad_phase_(bvh_options) {}
 
 absl::Status CcdSweep::Run(absl::Span<const CollisionBody> bodies, const CcdOptions& options,
-                           CcdSweepResult* result) {
+                           CcdSweepResult* result, const std::function<absl::Status()>* interrupt) {
   const Clock::time_point start = Clock::now();
   result->hits.clear();
   result->stats = CcdSweepStats();
@@ -104,6 +104,7 @@ absl::Status CcdSweep::Run(absl::Span<const CollisionBody> bodies, const CcdOpti
   stats.vertex_face_candidates = static_cast<int64_t>(candidates_.vertex_face.size());
   stats.edge_edge_candidates = static_cast<int64_t>(candidates_.edge_edge.size());
 
+  if (interrupt != nullptr) RETURN_IF_ERROR((*interrupt)());
   const Clock::time_point narrow_start = Clock::now();
   std::vector<std::pair<int32_t, int32_t>> sorted_ids;
   sorted_ids.reserve(bodies.size());
@@ -119,57 +120,59 @@ absl::Status CcdSweep::Run(absl::Span<const CollisionBody> bodies, const CcdOpti
   const size_t num_blocks = vf_blocks + ee_blocks;
   if (block_hits_.size() < num_blocks) block_hits_.resize(num_blocks);
 
-  ParallelFor(tbb::blocked_range<size_t>(0, num_blocks, 1),
-              [&](const tbb::blocked_range<size_t>& range) {
-                BodyLookup lookup_a(sorted_ids);
-                BodyLookup lookup_b(sorted_ids);
-                PairTrajectory trajectory;
-                for (size_t block = range.begin(); block < range.end(); ++block) {
-                  std::vector<CcdHit>& hits = block_hits_[block];
-                  hits.clear();
-                  const bool vertex_face = block < vf_blocks;
-                  const size_t first = (vertex_face ? block : block - vf_blocks) * kBlockSize;
-                  const size_t last = std::min(first + kBlockSize, vertex_face ? num_vf : num_ee);
-                  for (size_t k = first; k < last; ++k) {
-                    CcdHit hit;
-                    CcdPenetration r;
-                    if (vertex_face) {
-                      const VertexFaceCandidate& c = candidates_.vertex_face[k];
-                      const CollisionBody& a = bodies[lookup_a.Index(c.body_a)];
-                      const CollisionBody& b = bodies[lookup_b.Index(c.body_b)];
-                      const IndexTriples& faces = b.mesh->faces();
-                      trajectory.x_t0[0] = Row(*a.x_t0, c.vertex);
-                      trajectory.x_t1[0] = Row(*a.x_t1, c.vertex);
-                      for (int i = 0; i < 3; ++i) {
-                        trajectory.x_t0[i + 1] = Row(*b.x_t0, faces(c.face, i));
-                        trajectory.x_t1[i + 1] = Row(*b.x_t1, faces(c.face, i));
-                      }
-                      r = VertexFaceCcdPenetration(trajectory, options);
-                      hit = {CcdPairKind::kVertexFace, c.body_a, c.vertex, c.body_b, c.face};
-                    } else {
-                      const EdgeEdgeCandidate& c = candidates_.edge_edge[k];
-                      const CollisionBody& a = bodies[lookup_a.Index(c.body_a)];
-                      const CollisionBody& b = bodies[lookup_b.Index(c.body_b)];
-                      const IndexPairs& edges_a = a.mesh->edges();
-                      const IndexPairs& edges_b = b.mesh->edges();
-                      for (int i = 0; i < 2; ++i) {
-                        trajectory.x_t0[i] = Row(*a.x_t0, edges_a(c.edge_a, i));
-                        trajectory.x_t1[i] = Row(*a.x_t1, edges_a(c.edge_a, i));
-                        trajectory.x_t0[i + 2] = Row(*b.x_t0, edges_b(c.edge_b, i));
-                        trajectory.x_t1[i + 2] = Row(*b.x_t1, edges_b(c.edge_b, i));
-                      }
-                      r = EdgeEdgeCcdPenetration(trajectory, options);
-                      hit = {CcdPairKind::kEdgeEdge, c.body_a, c.edge_a, c.body_b, c.edge_b};
-                    }
-                    if (!r.ccd.collides) continue;
-                    hit.toi = r.ccd.toi;
-                    hit.weights = r.ccd.weights;
-                    hit.status = r.ccd.status;
-                    hit.penetration = r.penetration;
-                    hits.push_back(hit);
-                  }
-                }
-              });
+  static_assert(kNarrowPhaseInterruptChunk % kBlockSize == 0);
+  RETURN_IF_ERROR(InterruptibleParallelFor(
+      num_blocks, 1, kNarrowPhaseInterruptChunk / kBlockSize, interrupt,
+      [&](const tbb::blocked_range<size_t>& range) {
+        BodyLookup lookup_a(sorted_ids);
+        BodyLookup lookup_b(sorted_ids);
+        PairTrajectory trajectory;
+        for (size_t block = range.begin(); block < range.end(); ++block) {
+          std::vector<CcdHit>& hits = block_hits_[block];
+          hits.clear();
+          const bool vertex_face = block < vf_blocks;
+          const size_t first = (vertex_face ? block : block - vf_blocks) * kBlockSize;
+          const size_t last = std::min(first + kBlockSize, vertex_face ? num_vf : num_ee);
+          for (size_t k = first; k < last; ++k) {
+            CcdHit hit;
+            CcdPenetration r;
+            if (vertex_face) {
+              const VertexFaceCandidate& c = candidates_.vertex_face[k];
+              const CollisionBody& a = bodies[lookup_a.Index(c.body_a)];
+              const CollisionBody& b = bodies[lookup_b.Index(c.body_b)];
+              const IndexTriples& faces = b.mesh->faces();
+              trajectory.x_t0[0] = Row(*a.x_t0, c.vertex);
+              trajectory.x_t1[0] = Row(*a.x_t1, c.vertex);
+              for (int i = 0; i < 3; ++i) {
+                trajectory.x_t0[i + 1] = Row(*b.x_t0, faces(c.face, i));
+                trajectory.x_t1[i + 1] = Row(*b.x_t1, faces(c.face, i));
+              }
+              r = VertexFaceCcdPenetration(trajectory, options);
+              hit = {CcdPairKind::kVertexFace, c.body_a, c.vertex, c.body_b, c.face};
+            } else {
+              const EdgeEdgeCandidate& c = candidates_.edge_edge[k];
+              const CollisionBody& a = bodies[lookup_a.Index(c.body_a)];
+              const CollisionBody& b = bodies[lookup_b.Index(c.body_b)];
+              const IndexPairs& edges_a = a.mesh->edges();
+              const IndexPairs& edges_b = b.mesh->edges();
+              for (int i = 0; i < 2; ++i) {
+                trajectory.x_t0[i] = Row(*a.x_t0, edges_a(c.edge_a, i));
+                trajectory.x_t1[i] = Row(*a.x_t1, edges_a(c.edge_a, i));
+                trajectory.x_t0[i + 2] = Row(*b.x_t0, edges_b(c.edge_b, i));
+                trajectory.x_t1[i + 2] = Row(*b.x_t1, edges_b(c.edge_b, i));
+              }
+              r = EdgeEdgeCcdPenetration(trajectory, options);
+              hit = {CcdPairKind::kEdgeEdge, c.body_a, c.edge_a, c.body_b, c.edge_b};
+            }
+            if (!r.ccd.collides) continue;
+            hit.toi = r.ccd.toi;
+            hit.weights = r.ccd.weights;
+            hit.status = r.ccd.status;
+            hit.penetration = r.penetration;
+            hits.push_back(hit);
+          }
+        }
+      }));
 
   size_t total = 0;
   for (size_t b = 0; b < num_blocks; ++b) total += block_hits_[b].size();

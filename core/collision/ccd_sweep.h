@@ -10,7 +10,9 @@
 // ids), so the result is the same for any number of threads and any BVH history.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -71,8 +73,16 @@ class CcdSweep {
   // InvalidArgument for bad bodies (see ContinuousBroadPhase::FindCandidates) or options
   // (min_separation_m < 0, tolerance_m <= 0, max_iterations <= 0, non-finite values), naming the
   // field.
+  // `interrupt` (may be null; a World step's: the caller's deadline, cancellation and drain) is
+  // asked on the calling thread after the broad phase and between chunks of the narrow phase
+  // (kNarrowPhaseInterruptChunk candidates); its first non-OK answer is returned, *result then
+  // incomplete.
   absl::Status Run(absl::Span<const CollisionBody> bodies, const CcdOptions& options,
-                   CcdSweepResult* result);
+                   CcdSweepResult* result,
+                   const std::function<absl::Status()>* interrupt = nullptr);
+  // A chunk of narrow-phase candidates takes milliseconds (~1 us each, measured in
+  // docs/service.md "Retrying a Step"), against a question's ~0.1 us.
+  static constexpr size_t kNarrowPhaseInterruptChunk = 8192;
 
   // The candidates of the last Run.
   const CandidatePairs& candidates() const { return candidates_; }

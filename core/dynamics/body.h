@@ -72,6 +72,11 @@ class Body {
   // Step 3. FailedPrecondition without a preceding Predict; InvalidArgument if dt_s differs from
   // the dt of that Predict.
   virtual absl::Status Correct(double dt_s) = 0;
+  // Abandons a step begun but not ended (a World step interrupted inside: World::Step's
+  // interrupt): the body is between steps again at its start state (x_t1 = x_t0), and the forces
+  // and impulses added for the step are dropped. Nothing to undo otherwise: state changes only at
+  // Correct (or at the end of an implicit step).
+  virtual void AbandonStep() = 0;
 
   // Work [J] that the forces from outside the simulation did on the rest of the world over the
   // last completed step (0 before the first): external forces along the step's motion, sum

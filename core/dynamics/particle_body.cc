@@ -162,6 +162,13 @@ absl::Status ParticleBody::Correct(double dt_s) {
   return absl::OkStatus();
 }
 
+void ParticleBody::AbandonStep() {
+  positions_t1_ = positions_t0_;
+  external_forces_.setZero();
+  impulses_.setZero();
+  predicted_ = false;
+}
+
 absl::Status ParticleBody::FinishImplicitStep(const Points3& x_end_m, const Points3& v_end_mps,
                                               std::span<const int32_t> driven,
                                               double driver_work_j) {

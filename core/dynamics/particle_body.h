@@ -72,6 +72,7 @@ class ParticleBody : public Body {
   absl::Status AddVertexImpulse(int i, const Vec3& impulse_n_s) override;
   absl::Status Predict(double dt_s, const Vec3& gravity_m_per_s2) override;
   absl::Status Correct(double dt_s) override;
+  void AbandonStep() override;
   double ExternalWorkOfLastStep() const override { return external_work_last_step_j_; }
 
   double KineticEnergy() const override;

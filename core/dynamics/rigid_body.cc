@@ -241,9 +241,14 @@ absl::Status RigidBody::ApplyTorque(const Vec3& torque_n_m) {
   return absl::OkStatus();
 }
 
-void RigidBody::DiscardPendingLoads() {
+void RigidBody::AbandonStep() {
   force_n_.setZero();
   torque_n_m_.setZero();
+  impulse_n_s_.setZero();
+  angular_impulse_n_m_s_.setZero();
+  predicted_ = false;
+  predicted_state_ = state_;
+  positions_t1_ = positions_t0_;
 }
 
 absl::Status RigidBody::ApplyForceAtPoint(const Vec3& force_n, const Vec3& point_W_m) {

@@ -127,8 +127,6 @@ class RigidBody final : public Body {
   // Immediate velocity change from an impulse [N s] at a world point [m], between steps only:
   // v += J / m, w += I_W^-1 ((p - p_WB) x J).
   absl::Status ApplyImpulseAtPoint(const Vec3& impulse_n_s, const Vec3& point_W_m);
-  // Drops what the Apply* calls accumulated (a step abandoned before it integrated them).
-  void DiscardPendingLoads();
   // What the Apply* calls accumulated for the next step (world serialization).
   const Vec3& pending_force_n() const { return force_n_; }
   const Vec3& pending_torque_n_m() const { return torque_n_m_; }
@@ -142,6 +140,8 @@ class RigidBody final : public Body {
   absl::Status AddVertexImpulse(int i, const Vec3& impulse_n_s) override;
   absl::Status Predict(double dt_s, const Vec3& gravity_m_per_s2) override;
   absl::Status Correct(double dt_s) override;
+  // Also drops what the Apply* calls accumulated for the step.
+  void AbandonStep() override;
   double ExternalWorkOfLastStep() const override { return external_work_last_step_j_; }
 
   // 1/2 m |v|^2 + 1/2 w . I_W w [J].

@@ -134,6 +134,12 @@ class ConstraintSet {
   // The driven work [J] since the last call, then 0. The World adds it to its energy reference
   // so that the divergence check does not take a driven motion for a blow-up.
   double TakeDrivenWork() { return std::exchange(driven_work_j_, 0.0); }
+  // Drops what a step abandoned part-way (World::Step's interrupt) recorded: its driven work and
+  // reactions, as before the step.
+  void AbandonStep() {
+    driven_work_j_ = 0.0;
+    ClearStepReactions();
+  }
 
   // Reactions (see the top of this file). The World clears them before each step; the pipeline
   // records them during it.

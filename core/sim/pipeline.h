@@ -31,9 +31,16 @@ struct StepInput {
   // each joint's step result into last_joint_states. Only rigid_lcp takes robots.
   std::span<WorldRobot> robots;
   // The caller's interrupt (World::Step's), for a pipeline whose one step can take long: it may
-  // ask it during the step and, on a non-OK answer, return that answer with no body moved and
-  // its own state unchanged (the World then counts no step). Null: none. Only rigid_lcp asks.
+  // ask it during the step, on the calling thread only, and on a non-OK answer return that answer
+  // with its own state and every body's unchanged but for what Predict began and the loads added
+  // for the step (the World then counts no step and calls Body::AbandonStep on every body). Null:
+  // none. rigid_lcp, penalty and local_global ask it.
   const std::function<absl::Status()>* interrupt = nullptr;
+
+  // The interrupt's answer (OK without one).
+  absl::Status AskInterrupt() const {
+    return interrupt != nullptr ? (*interrupt)() : absl::OkStatus();
+  }
 };
 
 class Pipeline {

@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
-#include "core/dynamics/rigid_body.h"
 #include "core/linalg/cpu_backend.h"
 #include "core/sim/body_utils.h"
 #include "core/sim/divergence_check.h"
@@ -231,6 +230,7 @@ absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics,
     absl::StatusOr<WorldSnapshot> initial = Snapshot();
     if (initial.ok()) initial_ = std::make_unique<WorldSnapshot>(*std::move(initial));
   }
+  const std::optional<double> reference_before = energy_reference_j_;
   if (!energy_reference_j_.has_value()) {
     const WorldEnergies reference = MeasureWorldEnergies();
     energy_reference_j_ = reference.kinetic_j + reference.potential_j;
@@ -250,10 +250,12 @@ absl::Status World::StepOnce(std::vector<StepDiagnostics>* diagnostics,
                                 robots_, interrupt != nullptr && *interrupt ? &recorded : nullptr},
                       &step, &last_report_);
   if (!status.ok() && !interruption.ok()) {
-    // Abandoned by the caller (Pipeline: nothing moved): not a step and not a divergence.
-    for (SimBody& sim_body : bodies_) {
-      if (auto* rigid = dynamic_cast<RigidBody*>(sim_body.body.get())) rigid->DiscardPendingLoads();
-    }
+    // Abandoned by the caller (Pipeline: its state and every body's as before the step, but for
+    // what Predict began): not a step and not a divergence. The bodies drop the step's predicted
+    // state and its loads (the controls apply them again with the next step).
+    for (SimBody& sim_body : bodies_) sim_body.body->AbandonStep();
+    constraints_.AbandonStep();
+    energy_reference_j_ = reference_before;
     return interruption;
   }
   // Energy fed in from outside (controller forces, kinematic bodies) raises what a passive

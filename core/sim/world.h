@@ -197,9 +197,10 @@ class World {
   // dynamic rigid body"; nothing steps then), then for each of num_steps steps applies them and
   // steps. *outcome gets a diagnostics entry per step taken and every body's contact totals
   // summed over those steps, also when a step fails part-way (FailedPrecondition as Step).
-  // `interrupt`, when given, is asked before every step (the first included); a non-OK answer
-  // stops the call there and is returned as is, the steps before it kept (the service's deadline,
-  // cancellation and drain checks).
+  // `interrupt`, when given, is asked before every step (the first included) and by the pipeline
+  // inside a step (StepInput::interrupt); a non-OK answer stops the call there and is returned as
+  // is, the steps before it kept and a step it stopped inside abandoned whole (the service's
+  // deadline, cancellation and drain checks).
   absl::Status Step(int num_steps, const StepControls& controls, StepOutcome* outcome,
                     const std::function<absl::Status()>& interrupt = nullptr);
   // The checks of Step(n, controls, ...) alone.
@@ -246,8 +247,10 @@ class World {
  private:
   World(const WorldSettings& settings, std::shared_ptr<Backend> backend);
   // `interrupt` (may be null) reaches the pipeline; when the pipeline returns the interrupt's
-  // answer the step did not happen: it is returned, nothing is counted and the bodies' pending
-  // loads of this step are dropped (the controls are applied again with the next step).
+  // answer the step did not happen: it is returned, nothing is counted, every body abandons the
+  // step (Body::AbandonStep: its predicted state and the loads of this step dropped; the controls
+  // are applied again with the next step), and the constraints' reactions and driven work and
+  // the energy reference are as before the step.
   absl::Status StepOnce(std::vector<StepDiagnostics>* diagnostics,
                         const std::function<absl::Status()>* interrupt = nullptr);
   // Pipeline::PrepareStep (nothing for a diverged World: StepOnce refuses it).

@@ -383,9 +383,10 @@ grpc::ServerUnaryReactor* SimulationService::Step(grpc::CallbackServerContext* c
     int steps_asked = 0;
     std::chrono::steady_clock::duration waited{};  // for other sessions' steps
     checks.interrupt = [this, context, &steps_asked, &waited]() -> absl::Status {
-      // Between two steps (not before the first, so every turn makes progress): a call of
-      // another session waiting for a slot runs first (worker_pool.h), so a long call takes its
-      // share of the pool, not all of it.
+      // At every question but the first (between two steps, and inside a step where the
+      // pipeline asks), so every turn makes progress: a call of another session waiting for a
+      // slot runs first (worker_pool.h), so a long call takes its share of the pool, not all of
+      // it.
       if (steps_asked++ > 0) waited += pool_->YieldToWaiting();
       if (std::chrono::steady_clock::now().time_since_epoch().count() >= drain_stop_at_ns_.load()) {
         return absl::UnavailableError("the server is shutting down");

@@ -66,6 +66,9 @@ absl::StatusOr<ConjugateResidualResult> ConjugateResidualSolver::Solve(
   double z_az = z_.dot(az_);
 
   for (int k = 0; k < options.max_iterations; ++k) {
+    if (options.interrupt != nullptr && k > 0 && k % kConjugateResidualInterruptInterval == 0) {
+      if (absl::Status answer = (*options.interrupt)(); !answer.ok()) return answer;
+    }
     if (preconditioned) {
       q_ = inverse_preconditioner.cwiseProduct(ap_);
     } else {

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -45,7 +46,15 @@ struct ConjugateResidualOptions {
   // When set, receives ||r_k||_M^-1 for k = 0, 1, ... (the norm CR minimises; ||r_k||_2 when no
   // preconditioner is given). For tests and diagnostics; allocates.
   std::vector<double>* residual_history = nullptr;
+  // When set, asked every kConjugateResidualInterruptInterval iterations (not before the first):
+  // a non-OK answer ends the solve and is returned, *x part-way (a World step's interrupt: the
+  // caller's deadline, cancellation and drain; the step is then abandoned).
+  const std::function<absl::Status()>* interrupt = nullptr;
 };
+
+// Sixteen iterations are sixteen operator products, which dwarf one question (a clock read and a
+// few flags, ~0.1 us); a large contact set's products take milliseconds, so a stop comes soon.
+inline constexpr int kConjugateResidualInterruptInterval = 16;
 
 enum class ConjugateResidualStatus { kConverged, kMaxIterations, kBreakdown };
 

@@ -74,12 +74,13 @@ absl::Status ContactStage::Begin(const ContactStageInputs& in, const Points3& x_
 }
 
 absl::Status ContactStage::Correct(const GlobalSolveFn& global_solve, Points3* x, Block* x_free,
-                                   PhaseClock* clock, LocalGlobalPhaseTimes* times) {
+                                   PhaseClock* clock, LocalGlobalPhaseTimes* times,
+                                   const std::function<absl::Status()>* interrupt) {
   const double h2 = h_ * h_;
   // Non-smooth Newton on lambda around q_u = x, then q = q_u + h^2 A^{-1} H^T lambda.
   const Eigen::VectorXd hq = ConstraintValues(contacts_, *x);
   clock->Lap(&times->contact_assembly_ms);
-  auto newton = contact_solver_->Correct(hq, hq_start_, &lambda_);
+  auto newton = contact_solver_->Correct(hq, hq_start_, &lambda_, interrupt);
   if (!newton.ok()) return newton.status();
   clock->Lap(&times->constraint_solve_ms);
   residuals_.push_back(newton->residual_norm_after);

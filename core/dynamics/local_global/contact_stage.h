@@ -54,9 +54,11 @@ class ContactStage {
   // Whether Correct has anything to do (contacts were found).
   bool active() const { return contact_solver_ != nullptr; }
   // After a global step: Newton on lambda around q_u = x, then x_free += h^2 A^{-1} H^T lambda,
-  // copied into the free rows of x.
+  // copied into the free rows of x. `interrupt` (may be null) reaches the Newton solve
+  // (NonsmoothContactSolver::Correct), whose first non-OK answer is returned.
   absl::Status Correct(const GlobalSolveFn& global_solve, Points3* x, Block* x_free,
-                       PhaseClock* clock, LocalGlobalPhaseTimes* times);
+                       PhaseClock* clock, LocalGlobalPhaseTimes* times,
+                       const std::function<absl::Status()>* interrupt = nullptr);
 
   std::vector<VertexContact>& contacts() { return contacts_.contacts; }
   Eigen::VectorXd& lambda() { return lambda_; }

@@ -213,17 +213,37 @@ absl::Status HyperelasticBody::SetObstacles(std::vector<HalfSpaceObstacle> obsta
 
 absl::Status HyperelasticBody::StepImplicit(double dt_s, const Vec3& gravity_m_per_s2,
                                             LocalGlobalStepStats* stats) {
+  ImplicitStep step;
+  RETURN_IF_ERROR(SolveImplicit(dt_s, gravity_m_per_s2, stats, nullptr, &step));
+  return CommitImplicit(std::move(step));
+}
+
+absl::Status HyperelasticBody::SolveImplicit(double dt_s, const Vec3& gravity_m_per_s2,
+                                             LocalGlobalStepStats* stats,
+                                             const std::function<absl::Status()>* interrupt,
+                                             ImplicitStep* step) {
   if (dt_s != params_.time_step_s) {
     return absl::FailedPreconditionError(
         absl::StrCat("dt_s: ", dt_s, " differs from the time step ", params_.time_step_s,
                      " the body's system matrix was factored for"));
   }
   RETURN_IF_ERROR(MatchSolverToConstraints());
-  LocalGlobalState state = StepStartState();
+  step->end = StepStartState();
   const Points3 targets = EliminatedTargets(solver_eliminated_);
-  RETURN_IF_ERROR(solver_->Step(StepForcesN(gravity_m_per_s2), &state,
-                                has_driven_vertices() ? &targets : nullptr, stats));
-  return AcceptImplicitStep(state);
+  return solver_->Solve(StepForcesN(gravity_m_per_s2), &step->end,
+                        has_driven_vertices() ? &targets : nullptr, stats, interrupt,
+                        &step->memory);
+}
+
+absl::Status HyperelasticBody::CommitImplicit(ImplicitStep step) {
+  solver_->Commit(std::move(step.memory));
+  return AcceptImplicitStep(step.end);
+}
+
+void HyperelasticBody::AbandonStep() {
+  ParticleBody::AbandonStep();
+  driven_.clear();
+  driven_x_t1_m_.resize(0, 3);
 }
 
 Points3 HyperelasticBody::StepForcesN(const Vec3& gravity_m_per_s2) const {

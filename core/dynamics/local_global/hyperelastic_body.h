@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -147,6 +148,20 @@ class HyperelasticBody final : public ParticleBody {
   // step's contacts and multipliers, phase times (optional). An error leaves the state unchanged
   // (the solver may have been refactored for a new held set).
   absl::Status StepImplicit(double dt_s, const Vec3& gravity_m_per_s2, LocalGlobalStepStats* stats);
+  // StepImplicit in two halves, for a pipeline that abandons a step whole when it is interrupted
+  // (LocalGlobalSolver::Solve and Commit): SolveImplicit computes the step into *step and changes
+  // no state (the solver may be refactored for a new held set, as in StepImplicit); it asks
+  // `interrupt` (may be null) as Solve does and returns its first non-OK answer.
+  // CommitImplicit(step) then ends the step as StepImplicit does.
+  struct ImplicitStep {
+    LocalGlobalState end;
+    LocalGlobalSolver::StepMemory memory;
+  };
+  absl::Status SolveImplicit(double dt_s, const Vec3& gravity_m_per_s2, LocalGlobalStepStats* stats,
+                             const std::function<absl::Status()>* interrupt, ImplicitStep* step);
+  absl::Status CommitImplicit(ImplicitStep step);
+  // Also forgets the driven vertices given for the abandoned step.
+  void AbandonStep() override;
   // Factors the system again now if the held set, the target terms or self contact changed since
   // it was built (StepImplicit does it otherwise), so that the backend's errors (ResourceExhausted
   // naming a device memory budget) come before anything moves. The state is unchanged.

@@ -359,6 +359,22 @@ absl::Status LocalGlobalSolver::LocalSteps(int k, const Eigen::VectorXd& f, Eige
 
 absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* state,
                                      const Points3* pinned_targets_m, LocalGlobalStepStats* stats) {
+  StepMemory memory;
+  RETURN_IF_ERROR(Solve(f_ext_n, state, pinned_targets_m, stats, nullptr, &memory));
+  Commit(std::move(memory));
+  return absl::OkStatus();
+}
+
+void LocalGlobalSolver::Commit(StepMemory memory) {
+  elapsed_s_ += h_;
+  previous_contacts_ = std::move(memory.contacts);
+  previous_lambda_ = std::move(memory.lambda_n);
+}
+
+absl::Status LocalGlobalSolver::Solve(const Points3& f_ext_n, LocalGlobalState* state,
+                                      const Points3* pinned_targets_m, LocalGlobalStepStats* stats,
+                                      const std::function<absl::Status()>* interrupt,
+                                      StepMemory* memory) {
   if (!factored()) {
     return absl::FailedPreconditionError("solver: its factors were released (ReleaseFactors)");
   }
@@ -415,6 +431,7 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
     return GlobalSolve(b, q);
   };
   for (int k = 0; k < options_.iterations; ++k) {
+    if (interrupt != nullptr) RETURN_IF_ERROR((*interrupt)());
     clock.Lap(&times.rhs_ms);
     const Eigen::VectorXd f = DeformationGradients(x);
     RETURN_IF_ERROR(LocalSteps(k, f, &duals, &z, &local_stats.local, &clock, &times));
@@ -436,16 +453,15 @@ absl::Status LocalGlobalSolver::Step(const Points3& f_ext_n, LocalGlobalState* s
     clock.Lap(&times.global_ms);
     for (int i = 0; i < num_free; ++i) x.row(free_[i]) = x_free.row(i);
     if (contact.active()) {
-      RETURN_IF_ERROR(contact.Correct(global_solve, &x, &x_free, &clock, &times));
+      RETURN_IF_ERROR(contact.Correct(global_solve, &x, &x_free, &clock, &times, interrupt));
     }
     if (options_.iteration_observer) options_.iteration_observer(k + 1, x);
   }
   state->v_mps = (x - state->x_m) / h_;
   state->x_m = std::move(x);
-  elapsed_s_ += h_;
   state->time_s = time_end_s;
-  previous_contacts_ = contact.contacts();
-  previous_lambda_ = contact.lambda();
+  memory->contacts = contact.contacts();
+  memory->lambda_n = contact.lambda();
   if (stats != nullptr) {
     clock.Lap(&times.rhs_ms);
     times.frame_ms =

@@ -202,6 +202,22 @@ class LocalGlobalSolver {
   absl::Status Step(const Points3& f_ext_n, LocalGlobalState* state,
                     const Points3* pinned_targets_m = nullptr,
                     LocalGlobalStepStats* stats = nullptr);
+  // What a step leaves the next one (the warm start: its contacts and multipliers [N]).
+  struct StepMemory {
+    std::vector<VertexContact> contacts;
+    Eigen::VectorXd lambda_n;
+  };
+  // Step in two halves, for a caller that must be able to abandon a step whole (a World step
+  // interrupted by its caller's deadline, cancellation or drain). Solve computes the step into
+  // *state, *stats and *memory and changes nothing in the solver (Step's clock, warm start). It
+  // asks `interrupt` (may be null) before every local-global iteration and in the contact solve
+  // (every Newton iteration, every kConjugateResidualInterruptInterval CR iterations) and returns
+  // its first non-OK answer with *state unchanged. Commit(memory) then advances the solver's
+  // clock and keeps the warm start: Step is Solve and Commit, the same bits.
+  absl::Status Solve(const Points3& f_ext_n, LocalGlobalState* state,
+                     const Points3* pinned_targets_m, LocalGlobalStepStats* stats,
+                     const std::function<absl::Status()>* interrupt, StepMemory* memory);
+  void Commit(StepMemory memory);
 
   // Energies of a state (see EnergyTerms); f_ext may be empty (0 rows) for no external force;
   // time_s places moving constraint targets.

@@ -128,7 +128,7 @@ absl::StatusOr<double> NonsmoothContactSolver::ResidualNorm(const Eigen::VectorX
 
 absl::StatusOr<NewtonContactStats> NonsmoothContactSolver::Correct(
     const Eigen::VectorXd& hq_unconstrained, const Eigen::VectorXd& hq_start,
-    Eigen::VectorXd* lambda) {
+    Eigen::VectorXd* lambda, const std::function<absl::Status()>* interrupt) {
   const Eigen::Index rows = r_.size();
   if (lambda == nullptr || lambda->size() != rows || hq_unconstrained.size() != rows ||
       hq_start.size() != rows) {
@@ -139,6 +139,7 @@ absl::StatusOr<NewtonContactStats> NonsmoothContactSolver::Correct(
   Eigen::VectorXd w_lambda, f, d, e, w_decoupled;
   Eigen::VectorXd active(rows), inverse_precond(rows), rhs(rows), dlambda(rows);
   for (int it = 0; it < options_.newton_iterations; ++it) {
+    if (interrupt != nullptr) RETURN_IF_ERROR((*interrupt)());
     RETURN_IF_ERROR(ApplyW(*lambda, &w_lambda));
     Evaluate(hq_unconstrained + h_ * h_ * w_lambda, hq_start, *lambda, &f, &d, &e);
     if (it == 0) stats.residual_norm_before = f.norm();
@@ -173,6 +174,7 @@ absl::StatusOr<NewtonContactStats> NonsmoothContactSolver::Correct(
     ConjugateResidualOptions cr_options;
     cr_options.max_iterations = options_.cr_iterations;
     cr_options.relative_tolerance = 0.0;  // the fixed iteration count of the paper
+    cr_options.interrupt = interrupt;
     absl::StatusOr<ConjugateResidualResult> cr =
         cr_.Solve(apply, rhs, inverse_precond, cr_options, &dlambda);
     if (!product_status.ok()) return product_status;

@@ -36,6 +36,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -92,10 +93,12 @@ class NonsmoothContactSolver {
 
   // hq_unconstrained = H q_u, hq_start = H q_t (3c each). lambda (3c, [N]) is the iterate of the
   // previous local-global iteration on entry (zero at the start of a step) and is updated in
-  // place by options.newton_iterations Newton steps.
-  absl::StatusOr<NewtonContactStats> Correct(const Eigen::VectorXd& hq_unconstrained,
-                                             const Eigen::VectorXd& hq_start,
-                                             Eigen::VectorXd* lambda);
+  // place by options.newton_iterations Newton steps. `interrupt` (may be null) is asked before
+  // each Newton step and inside its CR solve (conjugate_residual.h); its first non-OK answer is
+  // returned, *lambda part-way (the caller abandons the step).
+  absl::StatusOr<NewtonContactStats> Correct(
+      const Eigen::VectorXd& hq_unconstrained, const Eigen::VectorXd& hq_start,
+      Eigen::VectorXd* lambda, const std::function<absl::Status()>* interrupt = nullptr);
 
   // ||F(lambda)||_2 of the residual above (one W product); for tests and diagnostics.
   absl::StatusOr<double> ResidualNorm(const Eigen::VectorXd& hq_unconstrained,

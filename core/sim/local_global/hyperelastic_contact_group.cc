@@ -104,9 +104,22 @@ absl::Status HyperelasticContactGroup::Step(const Vec3& gravity_m_per_s2,
                                             std::vector<HalfSpaceObstacle> half_spaces,
                                             std::vector<TriangleMeshObstacle> meshes,
                                             LocalGlobalStepStats* stats) {
+  GroupStep step;
+  RETURN_IF_ERROR(
+      Solve(gravity_m_per_s2, std::move(half_spaces), std::move(meshes), stats, nullptr, &step));
+  return Commit(std::move(step));
+}
+
+absl::Status HyperelasticContactGroup::Solve(const Vec3& gravity_m_per_s2,
+                                             std::vector<HalfSpaceObstacle> half_spaces,
+                                             std::vector<TriangleMeshObstacle> meshes,
+                                             LocalGlobalStepStats* stats,
+                                             const std::function<absl::Status()>* interrupt,
+                                             GroupStep* step) {
   const int n = solver_->num_vertices();
   Points3 f_ext_n(n, 3);
-  LocalGlobalState state{Points3(n, 3), Points3(n, 3), 0.0};
+  LocalGlobalState& state = step->state;
+  state = LocalGlobalState{Points3(n, 3), Points3(n, 3), 0.0};
   for (int b = 0; b < num_members(); ++b) {
     const int32_t offset = solver_->body_vertex_offset(b);
     const int32_t count = bodies_[b]->num_vertices();
@@ -133,7 +146,13 @@ absl::Status HyperelasticContactGroup::Step(const Vec3& gravity_m_per_s2,
     pinned_targets = std::move(joined);
     driven = driven || bodies_[b]->has_driven_vertices();
   }
-  RETURN_IF_ERROR(solver_->Step(f_ext_n, &state, driven ? &pinned_targets : nullptr, stats));
+  return solver_->Solve(f_ext_n, &state, driven ? &pinned_targets : nullptr, stats, interrupt,
+                        &step->memory);
+}
+
+absl::Status HyperelasticContactGroup::Commit(GroupStep step) {
+  solver_->Commit(std::move(step.memory));
+  const LocalGlobalState& state = step.state;
   const double dt_s = bodies_.front()->params().time_step_s;
   for (int b = 0; b < num_members(); ++b) {
     const int32_t offset = solver_->body_vertex_offset(b);

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -57,6 +58,18 @@ class HyperelasticContactGroup {
   // concatenated vertex numbering. An error of the solve leaves every member unchanged.
   absl::Status Step(const Vec3& gravity_m_per_s2, std::vector<HalfSpaceObstacle> half_spaces,
                     std::vector<TriangleMeshObstacle> meshes, LocalGlobalStepStats* stats);
+  // Step in two halves (LocalGlobalSolver::Solve and Commit), for a pipeline that abandons a step
+  // whole when `interrupt` (may be null) answers non-OK: Solve computes the step into *step and
+  // changes no member and no warm start, returning the interrupt's first non-OK answer; Commit
+  // ends each member's step with it. Step is Solve and Commit, the same bits.
+  struct GroupStep {
+    LocalGlobalState state;  // concatenated vertex numbering
+    LocalGlobalSolver::StepMemory memory;
+  };
+  absl::Status Solve(const Vec3& gravity_m_per_s2, std::vector<HalfSpaceObstacle> half_spaces,
+                     std::vector<TriangleMeshObstacle> meshes, LocalGlobalStepStats* stats,
+                     const std::function<absl::Status()>* interrupt, GroupStep* step);
+  absl::Status Commit(GroupStep step);
 
   GroupContactMemory Memory() const;
   // Restores a memory of the same members (ignored otherwise). InvalidArgument as

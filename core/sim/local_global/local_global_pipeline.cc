@@ -80,8 +80,6 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
   const double dt = settings_.dt_s;
   const double mu = settings_.local_global.friction_coefficient;
   LocalGlobalObstacles obstacles = CollectObstacles(input, mu);
-  report->contacts.clear();
-  report->body_totals.clear();
 
   SetBodyTerms(input);
 
@@ -95,15 +93,26 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
   HoldReactionRecorder reactions;
   if (input.constraints != nullptr) reactions.CaptureBeforeStep(input.bodies, *input.constraints);
 
+  // Every solve first, into scratch; the bodies, the solvers' warm starts and the group's memory
+  // change only once all are done, so a step the interrupt stops inside any of them is abandoned
+  // whole (the World then abandons the predicted static and kinematic bodies: Body::AbandonStep).
   // Colliding hyperelastic bodies: two or more are one contact group (one system).
   std::vector<SimBody*> colliding = CollidingBodies(input);
   const bool grouped = colliding.size() >= 2;
+  HyperelasticContactGroup::GroupStep group_step;
+  LocalGlobalStepStats group_stats;
   if (grouped) {
-    RETURN_IF_ERROR(StepGroup(colliding, obstacles, diagnostics, report));
-  } else {
-    group_.reset();
-    group_memory_ = {};
+    RETURN_IF_ERROR(EnsureGroup(colliding));  // built by PrepareStep unless stepped directly
+    RETURN_IF_ERROR(group_->Solve(settings_.gravity_m_per_s2, obstacles.half_spaces,
+                                  obstacles.meshes, &group_stats, input.interrupt, &group_step));
   }
+  struct LoneStep {
+    SimBody* sim_body = nullptr;
+    HyperelasticBody* body = nullptr;
+    HyperelasticBody::ImplicitStep step;
+    LocalGlobalStepStats stats;
+  };
+  std::vector<LoneStep> lone_steps;
   for (SimBody& sim_body : input.bodies) {
     auto* body = dynamic_cast<HyperelasticBody*>(sim_body.body.get());
     if (body == nullptr || (grouped && sim_body.collision.enabled)) continue;
@@ -112,14 +121,39 @@ absl::Status LocalGlobalPipeline::Step(const StepInput& input, StepDiagnostics* 
     } else if (absl::Status s = body->SetObstacles({}, {}); !s.ok()) {
       return s;
     }
-    LocalGlobalStepStats stats;
-    if (absl::Status s = body->StepImplicit(dt, settings_.gravity_m_per_s2, &stats); !s.ok()) {
+    LoneStep& lone = lone_steps.emplace_back();
+    lone.sim_body = &sim_body;
+    lone.body = body;
+    if (absl::Status s = body->SolveImplicit(dt, settings_.gravity_m_per_s2, &lone.stats,
+                                             input.interrupt, &lone.step);
+        !s.ok()) {
       return absl::Status(s.code(), absl::StrCat("body ", sim_body.id, ": ", s.message()));
     }
-    if (stats.contacts.empty()) continue;
+  }
+
+  // Commit, in the order the bodies were solved.
+  report->contacts.clear();
+  report->body_totals.clear();
+  if (grouped) {
+    RETURN_IF_ERROR(group_->Commit(std::move(group_step)));
+    group_memory_ = group_->Memory();
     SolverMembers members;
-    members.Add(sim_body.id, *body);
-    RETURN_IF_ERROR(ReportContacts(stats, members, obstacles, dt, diagnostics, report));
+    for (int b = 0; b < group_->num_members(); ++b) {
+      members.Add(group_->member_id(b), group_->member(b));
+    }
+    RETURN_IF_ERROR(ReportContacts(group_stats, members, obstacles, dt, diagnostics, report));
+  } else {
+    group_.reset();
+    group_memory_ = {};
+  }
+  for (LoneStep& lone : lone_steps) {
+    if (absl::Status s = lone.body->CommitImplicit(std::move(lone.step)); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("body ", lone.sim_body->id, ": ", s.message()));
+    }
+    if (lone.stats.contacts.empty()) continue;
+    SolverMembers members;
+    members.Add(lone.sim_body->id, *lone.body);
+    RETURN_IF_ERROR(ReportContacts(lone.stats, members, obstacles, dt, diagnostics, report));
   }
 
   if (input.constraints != nullptr)
@@ -225,24 +259,6 @@ void LocalGlobalPipeline::DriveAttachedVertices(const StepInput& input) {
     }
     body->SetDrivenVertices(std::move(list.first), std::move(x_t1));
   }
-}
-
-absl::Status LocalGlobalPipeline::StepGroup(const std::vector<SimBody*>& colliding,
-                                            const LocalGlobalObstacles& obstacles,
-                                            StepDiagnostics* diagnostics, ContactReport* report) {
-  RETURN_IF_ERROR(EnsureGroup(colliding));  // built by PrepareStep unless stepped directly
-  LocalGlobalStepStats stats;
-  if (absl::Status s =
-          group_->Step(settings_.gravity_m_per_s2, obstacles.half_spaces, obstacles.meshes, &stats);
-      !s.ok()) {
-    return s;
-  }
-  group_memory_ = group_->Memory();
-  SolverMembers members;
-  for (int b = 0; b < group_->num_members(); ++b) {
-    members.Add(group_->member_id(b), group_->member(b));
-  }
-  return ReportContacts(stats, members, obstacles, settings_.dt_s, diagnostics, report);
 }
 
 std::unique_ptr<Pipeline> LocalGlobalPipeline::Clone() const {

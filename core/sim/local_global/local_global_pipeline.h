@@ -42,6 +42,12 @@
 // another backend onto it. The bodies and the group step one after another on the World's strand,
 // never concurrently, so the backend has one caller at a time (as Backend requires).
 //
+// Interrupt (StepInput::interrupt): asked before every local-global iteration of every solve and
+// inside the contact solve (every Newton iteration, every 16 CR iterations). The group and every
+// lone body are solved first into scratch (LocalGlobalSolver::Solve) and committed only when all
+// are done, so an interrupted step changes no hyperelastic body, solver warm start or group
+// memory (the World abandons the predicted static and kinematic bodies); no copy is taken.
+//
 // State between steps: a lone body's solver keeps its previous contacts for the warm start and
 // HyperelasticBody::Clone copies them; a contact group's warm start is kept here
 // (GroupContactMemory), copied by Clone and written to snapshots, and the group (its factored
@@ -100,9 +106,6 @@ class LocalGlobalPipeline final : public Pipeline {
   static std::vector<SimBody*> CollidingBodies(const StepInput& input);
   // (Re)builds group_ for these members when it does not match them.
   absl::Status EnsureGroup(const std::vector<SimBody*>& colliding);
-  absl::Status StepGroup(const std::vector<SimBody*>& colliding,
-                         const LocalGlobalObstacles& obstacles, StepDiagnostics* diagnostics,
-                         ContactReport* report);
 
   // Gives each hyperelastic body the end positions of its attached vertices: the holders'
   // predicted poses (static and kinematic bodies have been predicted).

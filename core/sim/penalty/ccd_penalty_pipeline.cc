@@ -3,6 +3,7 @@
 #include <array>
 #include <utility>
 
+#include "core/common/interruptible_parallel_for.h"
 #include "core/common/parallel_for.h"
 #include "core/common/status_macros.h"
 #include "core/sim/penalty/collision_bodies.h"
@@ -38,7 +39,7 @@ absl::Status CcdPenaltyPipeline::FindBodyContacts(const StepInput& input,
   const CcdOptions ccd_options{.min_separation_m = settings().min_separation_m,
                                .tolerance_m = settings().ccd_tolerance_m,
                                .max_iterations = settings().ccd_max_iterations};
-  RETURN_IF_ERROR(ccd_.Run(collision_bodies_, ccd_options, &ccd_result_));
+  RETURN_IF_ERROR(ccd_.Run(collision_bodies_, ccd_options, &ccd_result_, input.interrupt));
   diagnostics->ccd = ccd_result_.stats;
 
   // 3. Merge the tracked pairs with the hits, both in key order.
@@ -46,15 +47,14 @@ absl::Status CcdPenaltyPipeline::FindBodyContacts(const StepInput& input,
 
   // 3-4. Tracking and normal impulses per pair, in parallel into per-pair slots.
   pair_work_.resize(candidates_.size());
-  ParallelFor(tbb::blocked_range<size_t>(0, candidates_.size(), kPairGrain),
-              [&](const tbb::blocked_range<size_t>& range) {
-                for (size_t k = range.begin(); k < range.end(); ++k) {
-                  PairWork& work = pair_work_[k];
-                  EvaluatePair(candidates_[k], input, outward_closed_, &work);
-                  if (work.active) ComputePairNormalImpulse(settings(), &work);
-                }
-              });
-  return absl::OkStatus();
+  return InterruptibleParallelFor(candidates_.size(), kPairGrain, kPairInterruptChunk,
+                                  input.interrupt, [&](const tbb::blocked_range<size_t>& range) {
+                                    for (size_t k = range.begin(); k < range.end(); ++k) {
+                                      PairWork& work = pair_work_[k];
+                                      EvaluatePair(candidates_[k], input, outward_closed_, &work);
+                                      if (work.active) ComputePairNormalImpulse(settings(), &work);
+                                    }
+                                  });
 }
 
 void CcdPenaltyPipeline::CountBodyFrictionShares(FrictionShares* shares) const {

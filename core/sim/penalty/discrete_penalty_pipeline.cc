@@ -21,8 +21,7 @@ std::unique_ptr<Pipeline> DiscretePenaltyPipeline::Clone() const {
 absl::Status DiscretePenaltyPipeline::FindBodyContacts(const StepInput& input, StepDiagnostics*) {
   // Discrete detection at t = 1 instead of CCD and tracking: nothing is carried over.
   mutable_tracked_pairs().clear();
-  query_.FindContacts(settings(), input, immovable(), &contacts_);
-  return absl::OkStatus();
+  return query_.FindContacts(settings(), input, immovable(), &contacts_);
 }
 
 void DiscretePenaltyPipeline::CountBodyFrictionShares(FrictionShares* shares) const {

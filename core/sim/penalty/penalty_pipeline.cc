@@ -81,14 +81,17 @@ void PenaltyPipeline::CopyContactStateFrom(const PenaltyPipeline& other) {
 
 absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diagnostics,
                                    ContactReport* report) {
-  report->contacts.clear();
-  report->body_totals.clear();
   PenaltyStageTimes& times = diagnostics->stage_times;
   Clock::time_point mark = Clock::now();
 
+  // The interrupt is asked after each stage and inside the scheme's contact search, up to the
+  // last question before friction: until then nothing but Predict and the loads added for the
+  // step has changed (Body::AbandonStep undoes those); the stages after it are linear in the
+  // contacts found.
   // 1. Predict.
   RETURN_IF_ERROR(PredictBodies(settings_, input, diagnostics));
   times.predict_ms = Lap(&mark);
+  RETURN_IF_ERROR(input.AskInterrupt());
 
   // 2-4. The contacts between bodies, the scheme's way, then the vertices against the ground
   // planes, each with its normal impulse.
@@ -97,8 +100,10 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
     immovable_[i] = IsImmovable(*input.bodies[i].body);
   }
   RETURN_IF_ERROR(FindBodyContacts(input, diagnostics));
+  RETURN_IF_ERROR(input.AskInterrupt());
   planes_.ComputeNormalImpulses(settings_, input, immovable_, diagnostics);
   times.contacts_ms = Lap(&mark);
+  RETURN_IF_ERROR(input.AskInterrupt());  // the last: friction carries the plane contacts over
 
   // 5. Friction, once every contact's normal impulse is known.
   const bool friction = settings_.friction.model != FrictionModel::kNone;
@@ -118,6 +123,8 @@ absl::Status PenaltyPipeline::Step(const StepInput& input, StepDiagnostics* diag
   times.correct_ms = Lap(&mark);
 
   // 7. The report, at the corrected end of the step.
+  report->contacts.clear();
+  report->body_totals.clear();
   report->contacts.reserve(diagnostics->active_pairs + planes_.num_step_contacts());
   AppendBodyContacts(input, report);
   planes_.AppendReport(input, report);

@@ -177,7 +177,8 @@ class PenaltyPipeline : public Pipeline {
   explicit PenaltyPipeline(const WorldSettings& settings);
 
   // The scheme's stages between bodies, in step order. FindBodyContacts: steps 2-4, the contacts
-  // with their normal impulses. The friction hooks run only with a friction model.
+  // with their normal impulses; it may ask input.interrupt (StepInput) and return its non-OK
+  // answer, with the tracked pairs unchanged. The friction hooks run only with a friction model.
   virtual absl::Status FindBodyContacts(const StepInput& input, StepDiagnostics* diagnostics) = 0;
   virtual void CountBodyFrictionShares(FrictionShares* shares) const = 0;
   virtual void ComputeBodyFriction(const StepInput& input, const FrictionShares& shares) = 0;

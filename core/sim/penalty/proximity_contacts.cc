@@ -1,16 +1,18 @@
 #include "core/sim/penalty/proximity_contacts.h"
 
 #include "core/collision/discrete_penetration.h"
+#include "core/common/interruptible_parallel_for.h"
 #include "core/common/parallel_for.h"
+#include "core/common/status_macros.h"
 #include "core/sim/penalty/contact_dashpots.h"
 #include "core/sim/penalty/pair_grain.h"
 #include "oneapi/tbb/blocked_range.h"
 
 namespace contactsim::core {
 
-void ProximityQuery::FindContacts(const WorldSettings& settings, const StepInput& input,
-                                  std::span<const char> immovable,
-                                  std::vector<ProximityWork>* contacts) {
+absl::Status ProximityQuery::FindContacts(const WorldSettings& settings, const StepInput& input,
+                                          std::span<const char> immovable,
+                                          std::vector<ProximityWork>* contacts) {
   contacts->clear();
   const size_t n = input.bodies.size();
   bvhs_.resize(n);
@@ -21,6 +23,7 @@ void ProximityQuery::FindContacts(const WorldSettings& settings, const StepInput
     enabled[bi] = 1;
     BuildFaceBoxes(sim_body.body->surface(), sim_body.body->positions_t1(), &face_boxes_);
     bvhs_[bi].Update(face_boxes_);
+    RETURN_IF_ERROR(input.AskInterrupt());
   }
   DiscretePenetrationOptions options;
   options.thickness_m = settings.min_separation_m;
@@ -51,45 +54,46 @@ void ProximityQuery::FindContacts(const WorldSettings& settings, const StepInput
   std::vector<char> found(queries.size(), 0);
   const PenaltyParams params{.stiffness_n_per_m = settings.stiffness_n_per_m,
                              .dt_s = settings.dt_s};
-  ParallelFor(tbb::blocked_range<size_t>(0, queries.size(), kPairGrain),
-              [&](const tbb::blocked_range<size_t>& range) {
-                for (size_t k = range.begin(); k < range.end(); ++k) {
-                  const Query& query = queries[k];
-                  const Body& body_b = *input.bodies[query.b].body;
-                  const DiscreteSurface surface{.mesh = &body_b.surface(),
-                                                .positions = &body_b.positions_t1(),
-                                                .bvh = &bvhs_[query.b]};
-                  const Vec3 p =
-                      input.bodies[query.a].body->positions_t1().row(query.vertex).transpose();
-                  VertexPenetration hit;
-                  if (!VertexPenetrates(p, surface, options, &hit)) continue;
-                  ProximityWork& work = slots[k];
-                  work.body_index_a = query.a;
-                  work.body_index_b = query.b;
-                  work.vertex = query.vertex;
-                  work.face = hit.closest.face;
-                  work.vertices = {query.vertex, body_b.surface().faces()(work.face, 0),
-                                   body_b.surface().faces()(work.face, 1),
-                                   body_b.surface().faces()(work.face, 2)};
-                  work.weights = hit.closest.weights;
-                  work.depth_m = hit.depth_m;
-                  work.normal = hit.normal;
-                  // Eq. 1-3 at t = 1: I = dt k delta n on the vertex, -I on the closest point.
-                  work.normal_impulse_on_p_n_s =
-                      params.dt_s * params.stiffness_n_per_m * hit.depth_m * hit.normal;
-                  if (settings.contact_restitution < 1.0) {
-                    work.normal_impulse_on_p_n_s += ProximityDashpotImpulse(settings, input, work);
-                  }
-                  work.impulses_n_s[0] = work.normal_impulse_on_p_n_s;
-                  for (int i = 0; i < 3; ++i) {
-                    work.impulses_n_s[i + 1] = -work.weights[i] * work.normal_impulse_on_p_n_s;
-                  }
-                  found[k] = 1;
-                }
-              });
+  RETURN_IF_ERROR(InterruptibleParallelFor(
+      queries.size(), kPairGrain, kPairInterruptChunk, input.interrupt,
+      [&](const tbb::blocked_range<size_t>& range) {
+        for (size_t k = range.begin(); k < range.end(); ++k) {
+          const Query& query = queries[k];
+          const Body& body_b = *input.bodies[query.b].body;
+          const DiscreteSurface surface{.mesh = &body_b.surface(),
+                                        .positions = &body_b.positions_t1(),
+                                        .bvh = &bvhs_[query.b]};
+          const Vec3 p = input.bodies[query.a].body->positions_t1().row(query.vertex).transpose();
+          VertexPenetration hit;
+          if (!VertexPenetrates(p, surface, options, &hit)) continue;
+          ProximityWork& work = slots[k];
+          work.body_index_a = query.a;
+          work.body_index_b = query.b;
+          work.vertex = query.vertex;
+          work.face = hit.closest.face;
+          work.vertices = {query.vertex, body_b.surface().faces()(work.face, 0),
+                           body_b.surface().faces()(work.face, 1),
+                           body_b.surface().faces()(work.face, 2)};
+          work.weights = hit.closest.weights;
+          work.depth_m = hit.depth_m;
+          work.normal = hit.normal;
+          // Eq. 1-3 at t = 1: I = dt k delta n on the vertex, -I on the closest point.
+          work.normal_impulse_on_p_n_s =
+              params.dt_s * params.stiffness_n_per_m * hit.depth_m * hit.normal;
+          if (settings.contact_restitution < 1.0) {
+            work.normal_impulse_on_p_n_s += ProximityDashpotImpulse(settings, input, work);
+          }
+          work.impulses_n_s[0] = work.normal_impulse_on_p_n_s;
+          for (int i = 0; i < 3; ++i) {
+            work.impulses_n_s[i + 1] = -work.weights[i] * work.normal_impulse_on_p_n_s;
+          }
+          found[k] = 1;
+        }
+      }));
   for (size_t k = 0; k < slots.size(); ++k) {
     if (found[k]) contacts->push_back(slots[k]);
   }
+  return absl::OkStatus();
 }
 
 void CountProximityFrictionShares(const ProximityWork& work, FrictionShares* shares) {

@@ -43,8 +43,10 @@ class ProximityQuery {
  public:
   // *contacts: the step's contacts with their normal impulses, in (A, B, vertex) order.
   // immovable: per body index.
-  void FindContacts(const WorldSettings& settings, const StepInput& input,
-                    std::span<const char> immovable, std::vector<ProximityWork>* contacts);
+  // Asks input.interrupt (StepInput) after each body's tree and between chunks of queries
+  // (kPairInterruptChunk) and returns its first non-OK answer, *contacts then incomplete.
+  absl::Status FindContacts(const WorldSettings& settings, const StepInput& input,
+                            std::span<const char> immovable, std::vector<ProximityWork>* contacts);
 
  private:
   std::vector<Bvh> bvhs_;  // per body index
