@@ -202,6 +202,8 @@ test('a session that diverges shows FAILED and why', async () => {
   await waitFor(page, () => window.__viewer.frames > 2);
   assert.match(await harness.command('push 1e300'), /^push/);
   await waitFor(page, () => window.__viewer.state === 'FAILED');
+  // The HUD redraws at most every HUD_INTERVAL_MS (viewer.js), so its text follows the state.
+  await waitFor(page, () => document.getElementById('hud-state').textContent.startsWith('FAILED'));
   const text = await page.textContent('#hud-state');
   assert.match(text, /^FAILED: .+/);
   console.log(`# page shows: ${text}`);
