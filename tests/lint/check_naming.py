@@ -17,11 +17,13 @@ less CPU for the server's service folder). Units that do not compile together (t
 same file-local name) are checked one by one, as are all with --batch 1.
 """
 import argparse
+import atexit
 import concurrent.futures
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -109,6 +111,7 @@ def main():
                for i in range(0, len(members), batch)]
     base_filter = header_filter_of(config)
     scratch = tempfile.mkdtemp(prefix="check_naming_")
+    atexit.register(shutil.rmtree, scratch, True)  # the generated batch files
     tidy = [args.clang_tidy, f"--config-file={config}", "--quiet", f"--checks=-*,{CHECK}",
             f"--warnings-as-errors={CHECK}"]
 
