@@ -36,16 +36,23 @@ TEST(RigidLcpPour3dTest, PegWithProjectionMeetsTheIssuesTargets) {
   }
 }
 
-TEST(RigidLcpPour3dTest, PegSweptWithASweptProjectionMeetsTheIssuesTargets) {
-  // The speed configuration of docs/rigid_lcp.md "3D pouring": islands above 24 unknowns by
-  // projected Gauss–Seidel (converged to 1e-7 m / h), the projection's too (to 1e-7 m): the
-  // targets still hold, every answer converged or was pivoted, and both kinds of sweeps ran.
+// The speed configuration of docs/rigid_lcp.md "3D pouring" at N = 10, h = 8 ms: islands above
+// 24 unknowns and the projection's by projected Gauss-Seidel.
+Pour3dOptions SweptTenBodies() {
   Pour3dOptions options;
   options.bodies = 10;
   options.step_s = 0.008;
   options.projection_passes = 2;
   options.direct_max_unknowns = 24;
   options.projection_iterative = true;
+  return options;
+}
+
+TEST(RigidLcpPour3dTest, PegSweptWithASweptProjectionMeetsTheIssuesTargets) {
+  // The speed configuration of docs/rigid_lcp.md "3D pouring": islands above 24 unknowns by
+  // projected Gauss–Seidel (converged to 1e-7 m / h), the projection's too (to 1e-7 m): the
+  // targets still hold, every answer converged or was pivoted, and both kinds of sweeps ran.
+  Pour3dOptions options = SweptTenBodies();
   const Pour3dReport report = RunPour3d(options);
   EXPECT_EQ(report.solver_failures, 0) << report.failure;
   EXPECT_EQ(report.steps, 625);
@@ -70,12 +77,7 @@ TEST(RigidLcpPour3dTest, LocalExactSolvesReplaceMostPivotingFallbacks) {
   // unknowns): a run that stalls solves its stalled contacts by pivoting with the rest held
   // instead of pivoting the whole island. The targets still hold, local solves ran, and fewer
   // islands fell back to pivoting whole.
-  Pour3dOptions options;
-  options.bodies = 10;
-  options.step_s = 0.008;
-  options.projection_passes = 2;
-  options.direct_max_unknowns = 24;
-  options.projection_iterative = true;
+  Pour3dOptions options = SweptTenBodies();
   options.pgs_local_max_unknowns = 120;
   const Pour3dReport report = RunPour3d(options);
   EXPECT_EQ(report.solver_failures, 0) << report.failure;

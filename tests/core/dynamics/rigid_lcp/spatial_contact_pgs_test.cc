@@ -173,9 +173,9 @@ TEST(SpatialContactPgsTest, BlockPassesReachTheSameAnswers) {
   }
 }
 
-TEST(SpatialContactPgsTest, AnInfeasibleProblemIsReportedNotAccepted) {
-  // A cube between a floor and a ceiling that both ask it to move away at 1 m/s within the step:
-  // no velocity does both, the impulses grow without a solution, and the run stalls.
+// A cube between a floor and a ceiling that both ask it to move away at 1 m/s within the step:
+// no velocity does both (an infeasible problem).
+std::vector<SpatialLcpConstraint> FloorAndCeilingPushingApart() {
   std::vector<SpatialLcpConstraint> rows = CubeOn(0, -1);
   for (SpatialLcpConstraint& c : rows) c.primary.bias = -1.0;
   SpatialLcpConstraint ceiling;
@@ -183,6 +183,13 @@ TEST(SpatialContactPgsTest, AnInfeasibleProblemIsReportedNotAccepted) {
   ceiling.primary.jacobian_a = -PushAtOffset(Vec3::UnitZ(), Vec3(0, 0, kHalf));
   ceiling.primary.bias = -1.0;
   rows.push_back(ceiling);
+  return rows;
+}
+
+TEST(SpatialContactPgsTest, AnInfeasibleProblemIsReportedNotAccepted) {
+  // A cube between a floor and a ceiling that both ask it to move away at 1 m/s within the step:
+  // no velocity does both, the impulses grow without a solution, and the run stalls.
+  const std::vector<SpatialLcpConstraint> rows = FloorAndCeilingPushingApart();
   const std::vector<SpatialLcpBody> bodies = {Cube(Vec3::Zero())};
   SpatialContactPgsOptions options = Tight();
   options.max_sweeps = 5000;
@@ -267,13 +274,7 @@ TEST(SpatialContactPgsTest, LocalExactSolvesFinishAStackThatSweepsSlowly) {
 TEST(SpatialContactPgsTest, LocalSolvesDoNotMakeAnInfeasibleProblemAccepted) {
   // The floor-and-ceiling cube of AnInfeasibleProblemIsReportedNotAccepted: the local solve's
   // pivoting finds no answer either, and the run is reported, not accepted.
-  std::vector<SpatialLcpConstraint> rows = CubeOn(0, -1);
-  for (SpatialLcpConstraint& c : rows) c.primary.bias = -1.0;
-  SpatialLcpConstraint ceiling;
-  ceiling.primary.body_a = 0;
-  ceiling.primary.jacobian_a = -PushAtOffset(Vec3::UnitZ(), Vec3(0, 0, kHalf));
-  ceiling.primary.bias = -1.0;
-  rows.push_back(ceiling);
+  const std::vector<SpatialLcpConstraint> rows = FloorAndCeilingPushingApart();
   const std::vector<SpatialLcpBody> bodies = {Cube(Vec3::Zero())};
   SpatialContactPgsOptions options = Tight();
   options.max_sweeps = 5000;
