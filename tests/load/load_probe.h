@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -75,9 +78,29 @@ Probe ProbeUntil(const ContactSimServer& server, Done done, std::chrono::millise
 
 inline constexpr double kMiB = 1024.0 * 1024.0;
 
-// Threads gRPC's executor and timer pools may add under a storm and keep (measured: 0 or 1 after
-// the warm-up, never more in later rounds); a thread leaked per storm passes it by the third
-// measured round, one per call at once.
+// The process's threads by name (/proc/self/task/*/comm), "name x count" joined by commas: what a
+// failed thread check prints, so that it says which pool kept the extra threads.
+inline std::string ThreadCensus() {
+  std::map<std::string, int> counts;
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    ++counts[name.empty() ? "?" : name];
+  }
+  std::string census;
+  for (const auto& [name, count] : counts) {
+    census += (census.empty() ? "" : ", ") + name + " x" + std::to_string(count);
+  }
+  return census;
+}
+
+// Threads a storm may leave behind that persist (PersistentGrowth over the judged rounds). gRPC's
+// own pools (nexting_thread, grpc_global_timer, default-executor) grow under a storm and keep
+// what they started, at a round nobody can foretell: 0-1 on an idle machine, +3 at the seventh of
+// eight rounds in CI with another test on the other core. Each such jump happens once; a leak
+// of one thread per storm grows every round and shows in each judged round, one per call at once.
 inline constexpr double kPoolThreadSlack = 2.0;
 
 // Growth of `field` over `baseline` that persists: the smallest over the last `last` probes. A
