@@ -259,6 +259,13 @@ class World {
   absl::Status ApplyControls(const StepControls& controls, bool first_step, int num_steps);
   // The controls' joint motor commands into their joints (after ValidateControls).
   absl::Status ApplyJointCommands(const StepControls& controls);
+  // What a call's controls set that outlasts a step (joint motors, kinematic velocities,
+  // constraint targets) and the energy reference, as they were before the call: a call stopped
+  // before its first step counted puts them back, so it leaves the World as it found it
+  // (world_controls.cc).
+  struct HeldControls;
+  HeldControls SaveHeldControls(const StepControls& controls);
+  void RestoreHeldControls(const HeldControls& held);
   // Body energies plus the target springs' energy (potential).
   WorldEnergies MeasureWorldEnergies() const;
   int BodyIndex(int32_t id) const;  // -1 when unknown

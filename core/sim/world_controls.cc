@@ -2,6 +2,7 @@
 // the World (step_controls.h, world_state.h).
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -198,12 +199,77 @@ absl::Status World::ApplyControls(const StepControls& controls, bool first_step,
   return absl::OkStatus();
 }
 
+struct World::HeldControls {
+  struct Motor {
+    WorldRobot* robot;
+    int joint;
+    JointMotor motor;
+  };
+  struct Velocity {
+    RigidBody* body;
+    Vec3 v_WB_m_per_s;
+    Vec3 w_WB_rad_per_s;
+  };
+  struct Targets {
+    int32_t constraint_id;
+    Points3 targets_m;
+  };
+  std::vector<Motor> motors;
+  std::vector<Velocity> velocities;
+  std::vector<Targets> targets;
+  std::optional<double> energy_reference_j;
+};
+
+World::HeldControls World::SaveHeldControls(const StepControls& controls) {
+  HeldControls held;
+  for (const JointCommandInput& command : controls.joint_commands) {
+    // ValidateControls admitted the robot and the joint.
+    auto* target = mutable_robot(command.robot_id);
+    const absl::StatusOr<int> joint = RobotJointIndex(*target, command.joint);
+    CONTACTSIM_CHECK(joint.ok(), "a joint command ValidateControls did not admit");
+    held.motors.push_back({target, *joint, target->joints[*joint].motor});
+  }
+  for (const BodyControlInput& control : controls.bodies) {
+    if (!control.kinematic_target && !control.kinematic_linear_velocity_m_per_s &&
+        !control.kinematic_angular_velocity_rad_per_s) {
+      continue;
+    }
+    auto* rigid = static_cast<RigidBody*>(body(control.body_id));
+    held.velocities.push_back({rigid, rigid->state().v_WB_m_per_s, rigid->state().w_WB_rad_per_s});
+  }
+  for (const ConstraintTargetInput& input : controls.constraint_targets) {
+    const Constraint* constraint = constraints_.Find(input.constraint_id);
+    CONTACTSIM_CHECK(constraint != nullptr, "constraint targets ValidateControls did not admit");
+    held.targets.push_back({input.constraint_id, constraint->spec.targets_m});
+  }
+  held.energy_reference_j = energy_reference_j_;
+  return held;
+}
+
+void World::RestoreHeldControls(const HeldControls& held) {
+  for (const HeldControls::Motor& motor : held.motors) {
+    motor.robot->joints[motor.joint].motor = motor.motor;
+  }
+  for (const HeldControls::Velocity& velocity : held.velocities) {
+    // The body is between steps (an abandoned step was undone) and the values were its own.
+    CONTACTSIM_CHECK(
+        velocity.body->SetVelocity(velocity.v_WB_m_per_s, velocity.w_WB_rad_per_s).ok(),
+        "restoring a kinematic body's velocity");
+  }
+  for (const HeldControls::Targets& targets : held.targets) {
+    CONTACTSIM_CHECK(constraints_.SetTargets(targets.constraint_id, targets.targets_m).ok(),
+                     "restoring a constraint's targets");
+  }
+  energy_reference_j_ = held.energy_reference_j;
+}
+
 absl::Status World::Step(int num_steps, const StepControls& controls, StepOutcome* outcome,
                          const std::function<absl::Status()>& interrupt) {
   if (num_steps < 0) {
     return absl::InvalidArgumentError(absl::StrCat("num_steps: must be >= 0, got ", num_steps));
   }
   RETURN_IF_ERROR(ValidateControls(controls));
+  const HeldControls held = SaveHeldControls(controls);
   RETURN_IF_ERROR(ApplyJointCommands(controls));  // they persist: set once, also for 0 steps
   outcome->diagnostics.clear();
   outcome->diagnostics.reserve(num_steps);
@@ -251,6 +317,10 @@ absl::Status World::Step(int num_steps, const StepControls& controls, StepOutcom
     return absl::OkStatus();
   };
   const absl::Status status = step_all();
+  // Stopped or refused before a step counted (an interrupt, a diverged World): the call happened
+  // not at all, so what its controls set goes back too. A diverged step counts (its diagnostics
+  // are in the outcome), and so do the controls that drove it.
+  if (!status.ok() && num_steps > 0 && outcome->diagnostics.empty()) RestoreHeldControls(held);
   SumBodyReactions(outcome);
   return status;
 }

@@ -64,7 +64,8 @@ std::string Bytes(const World& world) {
 }
 
 // The checks every test below runs on `make()`'s scene after `warm_up` plain steps, stepping with
-// `push` (forces on bodies and vertices: the loads an abandoned step must drop). Returns how many
+// `push` (forces on bodies and vertices: the loads an abandoned step must drop; and for the penalty
+// scene a kinematic velocity and constraint targets, which outlast a step). Returns how many
 // questions one whole step asked (World::Step's own first question included).
 int ExpectEveryInterruptionAbandonsTheStep(const std::function<World()>& make, int warm_up,
                                            const StepControls& push) {
@@ -170,6 +171,17 @@ StepControls PenaltyPush() {
   tug.forces_n = Points3(2, 3);
   tug.forces_n << 0.0, 0.1, 0.2, -0.1, 0.0, 0.2;
   push.vertex_forces.push_back(tug);
+  // What outlasts a step: the driver's new velocity and the position target's new target. A call
+  // stopped before its first step counted puts them back as they were.
+  BodyControlInput drive;
+  drive.body_id = 2;  // the kinematic driver
+  drive.kinematic_linear_velocity_m_per_s = Vec3(0.02, 0.03, 0.0);
+  push.bodies.push_back(drive);
+  ConstraintTargetInput move;
+  move.constraint_id = 1;  // the position target (the attachment is 0)
+  move.targets_m = Points3(1, 3);
+  move.targets_m << 0.21, -0.14, 0.12;
+  push.constraint_targets.push_back(move);
   return push;
 }
 
