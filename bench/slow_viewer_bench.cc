@@ -10,21 +10,39 @@
 // pooled, and per round) and the ratios against no subscribers.
 //
 //   slow_viewer_bench [--calls 3000] [--rounds 6] [--readers 19] [--max-rate-hz 60]
-//                     [--steps-per-call 1]
+//                     [--steps-per-call 1] [--readers-process [--server-cpus 0 --reader-cpus 1]]
 //
 // Target (issue 21): with the 20 subscribers, the controller's p99 at most 1.25x the p99 without.
-// Everything shares this machine's cores: the readers' decoding competes with the server.
+// By default everything shares this machine's cores and one process: the readers' decoding and
+// their client-side gRPC threads compete with the server and the controller. --readers-process
+// runs the subscribers in a child process forked before gRPC starts (so its threads are its own),
+// as viewers on other machines are; --server-cpus / --reader-cpus pin each process to CPUs
+// (sched_setaffinity), e.g. 0 and 1 on a 2-core machine, so the readers' own work leaves the
+// server's core and only what the server does for them stays there.
+#include <poll.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "clients/cpp/client.h"
 #include "clients/cpp/percentiles.h"
+#include "core/common/status_macros.h"
 #include "scenes/requests/box_scene_request.h"
 #include "server/service/server.h"
 
@@ -103,8 +121,9 @@ class Subscribers {
     silent_ = connection_.stub().StreamState(&silent_context_, request);
   }
 
-  // Waits until every reader and the silent subscriber have a frame (stepping meanwhile).
-  absl::Status WaitForFirstFrames(const contactsim::client::SessionHandle& controller) {
+  // Waits until every reader and the silent subscriber have a frame, calling `wait` meanwhile
+  // (a Step in the controller's process, a short sleep in the readers' own).
+  absl::Status WaitForFirstFrames(const std::function<absl::Status()>& wait) {
     v1::StateFrame first;
     if (silent_ != nullptr && !silent_->Read(&first)) {
       return absl::UnavailableError("the silent subscriber got no frame");
@@ -113,7 +132,7 @@ class Subscribers {
     for (const auto& r : readers_) {
       while (r->frames.load() == 0) {
         if (Clock::now() > deadline) return absl::DeadlineExceededError("readers: no first frame");
-        if (auto s = controller.Step(1); !s.ok()) return s.status();
+        if (absl::Status s = wait(); !s.ok()) return s;
       }
     }
     for (const auto& r : readers_) r->frames = 0;
@@ -168,6 +187,138 @@ int Fail(const char* what, const absl::Status& status) {
   return 1;
 }
 
+// "0,1" -> {0, 1}; empty: no pinning.
+absl::StatusOr<std::vector<int>> ParseCpus(const std::string& text) {
+  std::vector<int> cpus;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    int cpu = 0;
+    if (!absl::SimpleAtoi(part, &cpu) || cpu < 0 || cpu >= CPU_SETSIZE) {
+      return absl::InvalidArgumentError(absl::StrCat("not a CPU number: '", part, "'"));
+    }
+    cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+// Pins the calling thread, and every thread it starts from now on, to `cpus` (none: no change).
+absl::Status Pin(const std::vector<int>& cpus) {
+  if (cpus.empty()) return absl::OkStatus();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus) CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+    return absl::InternalError(absl::StrCat("sched_setaffinity: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+// The readers' process: lines from the controller's process on `commands`, answers on `answers`.
+//   session ADDRESS SESSION_ID VIEWER_TOKEN  -> (nothing)
+//   start READERS SILENT(0|1)                -> ready | error MESSAGE
+//   stop                                     -> frames FEWEST TOTAL | error MESSAGE
+//   quit
+int ReaderProcess(int commands, int answers, double max_rate_hz) {
+  FILE* in = fdopen(commands, "r");
+  FILE* out = fdopen(answers, "w");
+  char line[1024];
+  char address[256], session_id[256], token[256];
+  if (std::fgets(line, sizeof(line), in) == nullptr ||
+      std::sscanf(line, "session %255s %255s %255s", address, session_id, token) != 3) {
+    return 1;
+  }
+  contactsim::client::ConnectionOptions options;
+  options.target = address;
+  contactsim::client::Connection connection(options);
+  const auto watcher = connection.Session(session_id, token);
+  std::unique_ptr<Subscribers> subscribers;
+  const auto answer = [out](const std::string& text) {
+    std::fprintf(out, "%s\n", text.c_str());
+    std::fflush(out);
+  };
+  while (std::fgets(line, sizeof(line), in) != nullptr) {
+    int readers = 0, silent = 0;
+    if (std::sscanf(line, "start %d %d", &readers, &silent) == 2) {
+      subscribers =
+          std::make_unique<Subscribers>(connection, watcher, readers, max_rate_hz, silent != 0);
+      const absl::Status ready = subscribers->WaitForFirstFrames([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return absl::OkStatus();
+      });
+      answer(ready.ok() ? "ready" : "error " + ready.ToString());
+    } else if (std::strncmp(line, "stop", 4) == 0 && subscribers != nullptr) {
+      const auto [fewest, total] = subscribers->Frames();
+      const absl::Status stopped = subscribers->Stop();
+      subscribers.reset();
+      answer(stopped.ok() ? absl::StrCat("frames ", fewest, " ", total)
+                          : "error " + stopped.ToString());
+    } else {
+      break;  // quit, or a line it does not know
+    }
+  }
+  return 0;
+}
+
+// The controller's end of the readers' process.
+class RemoteReaders {
+ public:
+  RemoteReaders(pid_t child, int commands, int answers)
+      : child_(child), commands_(fdopen(commands, "w")), answers_(answers) {}
+  ~RemoteReaders() {
+    Send("quit");
+    std::fclose(commands_);
+    close(answers_);
+    waitpid(child_, nullptr, 0);
+  }
+
+  void Send(const std::string& line) {
+    std::fprintf(commands_, "%s\n", line.c_str());
+    std::fflush(commands_);
+  }
+
+  // Starts the phase's subscribers there, stepping `controller` until they all have a frame.
+  absl::Status Start(int readers, bool silent,
+                     const contactsim::client::SessionHandle& controller) {
+    Send(absl::StrCat("start ", readers, " ", silent ? 1 : 0));
+    const Clock::time_point deadline = Clock::now() + std::chrono::seconds(60);
+    for (;;) {
+      pollfd ready{.fd = answers_, .events = POLLIN, .revents = 0};
+      if (poll(&ready, 1, 0) > 0) break;
+      if (Clock::now() > deadline)
+        return absl::DeadlineExceededError("readers' process: no answer");
+      if (auto s = controller.Step(1); !s.ok()) return s.status();
+    }
+    ASSIGN_OR_RETURN(const std::string answer, ReadLine());
+    if (answer != "ready") return absl::UnavailableError("readers' process: " + answer);
+    return absl::OkStatus();
+  }
+
+  // Stops them; their frames since Start: (fewest, total).
+  absl::StatusOr<std::pair<int64_t, int64_t>> Stop() {
+    Send("stop");
+    ASSIGN_OR_RETURN(const std::string answer, ReadLine());
+    long long fewest = 0, total = 0;
+    if (std::sscanf(answer.c_str(), "frames %lld %lld", &fewest, &total) != 2) {
+      return absl::UnavailableError("readers' process: " + answer);
+    }
+    return std::make_pair(static_cast<int64_t>(fewest), static_cast<int64_t>(total));
+  }
+
+ private:
+  absl::StatusOr<std::string> ReadLine() {
+    std::string line;
+    char c = 0;
+    while (read(answers_, &c, 1) == 1) {
+      if (c == '\n') return line;
+      line.push_back(c);
+    }
+    return absl::UnavailableError("readers' process ended");
+  }
+
+  const pid_t child_;
+  FILE* const commands_;
+  const int answers_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -192,7 +343,44 @@ int main(int argc, char** argv) {
   app.add_option("--steps-per-call", steps_per_call, "n_steps of each timed Step")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  bool readers_process = false;
+  std::string server_cpus_text, reader_cpus_text;
+  app.add_flag("--readers-process", readers_process,
+               "the subscribers in a child process of their own (as viewers elsewhere are)");
+  app.add_option("--server-cpus", server_cpus_text,
+                 "CPUs for the server and the controller, e.g. 0 (default: any)");
+  app.add_option("--reader-cpus", reader_cpus_text,
+                 "CPUs for the readers' process, e.g. 1 (with --readers-process; default: any)");
   CLI11_PARSE(app, argc, argv);
+  const absl::StatusOr<std::vector<int>> server_cpus = ParseCpus(server_cpus_text);
+  if (!server_cpus.ok()) return Fail("--server-cpus", server_cpus.status());
+  const absl::StatusOr<std::vector<int>> reader_cpus = ParseCpus(reader_cpus_text);
+  if (!reader_cpus.ok()) return Fail("--reader-cpus", reader_cpus.status());
+  if (!reader_cpus->empty() && !readers_process) {
+    return Fail("--reader-cpus", absl::InvalidArgumentError("needs --readers-process"));
+  }
+
+  // The readers' process is forked before anything starts a thread (gRPC included).
+  std::unique_ptr<RemoteReaders> remote;
+  if (readers_process) {
+    int to_child[2], from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0) {
+      return Fail("pipe", absl::InternalError(std::strerror(errno)));
+    }
+    const pid_t child = fork();
+    if (child < 0) return Fail("fork", absl::InternalError(std::strerror(errno)));
+    if (child == 0) {
+      close(to_child[1]);
+      close(from_child[0]);
+      if (auto pinned = Pin(*reader_cpus); !pinned.ok()) _exit(Fail("--reader-cpus", pinned));
+      _exit(ReaderProcess(to_child[0], from_child[1], max_rate_hz));
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    std::signal(SIGPIPE, SIG_IGN);  // a readers' process that ended answers "ended", not a signal
+    remote = std::make_unique<RemoteReaders>(child, to_child[1], from_child[0]);
+  }
+  if (auto pinned = Pin(*server_cpus); !pinned.ok()) return Fail("--server-cpus", pinned);
 
   contactsim::server::ServerOptions server_options;
   server_options.listen_address = "127.0.0.1:0";
@@ -206,6 +394,10 @@ int main(int argc, char** argv) {
   const auto controller = connection.Session(created->session_id, created->controller_token);
   const auto watcher = connection.Session(created->session_id, created->viewer_token);
   if (auto added = controller.AddBody(Box()); !added.ok()) return Fail("AddBody", added.status());
+  if (remote != nullptr) {
+    remote->Send(absl::StrCat("session ", (*server)->address(), " ", created->session_id, " ",
+                              created->viewer_token));
+  }
   // Warm-up: the box settles, the strand learns the step's cost (Steps then run inline).
   if (auto warm = TimeSteps(controller, 500, steps_per_call); !warm.ok()) {
     return Fail("Step", warm.status());
@@ -226,19 +418,32 @@ int main(int argc, char** argv) {
       {std::to_string(num_readers) + " readers alone", num_readers, false, {}, {}, 0, -1}};
   for (int round = 0; round < rounds; ++round) {
     for (Condition& c : conditions) {
+      const bool subscribed = c.readers > 0 || c.silent;
       std::unique_ptr<Subscribers> subscribers;
-      if (c.readers > 0 || c.silent) {
+      if (subscribed && remote != nullptr) {
+        if (auto s = remote->Start(c.readers, c.silent, controller); !s.ok()) {
+          return Fail("stream", s);
+        }
+      } else if (subscribed) {
         subscribers =
             std::make_unique<Subscribers>(connection, watcher, c.readers, max_rate_hz, c.silent);
-        if (auto s = subscribers->WaitForFirstFrames(controller); !s.ok()) return Fail("stream", s);
+        const auto step = [&controller] { return controller.Step(1).status(); };
+        if (auto s = subscribers->WaitForFirstFrames(step); !s.ok()) return Fail("stream", s);
       }
       auto timed = TimeSteps(controller, calls, steps_per_call);
       if (!timed.ok()) return Fail("Step", timed.status());
-      if (subscribers != nullptr) {
-        const auto [fewest, total] = subscribers->Frames();
-        c.fewest = c.fewest < 0 ? fewest : std::min(c.fewest, fewest);
-        c.frames += total;
-        if (auto s = subscribers->Stop(); !s.ok()) return Fail("StreamState", s);
+      if (subscribed) {
+        std::pair<int64_t, int64_t> frames;
+        if (remote != nullptr) {
+          auto stopped = remote->Stop();
+          if (!stopped.ok()) return Fail("StreamState", stopped.status());
+          frames = *stopped;
+        } else {
+          frames = subscribers->Frames();
+          if (auto s = subscribers->Stop(); !s.ok()) return Fail("StreamState", s);
+        }
+        c.fewest = c.fewest < 0 ? frames.first : std::min(c.fewest, frames.first);
+        c.frames += frames.second;
       }
       c.p99_per_round.push_back(PercentileOfSorted(Sorted(*timed), 0.99));
       c.all.insert(c.all.end(), timed->begin(), timed->end());
@@ -246,12 +451,17 @@ int main(int argc, char** argv) {
   }
   size_t reply_bytes = 0;
   if (auto reply = controller.Step(steps_per_call); reply.ok()) reply_bytes = reply->ByteSizeLong();
+  remote.reset();  // the readers' process quits before the server goes
   (*server)->Shutdown(std::chrono::seconds(2));
 
   std::printf(
       "Box session, Step(n_steps = %d) round trips (reply %zu bytes); %d rounds of %d calls in "
-      "each condition; readers at max_rate_hz %g\n\n",
-      steps_per_call, reply_bytes, rounds, calls, max_rate_hz);
+      "each condition; readers at max_rate_hz %g, %s; server and controller on CPUs [%s], "
+      "readers on [%s]\n\n",
+      steps_per_call, reply_bytes, rounds, calls, max_rate_hz,
+      readers_process ? "in a process of their own" : "in the server's process",
+      server_cpus_text.empty() ? "any" : server_cpus_text.c_str(),
+      reader_cpus_text.empty() ? "any" : reader_cpus_text.c_str());
   std::printf(
       "| condition | p50 [ms] | p99 [ms] (all rounds) | p99 / none | p99 per round [ms] | "
       "frames per reader and phase (fewest) |\n|---|---|---|---|---|---|\n");
