@@ -1,5 +1,7 @@
 #include "server/convert/body_convert.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -7,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/common/status_macros.h"
 #include "core/dynamics/corotational_fem.h"
+#include "core/dynamics/local_global/factor_counts.h"
 #include "core/dynamics/local_global/hyperelastic_body.h"
 #include "core/dynamics/mass_spring_cloth.h"
 #include "core/dynamics/rigid_body.h"
@@ -299,12 +302,10 @@ absl::StatusOr<core::MaterialModel> HyperelasticModelFromProto(v1::HyperelasticM
   }
 }
 
-absl::StatusOr<NewBody> HyperelasticFromProto(const v1::BodySpec& message,
-                                              const ServerLimits& limits,
-                                              const Placement& placement,
-                                              const core::WorldSettings& world_settings,
-                                              std::shared_ptr<core::Backend> backend,
-                                              std::string_view field) {
+absl::StatusOr<NewBody> HyperelasticFromProto(
+    const v1::BodySpec& message, const ServerLimits& limits, const Placement& placement,
+    const core::WorldSettings& world_settings, std::shared_ptr<core::Backend> backend,
+    const FactorRoom& factor_room, std::string_view field) {
   if (message.material_case() != v1::BodySpec::kHyperelastic) {
     return absl::InvalidArgumentError(
         absl::StrCat(Field(field, "hyperelastic"),
@@ -326,8 +327,17 @@ absl::StatusOr<NewBody> HyperelasticFromProto(const v1::BodySpec& message,
   ASSIGN_OR_RETURN(core::TetMesh placed,
                    PlacedTetMeshFor(message, limits, placement, "BODY_KIND_HYPERELASTIC", field));
   const std::vector<int> pins(message.pinned_vertices().begin(), message.pinned_vertices().end());
-  absl::StatusOr<std::unique_ptr<core::HyperelasticBody>> body =
-      core::HyperelasticBody::Create(std::move(placed), params, std::move(backend), pins);
+  // Core's limit 0 means none; a factor always takes more than 1 byte, so no room at all is 1.
+  const int64_t max_factor_bytes =
+      factor_room.bytes < 0 ? 0 : std::max<int64_t>(1, factor_room.bytes);
+  absl::StatusOr<std::unique_ptr<core::HyperelasticBody>> body = core::HyperelasticBody::Create(
+      std::move(placed), params, std::move(backend), pins, max_factor_bytes);
+  if (const std::optional<int64_t> over = core::FactorOverLimitBytes(body.status())) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(std::string(field), ": the local_global factor would put ", *over,
+                     " bytes on the session's backend, over the ", factor_room.bytes, " bytes ",
+                     factor_room.budget, " leaves (", factor_room.flag, "); it was not built"));
+  }
   if (!body.ok()) return Prefixed(body.status(), field);
   NewBody out;
   out.mass_kg = (*body)->masses().sum();
@@ -345,7 +355,8 @@ bool BodyKindTakesTets(v1::BodyKind kind) {
 absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
                                       std::string_view field,
                                       const core::WorldSettings& world_settings,
-                                      std::shared_ptr<core::Backend> backend) {
+                                      std::shared_ptr<core::Backend> backend,
+                                      const FactorRoom& factor_room) {
   RETURN_IF_ERROR(CheckLabel(message.name(), limits.max_name_bytes, Field(field, "name")));
   ASSIGN_OR_RETURN(Placement placement, PlacementFromProto(message, field));
   absl::StatusOr<NewBody> out;
@@ -361,7 +372,7 @@ absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerL
                                                        ": only rigid bodies take one"));
       }
       out = HyperelasticFromProto(message, limits, placement, world_settings, std::move(backend),
-                                  field);
+                                  factor_room, field);
       break;
     case v1::BODY_KIND_CLOTH:
     case v1::BODY_KIND_FEM:

@@ -4,7 +4,9 @@
 // Session's.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -24,6 +26,15 @@ struct NewBody {
   core::Vec3 center_of_mass_M_m = core::Vec3::Zero();  // dynamic rigid: in the mesh frame
 };
 
+// The most bytes a hyperelastic body's first factorization may put on the session's backend
+// (LocalGlobalOptions::max_factor_backend_bytes) and the budget that leaves them, named in the
+// refusal; bytes < 0: no limit (0: no room).
+struct FactorRoom {
+  int64_t bytes = -1;
+  std::string budget;  // e.g. "the server's per-session memory budget"
+  std::string flag;    // e.g. "--session-memory-budget"
+};
+
 // ResourceExhausted naming the mesh field when its vertex or element count exceeds the limits;
 // Internal for mesh_id: the service resolves uploaded meshes first (mesh_upload.h).
 // A `primitive` mesh is generated here (primitive_convert.h), its counts checked before it is
@@ -31,11 +42,14 @@ struct NewBody {
 // A hyperelastic body is factored for world_settings.dt_s and takes the solver options of
 // world_settings.local_global (the session's settings), and its solver is built on `backend`
 // (the session's World's; required for hyperelastic bodies, unused by the others): the backend's
-// errors keep their code (ResourceExhausted naming the device memory budget).
+// errors keep their code (ResourceExhausted naming the device memory budget). A factor over
+// `factor_room` is refused before it is built: ResourceExhausted "<field>: the local_global
+// factor would put B bytes on the session's backend, over the R bytes <budget> leaves (<flag>)".
 absl::StatusOr<NewBody> BodyFromProto(const v1::BodySpec& message, const ServerLimits& limits,
                                       std::string_view field,
                                       const core::WorldSettings& world_settings = {},
-                                      std::shared_ptr<core::Backend> backend = nullptr);
+                                      std::shared_ptr<core::Backend> backend = nullptr,
+                                      const FactorRoom& factor_room = {});
 
 // Whether a body of this kind is made from a tetrahedral mesh (FEM and hyperelastic bodies) rather
 // than a triangle mesh: the one place that knows it (BodyFromProto, uploaded meshes).

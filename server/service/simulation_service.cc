@@ -271,8 +271,13 @@ grpc::ServerUnaryReactor* SimulationService::AddBody(grpc::CallbackServerContext
     ASSIGN_OR_RETURN(MemoryBudget::Reservation room,
                      session.ReserveMemory(EstimateBodyBytes(*spec, sessions_->limits()), "body"));
     const core::WorldSettings world_settings = session.settings();
+    // A local_global factor must fit in what the budgets leave beside the estimate, before it is
+    // built; Session::AddBody then charges what the body really put on the backend.
+    const MemoryBudget::Headroom headroom = session.SolverHeadroom();
+    const FactorRoom factor_room{headroom.bytes, std::string(headroom.budget),
+                                 std::string(headroom.flag)};
     ASSIGN_OR_RETURN(NewBody body, BodyFromProto(*spec, sessions_->limits(), "body", world_settings,
-                                                 session.backend()));
+                                                 session.backend(), factor_room));
     const int num_vertices = body.body->num_vertices();
     ASSIGN_OR_RETURN(int32_t id,
                      session.AddBody(std::move(body.body), std::move(body.options), "body", &room));

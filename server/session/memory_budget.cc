@@ -1,5 +1,6 @@
 #include "server/session/memory_budget.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -73,6 +74,24 @@ absl::Status MemoryBudget::Take(Account& account, int64_t bytes, std::string_vie
     if (used_.compare_exchange_weak(used, used + bytes, std::memory_order_acq_rel)) break;
   }
   return absl::OkStatus();
+}
+
+MemoryBudget::Headroom MemoryBudget::HeadroomOf(const Account& account) const {
+  Headroom out;
+  if (session_bytes_ > 0) {
+    const int64_t held = account.charged.load(std::memory_order_acquire) +
+                         account.reserved.load(std::memory_order_acquire);
+    out = {std::max<int64_t>(0, session_bytes_ - held), "the server's per-session memory budget",
+           "--session-memory-budget"};
+  }
+  if (server_bytes_ > 0) {
+    const int64_t room =
+        std::max<int64_t>(0, server_bytes_ - used_.load(std::memory_order_acquire));
+    if (out.bytes < 0 || room < out.bytes) {
+      out = {room, "the server's memory budget", "--memory-budget"};
+    }
+  }
+  return out;
 }
 
 void MemoryBudget::Give(Account& account, int64_t bytes) {

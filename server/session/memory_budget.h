@@ -58,6 +58,16 @@ class MemoryBudget {
   // server budget.
   absl::StatusOr<Reservation> Reserve(std::shared_ptr<Account> account, int64_t bytes,
                                       std::string_view field);
+  // What `account` could still reserve now, after its charge and its reservations: the smaller
+  // room of the session cap and the server budget (>= 0), and the budget that leaves it, named as
+  // the refusals name it; bytes < 0 when neither budget is set. Reservations racing with the
+  // caller may take it first (Reserve checks again).
+  struct Headroom {
+    int64_t bytes = -1;
+    std::string_view budget;  // "the server's per-session memory budget" or "... memory budget"
+    std::string_view flag;    // "--session-memory-budget" or "--memory-budget"
+  };
+  Headroom HeadroomOf(const Account& account) const;
   // Sets the account's charge to `bytes` (what the session holds now), by difference.
   void Charge(Account& account, int64_t bytes);
   // The account's charge back (the session is gone).

@@ -113,6 +113,11 @@ absl::StatusOr<MemoryBudget::Reservation> Session::ReserveMemory(int64_t bytes,
   return budget_->Reserve(account_, bytes, field);
 }
 
+MemoryBudget::Headroom Session::SolverHeadroom() const {
+  if (device_ != "cpu") return {};
+  return budget_->HeadroomOf(*account_);
+}
+
 SessionMemory Session::memory() const {
   std::lock_guard lock(mu_);
   return memory_;

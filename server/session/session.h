@@ -201,6 +201,11 @@ class Session {
   // Reserves `bytes` that a request is about to allocate for this session (memory_budget.h):
   // ResourceExhausted starting with `field` and naming the budget when it does not fit.
   absl::StatusOr<MemoryBudget::Reservation> ReserveMemory(int64_t bytes, std::string_view field);
+  // What the budgets leave now, after the reservations held (AddBody's estimate), for what a new
+  // body's solver will put on the session's backend (a local_global factor, checked before it is
+  // built); bytes < 0 when no budget applies or on a GPU, whose solver bytes are device memory
+  // under --gpu-memory-budget (memory_budget.h).
+  MemoryBudget::Headroom SolverHeadroom() const;
   // What the session holds, by part, as of its last operation.
   SessionMemory memory() const;
 

@@ -26,7 +26,7 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(
     const TetMesh& mesh, const HyperelasticBodyParams& params, const Material& material,
     const std::vector<int>& pinned, std::shared_ptr<Backend> backend,
     const std::vector<VertexTargets>& targets = {}, const SelfContactSetting& self_contact = {},
-    double self_exclusion_m = 0.0) {
+    double self_exclusion_m = 0.0, int64_t max_factor_backend_bytes = 0) {
   if (!(std::isfinite(params.time_step_s) && params.time_step_s > 0.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("time_step_s: must be finite and > 0, got ", params.time_step_s));
@@ -41,6 +41,7 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> MakeSolver(
   options.body_contact.self_contact = self_contact.enabled;
   options.body_contact.friction_coefficient = self_contact.friction_coefficient;
   options.body_contact.self_exclusion_m = self_exclusion_m;
+  options.max_factor_backend_bytes = max_factor_backend_bytes;
   return LocalGlobalSolver::Create(mesh, material, params.time_step_s, options, std::move(backend));
 }
 
@@ -83,10 +84,12 @@ HyperelasticBody::HyperelasticBody(TetMesh mesh, Eigen::VectorXd masses_kg,
 
 absl::StatusOr<std::unique_ptr<HyperelasticBody>> HyperelasticBody::Create(
     TetMesh mesh, const HyperelasticBodyParams& params, std::shared_ptr<Backend> backend,
-    const std::vector<int>& pinned_vertices) {
+    const std::vector<int>& pinned_vertices, int64_t max_factor_backend_bytes) {
   ASSIGN_OR_RETURN(Material material, MaterialOf(params));
   ASSIGN_OR_RETURN(std::unique_ptr<LocalGlobalSolver> solver,
-                   MakeSolver(mesh, params, material, pinned_vertices, std::move(backend)));
+                   MakeSolver(mesh, params, material, pinned_vertices, std::move(backend),
+                              /*targets=*/{}, /*self_contact=*/{}, /*self_exclusion_m=*/0.0,
+                              max_factor_backend_bytes));
   Eigen::VectorXd masses = solver->lumped_mass_kg();
   RETURN_IF_ERROR(CheckMassesAndPins(masses, pinned_vertices));
   return std::unique_ptr<HyperelasticBody>(

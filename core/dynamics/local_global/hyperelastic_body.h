@@ -78,9 +78,12 @@ class HyperelasticBody final : public ParticleBody {
   // Vertices start at rest at the mesh's positions. InvalidArgument naming the field for a bad
   // parameter ("material.youngs_modulus ..."), pinned index, a null backend, or a mesh the solver
   // refuses; the backend's errors (ResourceExhausted naming a device memory budget) pass through.
+  // max_factor_backend_bytes > 0 limits what this first factorization puts on the backend
+  // (LocalGlobalOptions::max_factor_backend_bytes: FactorOverLimitError before L is built); the
+  // factorizations that follow (Clone, a new held set) are not limited.
   static absl::StatusOr<std::unique_ptr<HyperelasticBody>> Create(
       TetMesh mesh, const HyperelasticBodyParams& params, std::shared_ptr<Backend> backend,
-      const std::vector<int>& pinned_vertices = {});
+      const std::vector<int>& pinned_vertices = {}, int64_t max_factor_backend_bytes = 0);
   // A deep copy (see the top of this file) on the same backend, or on `backend`. Errors of
   // rebuilding the solver are passed through.
   absl::StatusOr<std::unique_ptr<HyperelasticBody>> Clone() const;

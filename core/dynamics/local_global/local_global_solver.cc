@@ -14,6 +14,25 @@
 
 namespace contactsim::core {
 
+int64_t FactorBackendBytes(const FactorCounts& counts, GlobalStepKind global_step,
+                           int64_t a_nonzeros) {
+  const int64_t n = counts.n;
+  const auto csr = [n](int64_t nonzeros) {
+    return nonzeros * static_cast<int64_t>(sizeof(double) + sizeof(int32_t)) +
+           (n + 1) * static_cast<int64_t>(sizeof(int32_t));
+  };
+  const int64_t block = n * 3 * static_cast<int64_t>(sizeof(double));
+  switch (global_step) {
+    case GlobalStepKind::kSparseInverse:
+      return 4 * block + 2 * csr(counts.s_nonzeros);
+    case GlobalStepKind::kJacobi:
+      return 3 * block + csr(n) + csr(a_nonzeros - n);
+    case GlobalStepKind::kCompleteSolve:
+      return 3 * block;
+  }
+  return 0;
+}
+
 absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::Create(
     const TetMesh& mesh, const Material& material, double time_step_s,
     const LocalGlobalOptions& options, std::shared_ptr<Backend> backend) {
@@ -63,6 +82,11 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
           absl::StrCat("options.pinned_vertices: index ", p, " repeated"));
     }
     free_index[p] = -1 - static_cast<int32_t>(j);  // pinned: -1 - (index in the pinned list)
+  }
+  if (options.max_factor_backend_bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.max_factor_backend_bytes: must be >= 0 (0: no limit), got ",
+                     options.max_factor_backend_bytes));
   }
   if (static_cast<int>(options.pinned_vertices.size()) == n) {
     return absl::InvalidArgumentError("options.pinned_vertices pins every vertex");
@@ -169,7 +193,16 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
   }
 
   solver->backend_ = backend;
-  auto cholesky = OrderedCholesky::Compute(a_ff, options.ordering);
+  OrderedCholesky::Admit admit;
+  if (options.max_factor_backend_bytes > 0) {
+    admit = [&options, &a_ff](const FactorCounts& counts) {
+      const int64_t bytes = FactorBackendBytes(counts, options.global_step, a_ff.nonZeros());
+      return bytes > options.max_factor_backend_bytes
+                 ? FactorOverLimitError(bytes, options.max_factor_backend_bytes, counts)
+                 : absl::OkStatus();
+    };
+  }
+  auto cholesky = OrderedCholesky::Compute(a_ff, options.ordering, admit);
   if (!cholesky.ok()) return cholesky.status();
   solver->cholesky_.emplace(*std::move(cholesky));
   for (DenseId* id : {&solver->b_id_, &solver->q_id_, &solver->q_prev_id_}) {
@@ -179,10 +212,10 @@ absl::StatusOr<std::unique_ptr<LocalGlobalSolver>> LocalGlobalSolver::CreateFrom
   }
   switch (options.global_step) {
     case GlobalStepKind::kSparseInverse: {
+      // The host's S, R and R^T only feed the backend's copies: freed once they are uploaded.
       auto factor = SparseInverseFactor::Compute(*solver->cholesky_);
       if (!factor.ok()) return factor.status();
-      solver->inverse_factor_.emplace(*std::move(factor));
-      auto step = SparseInverseGlobalStep::Create(*backend, *solver->inverse_factor_, 3);
+      auto step = SparseInverseGlobalStep::Create(*backend, *factor, 3);
       if (!step.ok()) return step.status();
       solver->sparse_inverse_step_.emplace(*std::move(step));
       solver->global_step_on_host_ =
@@ -294,9 +327,8 @@ absl::Status LocalGlobalSolver::SetContactMemory(std::vector<VertexContact> cont
 }
 
 void LocalGlobalSolver::ReleaseFactors() {
-  sparse_inverse_step_.reset();  // its backend copies first, then the factors they came from
+  sparse_inverse_step_.reset();  // its backend copies first, then the factor they came from
   jacobi_step_.reset();
-  inverse_factor_.reset();
   cholesky_.reset();
 }
 

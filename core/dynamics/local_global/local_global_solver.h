@@ -71,6 +71,7 @@
 #include "core/dynamics/local_global/body_contact.h"
 #include "core/dynamics/local_global/constraint_terms.h"
 #include "core/dynamics/local_global/contact_frame.h"
+#include "core/dynamics/local_global/factor_counts.h"
 #include "core/dynamics/local_global/jacobi_global_step.h"
 #include "core/dynamics/local_global/local_global_assembly.h"
 #include "core/dynamics/local_global/mesh_contact.h"
@@ -126,10 +127,26 @@ struct LocalGlobalOptions {
   // Cloth only: isometric bending stiffness k_b [J] (cloth_bending.h; 0: membrane only). A
   // constant term h^2 Q of Abar; assumes a flat rest state.
   double bending_stiffness_j = 0.0;
+  // The most bytes the factorization may put on the backend (0: no limit), checked from the
+  // factor's counts (factor_counts.h) after the ordering and before L is built; over it, Create
+  // answers FactorOverLimitError (ResourceExhausted) with nothing factored or put on the backend.
+  // The bytes are what CpuBackend::ResidentBytes grows by (FactorBackendBytes below); L stays on
+  // the host and is not counted (the host's S, R and R^T are freed once uploaded). A GPU
+  // backend's own buffers are not counted either (its device memory budget refuses them when it
+  // allocates).
+  int64_t max_factor_backend_bytes = 0;
   // Called after every global step with k = 1..iterations and x^k (for convergence studies).
   using IterationObserver = std::function<void(int iteration, const Points3& x_m)>;
   IterationObserver iteration_observer;
 };
+
+// What a solver's factorization puts on a CpuBackend (its ResidentBytes growth), from the counts
+// of the factor of its free vertices: three n x 3 blocks (b, q, q_prev) and, by global step,
+// R = S P and R^T as CSR (8 + 4 bytes an entry, 4 (n + 1) offsets each) and one more n x 3 block
+// (sparse inverse); D^-1 and J (Jacobi; a_nonzeros = nnz(Abar_ff) bounds them: J drops the
+// diagonal and any zero); nothing more (complete solve: L stays on the host).
+int64_t FactorBackendBytes(const FactorCounts& counts, GlobalStepKind global_step,
+                           int64_t a_nonzeros);
 
 struct LocalGlobalState {
   Points3 x_m;          // positions [m]
@@ -227,7 +244,7 @@ class LocalGlobalSolver {
   // The elastic forces on the vertices, -dE/dx = -sum_e V_e D_e^T vec(P(F_e)) (minus the cloth's
   // bending Q x) [N], n x 3, pinned vertices included (what their holder must take up).
   Points3 ElasticForces(const Points3& x_m) const;
-  // Frees the factorization (the Cholesky factor, S and its copy on the backend) of a solver kept
+  // Frees the factorization (the Cholesky factor, R and R^T on the backend) of a solver kept
   // only for its energies and elastic forces (a body that a contact group steps); Step then
   // answers FailedPrecondition.
   void ReleaseFactors();
@@ -320,7 +337,6 @@ class LocalGlobalSolver {
   std::unique_ptr<BodyContactDetector> body_detector_;  // null without body contact
   double elapsed_s_ = 0.0;                              // steps taken x h (kinematic obstacles)
   std::optional<OrderedCholesky> cholesky_;
-  std::optional<SparseInverseFactor> inverse_factor_;
 
   // Shared with the World (or the caller); declared before the objects that live on it, so it
   // outlives them.

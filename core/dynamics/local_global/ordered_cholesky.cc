@@ -30,7 +30,8 @@ std::vector<int32_t> EliminationTree(const OrderedCholesky::ColMajorSparse& a) {
 }
 
 absl::StatusOr<OrderedCholesky> OrderedCholesky::Compute(const ColMajorSparse& a_bar,
-                                                         FillOrdering ordering) {
+                                                         FillOrdering ordering,
+                                                         const Admit& admit) {
   const int32_t n = static_cast<int32_t>(a_bar.rows());
   if (n == 0 || a_bar.cols() != n) {
     return absl::InvalidArgumentError(absl::StrCat("a_bar: must be square and non-empty, got ",
@@ -71,6 +72,14 @@ absl::StatusOr<OrderedCholesky> OrderedCholesky::Compute(const ColMajorSparse& a
   ColMajorSparse ap(n, n);
   ap.setFromTriplets(triplets.begin(), triplets.end());
 
+  // The etree from the pattern of Ap: what L's size follows from, known before L is allocated.
+  out.parent_ = EliminationTree(ap);
+  if (admit) {
+    if (absl::Status admitted = admit(CountFactor(ap, out.parent_)); !admitted.ok()) {
+      return admitted;
+    }
+  }
+
   Eigen::SimplicialLLT<ColMajorSparse, Eigen::Lower, Eigen::NaturalOrdering<int32_t>> llt;
   llt.compute(ap);
   if (llt.info() != Eigen::Success) {
@@ -79,9 +88,8 @@ absl::StatusOr<OrderedCholesky> OrderedCholesky::Compute(const ColMajorSparse& a
   out.l_ = llt.matrixL();
   out.l_.makeCompressed();
 
-  // The etree from the pattern of Ap must match L's first off-diagonal rows; S = L^{-1}
-  // relies on it (each column of L lies on its etree path).
-  out.parent_ = EliminationTree(ap);
+  // The etree must match L's first off-diagonal rows; S = L^{-1} relies on it (each column of L
+  // lies on its etree path).
   for (int32_t j = 0; j < n; ++j) {
     const int32_t begin = out.l_.outerIndexPtr()[j];
     const int32_t end = out.l_.outerIndexPtr()[j + 1];
