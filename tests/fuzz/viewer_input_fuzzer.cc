@@ -1,9 +1,9 @@
 // libFuzzer target: what a browser sends the viewer (server/viewer/viewer_protocol.h): the first
 // byte picks the WebSocket URL's query (ParseViewerQuery, even) or the hello text message
-// (ParseHello, odd); the rest is the text. civetweb (third-party) parses the HTTP and WebSocket
-// framing around them. Any input must parse into values within the protocol's limits, or be
-// refused with InvalidArgument; a refused hello never echoes its token; an accepted hello written
-// back parses to the same values.
+// (ParseHello, odd; the seeds use '0' and '1', so they stay text); the rest is the text. civetweb
+// (third-party) parses the HTTP and WebSocket framing around them. Any input must parse into values
+// within the protocol's limits, or be refused with InvalidArgument; a refused hello never echoes
+// its token; an accepted hello written back parses to the same values.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -43,6 +43,16 @@ std::unique_ptr<RigidBody> KinematicBox(const Vec3& center, const Vec3& velocity
   return out;
 }
 
+// Attaches `body`'s vertex 0 to the kinematic `driver` (driven work on the World's energy).
+void AttachVertexZero(World* world, int32_t body, int32_t driver) {
+  ConstraintSpec attach;
+  attach.kind = ConstraintKind::kAttachment;
+  attach.body_id = body;
+  attach.vertices = {0};
+  attach.target_body_id = driver;
+  EXPECT_TRUE(world->AddConstraint(attach).ok());
+}
+
 // An interrupt that answers DeadlineExceeded from its `stop_at`-th question on (0: never) and
 // counts the questions.
 struct CountingInterrupt {
@@ -142,12 +152,7 @@ World PenaltyScene(ContactModel model) {
   const absl::StatusOr<int32_t> driver =
       world->AddBody(KinematicBox(Vec3(-0.2, -0.2, 0.1), Vec3(0.05, 0.0, 0.0)), kNoCollision);
   EXPECT_TRUE(cloth_id.ok() && driver.ok());
-  ConstraintSpec attach;
-  attach.kind = ConstraintKind::kAttachment;
-  attach.body_id = *cloth_id;
-  attach.vertices = {0};
-  attach.target_body_id = *driver;
-  EXPECT_TRUE(world->AddConstraint(attach).ok());
+  AttachVertexZero(&*world, *cloth_id, *driver);
   ConstraintSpec target{.kind = ConstraintKind::kPositionTarget,
                         .body_id = *cloth_id,
                         .vertices = {8},
@@ -275,12 +280,7 @@ World LocalGlobalScene(bool grouped) {
   const absl::StatusOr<int32_t> driver =
       world->AddBody(KinematicBox(Vec3(0.45, -0.05, 0.5), Vec3(0.1, 0.0, 0.0)), kNoCollision);
   EXPECT_TRUE(hanging.ok() && driver.ok());
-  ConstraintSpec attach;
-  attach.kind = ConstraintKind::kAttachment;
-  attach.body_id = *hanging;
-  attach.vertices = {0};
-  attach.target_body_id = *driver;
-  EXPECT_TRUE(world->AddConstraint(attach).ok());
+  AttachVertexZero(&*world, *hanging, *driver);
   return *std::move(world);
 }
 
